@@ -1,0 +1,31 @@
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) demo/run.py
+
+test: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks demo
+	$(VENV)/bin/ruff format --check src tests benchmarks demo
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check src tests benchmarks demo
+	$(VENV)/bin/ruff format --check src tests benchmarks demo
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

@@ -1,0 +1,3 @@
+"""vybe: durable memory and continuity for AI agents."""
+
+__version__ = "0.1.0"

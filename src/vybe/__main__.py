@@ -1,0 +1,3 @@
+from vybe.cli.main import main
+
+raise SystemExit(main())

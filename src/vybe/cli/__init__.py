@@ -1,0 +1,1 @@
+"""The argparse command layer: parse, call one action, print one envelope."""

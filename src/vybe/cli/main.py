@@ -1,0 +1,153 @@
+"""Entry point: global flags anywhere, one command, one JSON envelope, stable exit codes."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Any
+
+from vybe import __version__, clock
+from vybe.cli import output
+from vybe.cli.registry import GROUPS, HelpRequested, Registry
+from vybe.errors import UsageError, VybeError
+
+# Global flags are accepted before or after the subcommand, as agents write them.
+GLOBAL_FLAGS = {"--agent": "agent", "-a": "agent", "--db-path": "db_path", "--request-id": "request_id"}
+
+
+def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
+    found: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            rest.extend(argv[i:])
+            break
+        name, eq, value = token.partition("=")
+        if name in GLOBAL_FLAGS and (eq or name == token):
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise UsageError(f"{name} needs a value")
+                i += 1
+                value = argv[i]
+            if not value.strip():
+                raise UsageError(f"{name} must not be empty")
+            found[GLOBAL_FLAGS[name]] = value
+        else:
+            rest.append(token)
+        i += 1
+    return found, rest
+
+
+class Invocation:
+    """What one command run knows: who is acting, on which store, under which request id."""
+
+    def __init__(self, flags: dict[str, str]) -> None:
+        self._flags = flags
+        self._settings: Any = None
+        self._store: Any = None
+        self._request_id = flags.get("request_id") or os.environ.get("VYBE_REQUEST_ID")
+
+    @property
+    def settings(self) -> Any:
+        if self._settings is None:
+            from vybe import config
+
+            self._settings = config.load(self._flags.get("agent"), self._flags.get("db_path"))
+        return self._settings
+
+    @property
+    def agent(self) -> str:
+        return self.settings.agent
+
+    @property
+    def store(self) -> Any:
+        if self._store is None:
+            from vybe.store import Store
+
+            self._store = Store(self.settings.db_path, self.settings.busy_timeout_ms)
+        return self._store
+
+    @property
+    def request_id(self) -> str:
+        if not self._request_id:
+            self._request_id = clock.new_id("req")
+        return self._request_id
+
+    @property
+    def explicit_request_id(self) -> str | None:
+        return self._request_id
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+def _first_word(argv: list[str]) -> str | None:
+    return next((t for t in argv if not t.startswith("-")), None)
+
+
+def build(argv: list[str]) -> Registry:
+    registry = Registry()
+    module = GROUPS.get(_first_word(argv) or "")
+    if module:
+        registry.load(module)
+    else:
+        registry.load_all()
+    return registry
+
+
+def overview(registry: Registry) -> dict[str, Any]:
+    return {
+        "version": __version__,
+        "commands": sorted(registry.commands),
+        "schema_hint": "vybe schema",
+    }
+
+
+def run(argv: list[str]) -> tuple[int, str]:
+    invocation: Invocation | None = None
+    try:
+        flags, rest = split_globals(argv)
+        if rest in (["--version"], ["-v"]):
+            return 0, output.success({"version": __version__})
+        registry = build(rest)
+        if not rest:
+            return 0, output.success(overview(registry))
+        args = registry.root.parse_args(rest)
+        if not getattr(args, "_command", None):
+            group = getattr(args, "_group", None) or ""
+            raise UsageError(
+                f"`vybe {group}` needs a subcommand",
+                context={"subcommands": sorted(c for c in registry.commands if c.startswith(group))},
+                suggested_action="run `vybe schema` to see every command",
+            )
+        invocation = Invocation(flags)
+        command = registry.commands[args._command]
+        data = command.handler(invocation, args)
+        return 0, output.success(data)
+    except HelpRequested as help_:
+        return 0, output.success({"help": help_.text})
+    except VybeError as error:
+        return error.exit_code, output.failure(error)
+    except KeyboardInterrupt:
+        return 130, output.failure(VybeError("interrupted", code="INTERRUPTED"))
+    except Exception as exc:  # an unexpected failure: a stable code, details on stderr
+        traceback.print_exc(file=sys.stderr)
+        return 1, output.failure(
+            VybeError(f"internal error: {type(exc).__name__}: {exc}", code="INTERNAL")
+        )
+    finally:
+        if invocation is not None:
+            invocation.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    code, text = run(sys.argv[1:] if argv is None else argv)
+    try:
+        output.emit(text)
+    except BrokenPipeError:
+        pass
+    return code

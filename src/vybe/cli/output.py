@@ -1,0 +1,40 @@
+"""The JSON envelope every command prints on stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from vybe.errors import VybeError
+
+SCHEMA_VERSION = "v1"
+
+
+def _dump(payload: dict[str, Any]) -> str:
+    if os.environ.get("VYBE_PRETTY_JSON"):
+        return json.dumps(payload, indent=2, ensure_ascii=False, default=str)
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def success(data: Any) -> str:
+    return _dump({"schema_version": SCHEMA_VERSION, "success": True, "data": data})
+
+
+def failure(error: VybeError) -> str:
+    return _dump(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "success": False,
+            "error": error.message,
+            "error_code": error.code,
+            "error_context": error.context,
+            "suggested_action": error.suggested_action,
+        }
+    )
+
+
+def emit(text: str) -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()

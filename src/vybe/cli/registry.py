@@ -1,0 +1,103 @@
+"""Commands register here with their metadata, so ``vybe schema`` can describe them all."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from vybe.errors import UsageError
+
+# The top-level word of a command line -> the module that registers it. Only the module a
+# command needs is imported, which keeps hooks and short commands fast.
+GROUPS: dict[str, str] = {
+    "init": "vybe.cli.admin",
+    "status": "vybe.cli.admin",
+    "schema": "vybe.cli.admin",
+    "doctor": "vybe.cli.admin",
+    "upgrade": "vybe.cli.admin",
+    "project": "vybe.cli.projects",
+    "task": "vybe.cli.tasks",
+    "done": "vybe.cli.tasks",
+    "block": "vybe.cli.tasks",
+    "note": "vybe.cli.tasks",
+    "events": "vybe.cli.events",
+    "artifacts": "vybe.cli.events",
+    "push": "vybe.cli.events",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of printing and exiting."""
+
+    def error(self, message: str) -> Any:
+        raise UsageError(
+            f"{self.prog}: {message}",
+            context={"usage": self.format_usage().strip()},
+            suggested_action="run `vybe schema` to see every command and its arguments",
+        )
+
+    def print_help(self, file: Any = None) -> None:
+        raise HelpRequested(self.format_help())
+
+    def exit(self, status: int = 0, message: str | None = None) -> Any:
+        raise UsageError(message or "usage error")
+
+
+class HelpRequested(Exception):
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+Handler = Callable[..., Any]
+
+
+@dataclass
+class Command:
+    name: str
+    help: str
+    mutates: bool
+    handler: Handler
+    parser: argparse.ArgumentParser
+
+
+class Registry:
+    def __init__(self) -> None:
+        self.root = Parser(prog="vybe", add_help=True)
+        self._subparsers = self.root.add_subparsers(dest="command", parser_class=Parser)
+        self._groups: dict[str, argparse._SubParsersAction] = {}
+        self.commands: dict[str, Command] = {}
+        self._loaded: set[str] = set()
+
+    def load(self, module: str) -> None:
+        if module not in self._loaded:
+            self._loaded.add(module)
+            importlib.import_module(module).register(self)
+
+    def load_all(self) -> None:
+        for module in dict.fromkeys(GROUPS.values()):
+            self.load(module)
+
+    def group(
+        self, word: str, help: str, handler: Handler | None = None, *, mutates: bool = False
+    ) -> argparse.ArgumentParser:
+        """A word with subcommands; with a handler it also runs on its own (``artifacts``)."""
+        parser = self._subparsers.add_parser(word, help=help, description=help)
+        self._groups[word] = parser.add_subparsers(dest="subcommand", parser_class=Parser)
+        parser.set_defaults(_command=word if handler else None, _group=word)
+        if handler:
+            self.commands[word] = Command(word, help, mutates, handler, parser)
+        return parser
+
+    def command(
+        self, name: str, handler: Handler, help: str, *, mutates: bool = False
+    ) -> argparse.ArgumentParser:
+        words = name.split()
+        where = self._groups[words[0]] if len(words) == 2 else self._subparsers
+        parser = where.add_parser(words[-1], help=help, description=help)
+        parser.set_defaults(_command=name)
+        self.commands[name] = Command(name, help, mutates, handler, parser)
+        return parser

@@ -1,0 +1,80 @@
+"""Settings: flags over VYBE_* variables over config.yaml over defaults.
+
+Only top-level ``key: value`` scalars are read here, with no YAML library, because this
+runs on every hook; richer sections (the models table) are read with PyYAML where used.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULTS = {
+    "default_agent": "default",
+    "claim_lease": "15m",
+    "busy_timeout_ms": "5000",
+}
+
+
+def config_dir() -> Path:
+    explicit = os.environ.get("VYBE_CONFIG_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "vybe"
+
+
+def config_files() -> list[Path]:
+    """Searched in order; the first one found wins."""
+    return [config_dir() / "config.yaml", Path("/etc/vybe/config.yaml"), Path("config.yaml")]
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def read_scalars(path: Path) -> dict[str, str]:
+    """The top-level ``key: value`` lines of a YAML file, comments and sections skipped."""
+    values: dict[str, str] = {}
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if not raw or raw[0] in " \t#-":
+            continue
+        key, sep, value = raw.partition(":")
+        value = value.split(" #", 1)[0].strip()
+        if sep and value:
+            values[key.strip()] = _unquote(value)
+    return values
+
+
+@dataclass(frozen=True)
+class Settings:
+    db_path: Path
+    agent: str
+    claim_lease: str
+    busy_timeout_ms: int
+    config_file: Path | None
+
+
+def load(agent: str | None = None, db_path: str | None = None) -> Settings:
+    found = next((p for p in config_files() if p.is_file()), None)
+    file_values = read_scalars(found) if found else {}
+
+    def pick(key: str) -> str | None:
+        return os.environ.get("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
+
+    chosen_db = db_path or os.environ.get("VYBE_DB_PATH") or file_values.get("db_path")
+    agent_name = agent or os.environ.get("VYBE_AGENT") or pick("default_agent") or "default"
+    try:
+        busy = int(pick("busy_timeout_ms") or 5000)
+    except ValueError:
+        busy = 5000
+    return Settings(
+        db_path=Path(os.path.expanduser(chosen_db)) if chosen_db else config_dir() / "vybe.db",
+        agent=agent_name.strip().lower(),
+        claim_lease=pick("claim_lease") or "15m",
+        busy_timeout_ms=busy,
+        config_file=found,
+    )

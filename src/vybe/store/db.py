@@ -1,0 +1,280 @@
+"""One connection per process, WAL, BEGIN IMMEDIATE for every write, retry with backoff."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from vybe import clock
+from vybe.errors import (
+    DatabaseCorrupt,
+    DatabaseLocked,
+    DatabaseUnavailable,
+    IdempotencyMismatch,
+    ReadOnlyViolation,
+    VersionConflict,
+)
+
+T = TypeVar("T")
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+MIN_SQLITE = (3, 35, 0)
+WRITE_ATTEMPTS = 8
+
+
+def migration_files() -> list[Path]:
+    return sorted(p for p in MIGRATIONS_DIR.iterdir() if p.suffix == ".sql")
+
+
+def split_statements(script: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies whole."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            if current.strip():
+                statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _translate(exc: sqlite3.Error, path: Path) -> Exception:
+    text = str(exc).lower()
+    if "not a database" in text or "malformed" in text:
+        return DatabaseCorrupt(
+            f"{path} is not a usable vybe database: {exc}",
+            context={"path": str(path)},
+            suggested_action="point --db-path at a vybe database, or move this file away",
+        )
+    if "unable to open" in text or "readonly" in text or "read-only" in text:
+        return DatabaseUnavailable(
+            f"cannot open {path} for writing: {exc}",
+            context={"path": str(path)},
+            suggested_action="check that the folder exists and is writable, or pass --db-path",
+        )
+    if _is_busy(exc):
+        return DatabaseLocked(
+            f"{path} stayed locked past the timeout",
+            context={"path": str(path)},
+            suggested_action="retry later; another process holds the write lock",
+        )
+    return exc
+
+
+def args_digest(args: dict[str, Any]) -> str:
+    canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """The vybe database of one process."""
+
+    def __init__(self, path: Path, busy_timeout_ms: int = 5000, migrate: bool = True) -> None:
+        self.path = Path(path)
+        self.busy_timeout_ms = busy_timeout_ms
+        if sqlite3.sqlite_version_info < MIN_SQLITE:
+            raise DatabaseUnavailable(
+                f"SQLite {sqlite3.sqlite_version} is too old; vybe needs 3.35 or newer"
+            )
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseUnavailable(
+                f"cannot create the folder of {self.path}: {exc.strerror}",
+                context={"path": str(self.path)},
+                suggested_action="pass --db-path to a writable location",
+            ) from None
+        try:
+            self.conn = sqlite3.connect(
+                str(self.path), isolation_level=None, timeout=busy_timeout_ms / 1000
+            )
+            self.conn.row_factory = sqlite3.Row
+            self._configure()
+            if migrate:
+                self.migrate()
+        except sqlite3.Error as exc:
+            raise _translate(exc, self.path) from None
+
+    def _configure(self) -> None:
+        c = self.conn
+        c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
+        mode = c.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode.lower() != "wal":
+            self._retry_busy(lambda: c.execute("PRAGMA journal_mode=WAL").fetchone())
+        c.execute("PRAGMA synchronous=NORMAL")
+        c.execute("PRAGMA foreign_keys=ON")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # --- migrations ---------------------------------------------------------------
+
+    def pending_migrations(self) -> list[str]:
+        files = migration_files()
+        if self.conn.execute("PRAGMA user_version").fetchone()[0] == len(files):
+            return []
+        exists = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
+        ).fetchone()
+        applied = (
+            {r[0] for r in self.conn.execute("SELECT name FROM schema_migrations")}
+            if exists
+            else set()
+        )
+        return [p.name for p in files if p.name not in applied]
+
+    def migrate(self) -> list[str]:
+        """Apply pending migrations under the write lock; returns the names applied."""
+        if not self.pending_migrations():
+            return []
+
+        def apply(conn: sqlite3.Connection) -> list[str]:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations"
+                " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            applied = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
+            done = []
+            files = migration_files()
+            for path in files:
+                if path.name in applied:
+                    continue
+                for statement in split_statements(path.read_text(encoding="utf-8")):
+                    conn.execute(statement)
+                conn.execute(
+                    "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                    (path.name, clock.now_iso()),
+                )
+                done.append(path.name)
+            conn.execute(f"PRAGMA user_version={len(files)}")
+            return done
+
+        return self.transact(apply)
+
+    # --- transactions -------------------------------------------------------------
+
+    def _retry_busy(self, fn: Callable[[], T]) -> T:
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or attempt == WRITE_ATTEMPTS - 1:
+                    raise
+                time.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
+        raise AssertionError("unreachable")
+
+    def transact(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` in one BEGIN IMMEDIATE transaction, retrying on busy and CAS conflicts."""
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                return self._once(fn)
+            except VersionConflict:
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or attempt == WRITE_ATTEMPTS - 1:
+                    raise _translate(exc, self.path) from None
+            except sqlite3.DatabaseError as exc:
+                raise _translate(exc, self.path) from None
+            time.sleep(min(0.5, 0.005 * 2**attempt) * (0.5 + random.random()))
+        raise AssertionError("unreachable")
+
+    def _once(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = fn(self.conn)
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+        return result
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same state."""
+        try:
+            self.conn.execute("BEGIN")
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, self.path) from None
+        try:
+            yield self.conn
+        finally:
+            self.conn.execute("COMMIT")
+
+    def idempotent(
+        self,
+        agent: str,
+        request_id: str,
+        command: str,
+        args: dict[str, Any],
+        fn: Callable[[sqlite3.Connection], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """Run a mutation once per (agent, request id); a replay returns the first result."""
+        digest = args_digest(args)
+
+        def body(conn: sqlite3.Connection) -> dict[str, Any]:
+            row = conn.execute(
+                "SELECT command, args_sha256, result_json FROM idempotency"
+                " WHERE agent_name = ? AND request_id = ?",
+                (agent, request_id),
+            ).fetchone()
+            if row is not None:
+                if row["command"] != command or row["args_sha256"] != digest:
+                    raise IdempotencyMismatch(
+                        f"request id {request_id!r} was already used for different arguments",
+                        context={"request_id": request_id, "command": row["command"]},
+                        suggested_action="use a new --request-id for a different operation",
+                    )
+                return json.loads(row["result_json"])
+            result = fn(conn)
+            conn.execute(
+                "INSERT INTO idempotency"
+                " (agent_name, request_id, command, args_sha256, result_json, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (agent, request_id, command, digest, json.dumps(result), clock.now_iso()),
+            )
+            return result
+
+        return self.transact(body)
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write, for ad-hoc queries over the record."""
+    if not Path(path).exists():
+        raise DatabaseUnavailable(f"no database at {path}", context={"path": str(path)})
+    try:
+        conn = sqlite3.connect(f"file:{os.fspath(path)}?mode=ro", uri=True, isolation_level=None)
+        conn.execute("PRAGMA query_only=1")
+    except sqlite3.Error as exc:
+        raise _translate(exc, Path(path)) from None
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def query_readonly(conn: sqlite3.Connection, sql: str, limit: int) -> list[dict[str, Any]]:
+    try:
+        cursor = conn.execute(sql)
+        return [dict(r) for r in cursor.fetchmany(limit)]
+    except sqlite3.Error as exc:
+        text = str(exc).lower()
+        if "readonly" in text or "read-only" in text or "query_only" in text:
+            raise ReadOnlyViolation(
+                "this query would write; vybe data query only reads",
+                suggested_action="use a SELECT statement",
+            ) from None
+        raise
