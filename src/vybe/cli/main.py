@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
@@ -13,7 +14,12 @@ from vybe.cli.registry import GROUPS, HelpRequested, Registry
 from vybe.errors import UsageError, VybeError
 
 # Global flags are accepted before or after the subcommand, as agents write them.
-GLOBAL_FLAGS = {"--agent": "agent", "-a": "agent", "--db-path": "db_path", "--request-id": "request_id"}
+GLOBAL_FLAGS = {
+    "--agent": "agent",
+    "-a": "agent",
+    "--db-path": "db_path",
+    "--request-id": "request_id",
+}
 
 
 def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -121,7 +127,9 @@ def run(argv: list[str]) -> tuple[int, str]:
             group = getattr(args, "_group", None) or ""
             raise UsageError(
                 f"`vybe {group}` needs a subcommand",
-                context={"subcommands": sorted(c for c in registry.commands if c.startswith(group))},
+                context={
+                    "subcommands": sorted(c for c in registry.commands if c.startswith(group))
+                },
                 suggested_action="run `vybe schema` to see every command",
             )
         invocation = Invocation(flags)
@@ -146,8 +154,6 @@ def run(argv: list[str]) -> tuple[int, str]:
 
 def main(argv: list[str] | None = None) -> int:
     code, text = run(sys.argv[1:] if argv is None else argv)
-    try:
+    with contextlib.suppress(BrokenPipeError):
         output.emit(text)
-    except BrokenPipeError:
-        pass
     return code

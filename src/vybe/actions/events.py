@@ -1,0 +1,83 @@
+"""Reading the event log, and linking artifacts to tasks."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe import clock
+from vybe.actions import limits
+from vybe.actions.tasks import require_task
+from vybe.store import Store
+from vybe.store import artifacts as artifact_rows
+from vybe.store import events as event_rows
+
+
+def list_events(store: Store, query: event_rows.EventQuery) -> dict:
+    with store.snapshot() as conn:
+        events = event_rows.select(conn, query)
+    return {
+        "agent": query.agent,
+        "task_id": query.task_id,
+        "kind": query.kind,
+        "since_id": query.since_id,
+        "count": len(events),
+        "events": events,
+    }
+
+
+def link_artifact(
+    conn: sqlite3.Connection,
+    agent: str,
+    task: dict,
+    file_path: str,
+    content_type: str | None,
+    event_id: int | None = None,
+) -> dict:
+    """Insert one artifact row, with its own event when no event carries it."""
+    limits.text("file_path", file_path, limits.PATH_MAX, required=True)
+    if content_type is not None:
+        limits.text("content_type", content_type, limits.KIND_MAX)
+    if event_id is None:
+        event_id = event_rows.insert(
+            conn,
+            event_rows.NewEvent("artifact_added", agent, file_path, task["id"], task["project_id"]),
+            clock.now_iso(),
+        )
+    artifact_id = clock.new_id("artifact")
+    artifact_rows.insert(
+        conn,
+        artifact_id,
+        task["id"],
+        event_id,
+        file_path,
+        content_type,
+        task["project_id"],
+        clock.now_iso(),
+    )
+    return {"artifact_id": artifact_id, "file_path": file_path, "event_id": event_id}
+
+
+def add_artifact(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    task_id: str,
+    file_path: str,
+    content_type: str | None = None,
+) -> dict:
+    limits.text("file_path", file_path, limits.PATH_MAX, required=True)
+    args = {"task_id": task_id, "file_path": file_path, "content_type": content_type}
+
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, task_id)
+        return {"artifact": link_artifact(conn, agent, task, file_path, content_type)}
+
+    return store.idempotent(agent, request_id, "artifacts.add", args, run)
+
+
+def list_artifacts(store: Store, task_id: str, limit: int) -> dict:
+    with store.snapshot() as conn:
+        require_task(conn, task_id)
+        artifacts = artifact_rows.for_task(conn, task_id, limit)
+    return {"task_id": task_id, "count": len(artifacts), "artifacts": artifacts}

@@ -1,0 +1,66 @@
+"""Input limits checked at the action boundary (the seed's figures, in characters)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vybe.errors import InvalidInput
+
+KIND_MAX = 128
+AGENT_MAX = 128
+MESSAGE_MAX = 4096
+METADATA_MAX = 16384
+TITLE_MAX = 512
+DESCRIPTION_MAX = 16384
+PATH_MAX = 4096
+JSON_DOCUMENT_MAX = 1_048_576
+
+
+def text(name: str, value: str, limit: int, *, required: bool = False) -> str:
+    if required and not value.strip():
+        raise InvalidInput(f"{name} must not be empty", context={"field": name})
+    if len(value) > limit:
+        raise InvalidInput(
+            f"{name} is {len(value)} characters; the limit is {limit}",
+            context={"field": name, "length": len(value), "limit": limit},
+            suggested_action=f"shorten {name}, or store the full text as an artifact",
+        )
+    if "\x00" in value:
+        raise InvalidInput(f"{name} contains a NUL character", context={"field": name})
+    return value
+
+
+def metadata(value: str | None) -> Any:
+    """Parse a metadata JSON text; it must be valid and within the limit."""
+    if value is None:
+        return None
+    text("metadata", value, METADATA_MAX)
+    return json_document("metadata", value)
+
+
+def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:
+    if len(value) > limit:
+        raise InvalidInput(
+            f"{name} is {len(value)} characters; the limit is {limit}",
+            context={"field": name, "length": len(value), "limit": limit},
+        )
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            context={"field": name},
+        ) from None
+
+
+def metadata_value(value: Any) -> Any:
+    """Check metadata that arrived already parsed (inside a push document)."""
+    if value is not None and len(json.dumps(value)) > METADATA_MAX:
+        raise InvalidInput(f"metadata exceeds {METADATA_MAX} characters as JSON")
+    return value
+
+
+def cut(value: str, limit: int) -> str:
+    """Shorten on a character boundary, marking the cut."""
+    return value if len(value) <= limit else value[: max(0, limit - 1)] + "…"

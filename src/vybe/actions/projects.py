@@ -1,0 +1,85 @@
+"""Projects: create, read, focus, delete."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe import clock
+from vybe.actions import limits
+from vybe.errors import NotFound
+from vybe.store import Store
+from vybe.store import agents as agent_rows
+from vybe.store import projects as project_rows
+
+
+def require_project(conn: sqlite3.Connection, project_id: str) -> dict:
+    project = project_rows.get(conn, project_id)
+    if project is None:
+        raise NotFound(
+            f"no project {project_id!r}",
+            context={"entity": "project", "id": project_id},
+            suggested_action="run `vybe project list` to see project ids",
+        )
+    return project
+
+
+def ensure(conn: sqlite3.Connection, project_id: str, name: str, metadata: object = None) -> dict:
+    """The project with this id, created when missing ("already exists" is success)."""
+    project = project_rows.get(conn, project_id)
+    if project is None:
+        project_rows.insert(conn, project_id, name, metadata, clock.now_iso())
+        project = project_rows.get(conn, project_id)
+    return project  # type: ignore[return-value]
+
+
+def create(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    name: str,
+    project_id: str | None = None,
+    metadata: str | None = None,
+) -> dict:
+    limits.text("name", name, limits.TITLE_MAX, required=True)
+    if project_id is not None:
+        limits.text("id", project_id, limits.PATH_MAX, required=True)
+    meta = limits.metadata(metadata)
+    args = {"name": name, "id": project_id, "metadata": meta}
+
+    def run(conn: sqlite3.Connection) -> dict:
+        return {"project": ensure(conn, project_id or clock.new_id("project"), name, meta)}
+
+    return store.idempotent(agent, request_id, "project.create", args, run)
+
+
+def get(store: Store, project_id: str) -> dict:
+    with store.snapshot() as conn:
+        return {"project": require_project(conn, project_id)}
+
+
+def list_projects(store: Store, limit: int) -> dict:
+    with store.snapshot() as conn:
+        projects = project_rows.list_all(conn, limit)
+    return {"count": len(projects), "projects": projects}
+
+
+def focus(store: Store, agent: str, request_id: str, *, project_id: str | None) -> dict:
+    """Set (or with None clear) the project this agent works in."""
+
+    def run(conn: sqlite3.Connection) -> dict:
+        if project_id is not None:
+            require_project(conn, project_id)
+        agent_rows.set_focus_project(conn, agent, project_id, clock.now_iso())
+        return {"agent_name": agent, "focus_project_id": project_id}
+
+    return store.idempotent(agent, request_id, "project.focus", {"id": project_id}, run)
+
+
+def delete(store: Store, agent: str, request_id: str, *, project_id: str) -> dict:
+    """Delete a project; its tasks stay, detached. Deleting a missing project succeeds."""
+
+    def run(conn: sqlite3.Connection) -> dict:
+        return {"project_id": project_id, "deleted": project_rows.delete(conn, project_id) == 1}
+
+    return store.idempotent(agent, request_id, "project.delete", {"id": project_id}, run)

@@ -1,0 +1,122 @@
+"""``push``: an event, artifacts and a task status change in one transaction, all or nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from vybe import clock
+from vybe.actions import limits
+from vybe.actions.events import link_artifact
+from vybe.actions.tasks import change_status, require_task
+from vybe.errors import InvalidInput
+from vybe.store import Store
+from vybe.store import events as event_rows
+
+PARTS = {"task_id", "event", "artifacts", "task_status"}
+
+
+def _object(doc: Any, name: str, allowed: set[str]) -> dict:
+    if not isinstance(doc, dict):
+        raise InvalidInput(f"{name} must be a JSON object", context={"field": name})
+    unknown = set(doc) - allowed
+    if unknown:
+        raise InvalidInput(
+            f"{name} has unknown field(s): {', '.join(sorted(unknown))}",
+            context={"field": name, "unknown": sorted(unknown), "allowed": sorted(allowed)},
+        )
+    return doc
+
+
+def _string(doc: dict, key: str, limit: int, *, required: bool = False) -> str | None:
+    value = doc.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str):
+        raise InvalidInput(f"{key} must be a string", context={"field": key})
+    return limits.text(key, value, limit, required=required)
+
+
+def validate(doc: Any) -> dict:
+    """Check the whole document before anything is written."""
+    doc = _object(doc, "push document", PARTS)
+    _string(doc, "task_id", limits.PATH_MAX)
+    if "event" in doc:
+        event = _object(doc["event"], "event", {"kind", "message", "metadata"})
+        _string(event, "kind", limits.KIND_MAX, required=True)
+        _string(event, "message", limits.MESSAGE_MAX)
+        limits.metadata_value(event.get("metadata"))
+    artifacts = doc.get("artifacts", [])
+    if not isinstance(artifacts, list):
+        raise InvalidInput("artifacts must be a list", context={"field": "artifacts"})
+    for item in artifacts:
+        _string(
+            _object(item, "artifact", {"file_path", "content_type"}),
+            "file_path",
+            limits.PATH_MAX,
+            required=True,
+        )
+    if "task_status" in doc:
+        status = _object(
+            doc["task_status"], "task_status", {"status", "blocked_reason", "note", "force"}
+        )
+        _string(status, "status", limits.KIND_MAX, required=True)
+        _string(status, "blocked_reason", limits.MESSAGE_MAX)
+        _string(status, "note", limits.MESSAGE_MAX)
+    if (artifacts or "task_status" in doc) and not doc.get("task_id"):
+        raise InvalidInput("task_id is required for artifacts and task_status")
+    if not ({"event", "task_status"} & set(doc) or artifacts):
+        raise InvalidInput("push needs at least one of event, artifacts, task_status")
+    return doc
+
+
+def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
+    doc = validate(document)
+
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, doc["task_id"]) if doc.get("task_id") else None
+        result: dict[str, Any] = {"event_id": None, "artifacts": [], "task_status": None}
+        if "event" in doc:
+            event = doc["event"]
+            result["event_id"] = event_rows.insert(
+                conn,
+                event_rows.NewEvent(
+                    kind=event["kind"],
+                    agent=agent,
+                    message=event.get("message") or "",
+                    task_id=task["id"] if task else None,
+                    project_id=task["project_id"] if task else None,
+                    metadata=event.get("metadata"),
+                ),
+                clock.now_iso(),
+            )
+        for item in doc.get("artifacts", []):
+            result["artifacts"].append(
+                link_artifact(
+                    conn,
+                    agent,
+                    task,
+                    item["file_path"],  # type: ignore[arg-type]
+                    item.get("content_type"),
+                    result["event_id"],
+                )
+            )
+        if "task_status" in doc:
+            status = doc["task_status"]
+            changed = change_status(
+                conn,
+                agent,
+                task,
+                status["status"],
+                status.get("blocked_reason"),  # type: ignore[arg-type]
+                note=status.get("note") or "",
+                force=bool(status.get("force")),
+            )
+            result["task_status"] = {
+                "task_id": changed["task"]["id"],
+                "status": changed["task"]["status"],
+                "status_event_id": changed["event_id"],
+            }
+        return result
+
+    return store.idempotent(agent, request_id, "push", doc, run)

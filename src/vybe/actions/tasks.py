@@ -1,0 +1,370 @@
+"""Tasks: create, begin, claim, close, block, depend, hand off."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+from typing import Any
+
+from vybe import clock
+from vybe.actions import limits
+from vybe.errors import AlreadyClaimed, BlockedByDependency, InvalidInput, NotFound, VybeError
+from vybe.store import Store
+from vybe.store import agents as agent_rows
+from vybe.store import events as event_rows
+from vybe.store import projects as project_rows
+from vybe.store import tasks as task_rows
+
+STATUSES = ("pending", "in_progress", "completed", "blocked")
+FAILURE_PREFIX = "failure:"
+
+
+def require_task(conn: sqlite3.Connection, task_id: str) -> dict:
+    task = task_rows.get(conn, task_id)
+    if task is None:
+        raise NotFound(
+            f"no task {task_id!r}",
+            context={"entity": "task", "id": task_id},
+            suggested_action="run `vybe task list` to see task ids",
+        )
+    return task
+
+
+def _event(
+    conn: sqlite3.Connection, task: dict, kind: str, agent: str, message: str = "", **extra: Any
+) -> int:
+    return event_rows.insert(
+        conn,
+        event_rows.NewEvent(
+            kind=kind,
+            agent=agent,
+            message=message,
+            task_id=task["id"],
+            project_id=task["project_id"],
+            **extra,
+        ),
+        clock.now_iso(),
+    )
+
+
+def _refuse_open_blockers(conn: sqlite3.Connection, task_id: str, doing: str) -> None:
+    blockers = task_rows.open_blockers(conn, task_id)
+    if blockers:
+        raise BlockedByDependency(
+            f"task {task_id} cannot be {doing}: {len(blockers)} task(s) it depends on are open",
+            context={"task_id": task_id, "open_blockers": blockers},
+            suggested_action="finish the blockers first, or pass --force where closing allows it",
+        )
+
+
+def create(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    title: str,
+    description: str = "",
+    priority: int = 0,
+    project_id: str | None = None,
+    metadata: str | None = None,
+) -> dict:
+    limits.text("title", title, limits.TITLE_MAX, required=True)
+    limits.text("description", description, limits.DESCRIPTION_MAX)
+    meta = limits.metadata(metadata)
+    args = {
+        "title": title,
+        "description": description,
+        "priority": priority,
+        "project_id": project_id,
+        "metadata": meta,
+    }
+
+    def run(conn: sqlite3.Connection) -> dict:
+        if project_id is not None and project_rows.get(conn, project_id) is None:
+            raise NotFound(
+                f"no project {project_id!r}",
+                context={"entity": "project", "id": project_id},
+                suggested_action="create it with `vybe project create`",
+            )
+        task = task_rows.insert(
+            conn,
+            task_rows.NewTask(clock.new_id("task"), title, description, priority, project_id, meta),
+            clock.now_iso(),
+        )
+        event_id = _event(conn, task, "task_created", agent, title)
+        return {"task": task, "event_id": event_id}
+
+    return store.idempotent(agent, request_id, "task.create", args, run)
+
+
+def get(store: Store, task_id: str) -> dict:
+    with store.snapshot() as conn:
+        task = require_task(conn, task_id)
+        return {
+            "task": task,
+            "dependencies": task_rows.dependencies(conn, task_id),
+            "open_blockers": task_rows.open_blockers(conn, task_id),
+        }
+
+
+def list_tasks(store: Store, query: task_rows.TaskQuery) -> dict:
+    if query.status is not None and query.status not in STATUSES:
+        raise InvalidInput(f"unknown status {query.status!r}", context={"allowed": STATUSES})
+    with store.snapshot() as conn:
+        tasks = task_rows.select(conn, query)
+    return {"count": len(tasks), "tasks": tasks}
+
+
+def _check_claimable(conn: sqlite3.Connection, task: dict, agent: str, at: str) -> None:
+    if task["status"] == "completed":
+        raise VybeError(
+            f"task {task['id']} is completed",
+            code="NOT_CLAIMABLE",
+            context={"task_id": task["id"], "status": task["status"]},
+        )
+    holder = task["claimed_by"]
+    if (
+        holder
+        and holder != agent
+        and task["status"] == "in_progress"
+        and (task["lease_expires_at"] or "") > at
+    ):
+        raise AlreadyClaimed(
+            f"task {task['id']} is claimed by {holder} until {task['lease_expires_at']}",
+            context={
+                "task_id": task["id"],
+                "holder": holder,
+                "lease_expires_at": task["lease_expires_at"],
+            },
+            suggested_action="pick another task with `vybe task claim --next`",
+        )
+    _refuse_open_blockers(conn, task["id"], "started")
+
+
+def _take(conn: sqlite3.Connection, task: dict, agent: str, lease: timedelta, kind: str) -> dict:
+    now = clock.now()
+    claimed = task_rows.claim(conn, task["id"], agent, clock.iso(now + lease), clock.iso(now))
+    agent_rows.set_focus_task(conn, agent, task["id"], clock.iso(now))
+    event_id = _event(
+        conn, claimed, kind, agent, task["title"], metadata={"claim_epoch": claimed["claim_epoch"]}
+    )
+    return {"task": claimed, "event_id": event_id}
+
+
+def begin(store: Store, agent: str, request_id: str, *, task_id: str, lease: timedelta) -> dict:
+    """Start work: claim the task for this agent, set it in progress and make it the focus."""
+
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, task_id)
+        _check_claimable(conn, task, agent, clock.now_iso())
+        return _take(conn, task, agent, lease, "task_started")
+
+    return store.idempotent(
+        agent, request_id, "task.begin", {"task_id": task_id, "lease": lease.total_seconds()}, run
+    )
+
+
+def claim(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    task_id: str | None,
+    project_id: str | None,
+    lease: timedelta,
+) -> dict:
+    """Pick (or take the named task) and claim it in one transaction: one winner."""
+
+    def run(conn: sqlite3.Connection) -> dict:
+        at = clock.now_iso()
+        if task_id is None:
+            chosen = task_rows.next_claimable(conn, agent, project_id, at)
+            if chosen is None:
+                return {"task": None, "event_id": None}
+            task = task_rows.get(conn, chosen)
+        else:
+            task = require_task(conn, task_id)
+        _check_claimable(conn, task, agent, at)  # type: ignore[arg-type]
+        return _take(conn, task, agent, lease, "task_claimed")  # type: ignore[arg-type]
+
+    args = {"task_id": task_id, "project_id": project_id, "lease": lease.total_seconds()}
+    return store.idempotent(agent, request_id, "task.claim", args, run)
+
+
+def heartbeat(store: Store, agent: str, request_id: str, *, task_id: str, lease: timedelta) -> dict:
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, task_id)
+        if task["claimed_by"] != agent or task["status"] != "in_progress":
+            raise VybeError(
+                f"task {task_id} is not claimed by {agent}",
+                code="NOT_CLAIMED",
+                context={"task_id": task_id, "holder": task["claimed_by"]},
+                suggested_action="claim it with `vybe task claim --id`",
+            )
+        now = clock.now()
+        renewed = task_rows.claim(conn, task_id, agent, clock.iso(now + lease), clock.iso(now))
+        return {"task": renewed}
+
+    return store.idempotent(
+        agent,
+        request_id,
+        "task.heartbeat",
+        {"task_id": task_id, "lease": lease.total_seconds()},
+        run,
+    )
+
+
+def change_status(
+    conn: sqlite3.Connection,
+    agent: str,
+    task: dict,
+    status: str,
+    blocked_reason: str | None,
+    *,
+    note: str = "",
+    force: bool = False,
+) -> dict:
+    """The one place a status changes, shared by set-status, done, block and push."""
+    if status not in STATUSES:
+        raise InvalidInput(f"unknown status {status!r}", context={"allowed": STATUSES})
+    if status == "completed" and not force:
+        _refuse_open_blockers(conn, task["id"], "closed")
+    if status == "in_progress":
+        _refuse_open_blockers(conn, task["id"], "started")
+    if status != "blocked":
+        blocked_reason = None
+    updated = task_rows.set_status(conn, task["id"], status, blocked_reason, clock.now_iso())
+    kind = {"completed": "task_completed", "blocked": "task_blocked"}.get(status, "task_status")
+    message = note or blocked_reason or status
+    event_id = _event(
+        conn,
+        updated,
+        kind,
+        agent,
+        message,
+        metadata={"from": task["status"], "to": status, "forced": force},
+    )
+    if status in ("completed", "blocked"):
+        state = agent_rows.get(conn, agent)
+        if state and state["focus_task_id"] == task["id"] and status == "completed":
+            agent_rows.set_focus_task(conn, agent, None, clock.now_iso())
+    return {"task": updated, "event_id": event_id}
+
+
+def set_status(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    task_id: str,
+    status: str,
+    blocked_reason: str | None = None,
+    force: bool = False,
+) -> dict:
+    if blocked_reason is not None:
+        limits.text("blocked_reason", blocked_reason, limits.MESSAGE_MAX)
+    args = {"task_id": task_id, "status": status, "blocked_reason": blocked_reason, "force": force}
+
+    def run(conn: sqlite3.Connection) -> dict:
+        return change_status(
+            conn, agent, require_task(conn, task_id), status, blocked_reason, force=force
+        )
+
+    return store.idempotent(agent, request_id, "task.set_status", args, run)
+
+
+def done(
+    store: Store, agent: str, request_id: str, *, task_id: str, note: str = "", force: bool = False
+) -> dict:
+    limits.text("note", note, limits.MESSAGE_MAX)
+
+    def run(conn: sqlite3.Connection) -> dict:
+        return change_status(
+            conn, agent, require_task(conn, task_id), "completed", None, note=note, force=force
+        )
+
+    return store.idempotent(
+        agent, request_id, "done", {"task_id": task_id, "note": note, "force": force}, run
+    )
+
+
+def block(
+    store: Store, agent: str, request_id: str, *, task_id: str, reason: str, failure: bool = False
+) -> dict:
+    limits.text("reason", reason, limits.MESSAGE_MAX - len(FAILURE_PREFIX), required=True)
+    stored = FAILURE_PREFIX + reason if failure else reason
+
+    def run(conn: sqlite3.Connection) -> dict:
+        return change_status(conn, agent, require_task(conn, task_id), "blocked", stored)
+
+    return store.idempotent(
+        agent, request_id, "block", {"task_id": task_id, "reason": reason, "failure": failure}, run
+    )
+
+
+def note(
+    store: Store, agent: str, request_id: str, *, task_id: str, message: str, kind: str = "progress"
+) -> dict:
+    limits.text("message", message, limits.MESSAGE_MAX, required=True)
+    limits.text("kind", kind, limits.KIND_MAX, required=True)
+
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, task_id)
+        return {"event_id": _event(conn, task, kind, agent, message), "task_id": task_id}
+
+    return store.idempotent(
+        agent, request_id, "note", {"task_id": task_id, "message": message, "kind": kind}, run
+    )
+
+
+def depend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> dict:
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, task_id)
+        require_task(conn, on)
+        if task_rows.reaches(conn, on, task_id):
+            raise InvalidInput(
+                f"{task_id} depending on {on} would make a cycle",
+                code="DEPENDENCY_CYCLE",
+                context={"task_id": task_id, "on": on},
+                suggested_action="remove the opposite dependency first",
+            )
+        added = task_rows.add_dependency(conn, task_id, on, clock.now_iso())
+        event_id = _event(conn, task, "dependency_added", agent, on) if added else None
+        return {"task_id": task_id, "depends_on": on, "added": added, "event_id": event_id}
+
+    return store.idempotent(agent, request_id, "task.depend", {"task_id": task_id, "on": on}, run)
+
+
+def undepend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> dict:
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, task_id)
+        removed = task_rows.remove_dependency(conn, task_id, on)
+        event_id = _event(conn, task, "dependency_removed", agent, on) if removed else None
+        return {"task_id": task_id, "depends_on": on, "removed": removed, "event_id": event_id}
+
+    return store.idempotent(agent, request_id, "task.undepend", {"task_id": task_id, "on": on}, run)
+
+
+def assign(
+    store: Store, agent: str, request_id: str, *, task_id: str, to: str, note: str = ""
+) -> dict:
+    """Hand a task to another agent: an event addressed to it, read by its next resume."""
+    limits.text("to", to, limits.AGENT_MAX, required=True)
+    limits.text("note", note, limits.MESSAGE_MAX)
+    assignee = to.strip().lower()
+
+    def run(conn: sqlite3.Connection) -> dict:
+        task = require_task(conn, task_id)
+        event_id = _event(
+            conn,
+            task,
+            "task_assigned",
+            agent,
+            note or f"assigned to {assignee}",
+            assignee_agent=assignee,
+        )
+        return {"task_id": task_id, "assignee": assignee, "event_id": event_id}
+
+    return store.idempotent(
+        agent, request_id, "task.assign", {"task_id": task_id, "to": assignee, "note": note}, run
+    )

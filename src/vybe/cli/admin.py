@@ -1,0 +1,182 @@
+"""init, status, schema, doctor, upgrade: the store's own housekeeping."""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+from typing import Any
+
+from vybe import __version__, config
+from vybe.cli.registry import Registry
+from vybe.errors import VybeError
+
+AGENT_PROTOCOL = {
+    "resume_command": "vybe resume --request-id <id>",
+    "focus_task_field": "data.focus_task_id",
+    "terminal_status_command": "vybe done <task_id> --note <summary>",
+    "terminal_statuses": ["completed", "blocked"],
+    "optional_progress_command": "vybe note <task_id> <message>",
+    "rule": "Resume, work on the focus task, log progress, close it with done or block; repeat.",
+    "request_ids": "Every mutating command takes --request-id (or VYBE_REQUEST_ID); one is "
+    "generated when absent. Reuse the same id only to retry the same operation: a replay "
+    "returns the first result, a different operation under it is IDEMPOTENCY_MISMATCH.",
+}
+
+
+def init(inv: Any, args: argparse.Namespace) -> dict:
+    folder = config.config_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    existed = inv.settings.db_path.exists()
+    applied = inv.store.migrate()
+    return {
+        "config_dir": str(folder),
+        "db_path": str(inv.settings.db_path),
+        "database_created": not existed,
+        "migrations_applied": applied,
+        "agent": inv.agent,
+    }
+
+
+def status(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.store import agents as agent_rows
+
+    store = inv.store
+    try:
+        with store.snapshot() as conn:
+            state = agent_rows.get(conn, inv.agent)
+            conn.execute("SELECT COUNT(*) FROM tasks").fetchone()
+        query_ok, query_error = True, None
+    except (sqlite3.Error, VybeError) as exc:
+        state, query_ok, query_error = None, False, str(exc)
+    if args.check and not query_ok:
+        raise VybeError(
+            f"status check failed: {query_error}",
+            code="STATUS_CHECK_FAILED",
+            context={"db_path": str(store.path)},
+        )
+    return {
+        "version": __version__,
+        "agent": inv.agent,
+        "db": {"path": str(store.path), "ok": query_ok, "error": query_error},
+        "agent_state": state,
+        "query_ok": query_ok,
+        "query_error": query_error,
+    }
+
+
+def _describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
+    described = []
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+            continue
+        positional = not action.option_strings
+        described.append(
+            {
+                "name": action.dest,
+                "flags": action.option_strings,
+                "positional": positional,
+                "required": positional or bool(action.required),
+                "type": "boolean"
+                if action.nargs == 0
+                else getattr(action.type, "__name__", "string"),
+                "choices": list(action.choices) if action.choices else None,
+                "default": action.default if action.default is not argparse.SUPPRESS else None,
+                "help": action.help or "",
+            }
+        )
+    return described
+
+
+def schema(inv: Any, args: argparse.Namespace) -> dict:
+    registry = Registry()
+    registry.load_all()
+    commands = [
+        {
+            "command": name,
+            "description": command.help,
+            "args_schema": _describe(command.parser),
+            "mutates": command.mutates,
+            "requires_request_id": False,
+            "accepts_request_id": command.mutates,
+        }
+        for name, command in sorted(registry.commands.items())
+    ]
+    return {
+        "version": __version__,
+        "global_flags": [
+            {"flags": ["--agent", "-a"], "env": "VYBE_AGENT", "help": "who is acting"},
+            {"flags": ["--db-path"], "env": "VYBE_DB_PATH", "help": "the SQLite store"},
+            {"flags": ["--request-id"], "env": "VYBE_REQUEST_ID", "help": "idempotency key"},
+        ],
+        "envelope": {
+            "success": {"schema_version": "v1", "success": True, "data": "..."},
+            "error": [
+                "schema_version",
+                "success",
+                "error",
+                "error_code",
+                "error_context",
+                "suggested_action",
+            ],
+            "exit_codes": {"0": "success", "1": "error", "2": "usage error"},
+        },
+        "commands": commands,
+        "agent_protocol": AGENT_PROTOCOL,
+    }
+
+
+def doctor(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.store import Store
+
+    store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False)
+    try:
+        integrity = store.conn.execute("PRAGMA integrity_check").fetchone()[0]
+        journal = store.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        pending = store.pending_migrations()
+    finally:
+        store.close()
+    checks = [
+        {"name": "integrity", "ok": integrity == "ok", "detail": integrity},
+        {"name": "journal_mode", "ok": journal.lower() == "wal", "detail": journal},
+        {"name": "migrations", "ok": not pending, "detail": pending or "up to date"},
+        {
+            "name": "sqlite_version",
+            "ok": sqlite3.sqlite_version_info >= (3, 35, 0),
+            "detail": sqlite3.sqlite_version,
+        },
+    ]
+    settings = inv.settings
+    return {
+        "ok": all(c["ok"] for c in checks),
+        "checks": checks,
+        "config": {
+            "file": str(settings.config_file) if settings.config_file else None,
+            "searched": [str(p) for p in config.config_files()],
+            "db_path": str(settings.db_path),
+            "agent": settings.agent,
+            "claim_lease": settings.claim_lease,
+        },
+    }
+
+
+def upgrade(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.store import Store
+
+    store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False)
+    try:
+        applied = store.migrate()
+        return {"applied": applied, "pending": store.pending_migrations()}
+    finally:
+        store.close()
+
+
+def register(registry: Registry) -> None:
+    registry.command(
+        "init", init, "Create the config folder and the database (idempotent).", mutates=True
+    )
+    registry.command(
+        "status", status, "Database path, health and this agent's state."
+    ).add_argument("--check", action="store_true", help="fail unless the database answers")
+    registry.command("schema", schema, "Every command, its arguments and the agent protocol.")
+    registry.command("doctor", doctor, "Integrity, journal mode, migrations and config.")
+    registry.command("upgrade", upgrade, "Apply pending database migrations.", mutates=True)

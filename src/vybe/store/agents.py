@@ -1,0 +1,59 @@
+"""Per-agent state: the event cursor and the focus, advanced with CAS on ``version``."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe.store.rows import to_dict
+
+
+def get(conn: sqlite3.Connection, agent: str) -> dict | None:
+    row = conn.execute("SELECT * FROM agent_state WHERE agent_name = ?", (agent,)).fetchone()
+    return to_dict(row, ())
+
+
+def ensure(conn: sqlite3.Connection, agent: str, at: str) -> dict:
+    conn.execute(
+        "INSERT INTO agent_state (agent_name, last_active_at) VALUES (?, ?)"
+        " ON CONFLICT (agent_name) DO NOTHING",
+        (agent, at),
+    )
+    return get(conn, agent)  # type: ignore[return-value]
+
+
+def set_focus_task(conn: sqlite3.Connection, agent: str, task_id: str | None, at: str) -> None:
+    ensure(conn, agent, at)
+    conn.execute(
+        "UPDATE agent_state SET focus_task_id = ?, version = version + 1, last_active_at = ?"
+        " WHERE agent_name = ?",
+        (task_id, at, agent),
+    )
+
+
+def set_focus_project(
+    conn: sqlite3.Connection, agent: str, project_id: str | None, at: str
+) -> None:
+    ensure(conn, agent, at)
+    conn.execute(
+        "UPDATE agent_state SET focus_project_id = ?, version = version + 1, last_active_at = ?"
+        " WHERE agent_name = ?",
+        (project_id, at, agent),
+    )
+
+
+def advance(
+    conn: sqlite3.Connection,
+    agent: str,
+    expected_version: int,
+    cursor: int,
+    focus_task_id: str | None,
+    at: str,
+) -> bool:
+    """Move the cursor forward only, and set the focus, if nobody changed the state since."""
+    updated = conn.execute(
+        "UPDATE agent_state SET last_seen_event_id = MAX(last_seen_event_id, ?),"
+        " focus_task_id = ?, version = version + 1, last_active_at = ?"
+        " WHERE agent_name = ? AND version = ?",
+        (cursor, focus_task_id, at, agent, expected_version),
+    ).rowcount
+    return updated == 1

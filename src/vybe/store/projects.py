@@ -1,0 +1,34 @@
+"""Projects: the one grouping level of tasks, memory and events."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from vybe.store.rows import to_dict, to_dicts
+
+
+def insert(conn: sqlite3.Connection, project_id: str, name: str, metadata: Any, at: str) -> None:
+    conn.execute(
+        "INSERT INTO projects (id, name, metadata, created_at) VALUES (?, ?, ?, ?)",
+        (project_id, name, json.dumps(metadata) if metadata is not None else None, at),
+    )
+
+
+def get(conn: sqlite3.Connection, project_id: str) -> dict | None:
+    return to_dict(conn.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone())
+
+
+def list_all(conn: sqlite3.Connection, limit: int) -> list[dict]:
+    rows = conn.execute(
+        "SELECT * FROM projects ORDER BY created_at, id LIMIT ?", (limit,)
+    ).fetchall()
+    return to_dicts(rows)
+
+
+def delete(conn: sqlite3.Connection, project_id: str) -> int:
+    conn.execute(
+        "UPDATE agent_state SET focus_project_id = NULL WHERE focus_project_id = ?", (project_id,)
+    )
+    return conn.execute("DELETE FROM projects WHERE id = ?", (project_id,)).rowcount

@@ -1,0 +1,21 @@
+"""Turning rows into the plain dicts the envelope carries."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+
+def to_dict(row: sqlite3.Row | None, json_fields: tuple[str, ...] = ("metadata",)) -> dict | None:
+    if row is None:
+        return None
+    data: dict[str, Any] = dict(row)
+    for name in json_fields:
+        if data.get(name):
+            data[name] = json.loads(data[name])
+    return data
+
+
+def to_dicts(rows: list[sqlite3.Row], json_fields: tuple[str, ...] = ("metadata",)) -> list[dict]:
+    return [to_dict(r, json_fields) for r in rows]  # type: ignore[misc]

@@ -1,0 +1,192 @@
+"""Tasks, their dependencies and their claims."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from vybe.store.rows import to_dict, to_dicts
+
+# A task is ready when it is pending and every task it depends on is completed.
+_NO_OPEN_BLOCKER = (
+    "NOT EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_task_id"
+    " WHERE d.task_id = tasks.id AND b.status <> 'completed')"
+)
+
+
+@dataclass(frozen=True)
+class NewTask:
+    task_id: str
+    title: str
+    description: str = ""
+    priority: int = 0
+    project_id: str | None = None
+    metadata: Any = None
+
+
+def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
+    row = conn.execute(
+        "INSERT INTO tasks (id, title, description, priority, project_id, metadata,"
+        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+        (
+            task.task_id,
+            task.title,
+            task.description,
+            task.priority,
+            task.project_id,
+            json.dumps(task.metadata) if task.metadata is not None else None,
+            at,
+            at,
+        ),
+    ).fetchone()
+    return to_dict(row)  # type: ignore[return-value]
+
+
+def get(conn: sqlite3.Connection, task_id: str) -> dict | None:
+    return to_dict(conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone())
+
+
+@dataclass(frozen=True)
+class TaskQuery:
+    status: str | None = None
+    project_id: str | None = None
+    ready: bool = False
+    limit: int = 50
+
+
+def select(conn: sqlite3.Connection, query: TaskQuery) -> list[dict]:
+    where, params = ["1 = 1"], []
+    if query.status is not None:
+        where.append("status = ?")
+        params.append(query.status)
+    if query.project_id is not None:
+        where.append("project_id = ?")
+        params.append(query.project_id)
+    if query.ready:
+        where.append("status = 'pending'")
+        where.append(_NO_OPEN_BLOCKER)
+    rows = conn.execute(
+        f"SELECT * FROM tasks WHERE {' AND '.join(where)}"
+        " ORDER BY priority DESC, created_at ASC, id ASC LIMIT ?",
+        (*params, query.limit),
+    ).fetchall()
+    return to_dicts(rows)
+
+
+def status_counts(conn: sqlite3.Connection, project_id: str | None = None) -> dict[str, int]:
+    counts = {"pending": 0, "in_progress": 0, "completed": 0, "blocked": 0}
+    sql = "SELECT status, COUNT(*) FROM tasks"
+    rows = (
+        conn.execute(sql + " WHERE project_id = ? GROUP BY status", (project_id,))
+        if project_id
+        else conn.execute(sql + " GROUP BY status")
+    )
+    for status, n in rows:
+        counts[status] = n
+    return counts
+
+
+def set_status(
+    conn: sqlite3.Connection, task_id: str, status: str, blocked_reason: str | None, at: str
+) -> dict:
+    """Change the status; leaving in_progress releases the claim."""
+    row = conn.execute(
+        "UPDATE tasks SET status = ?, blocked_reason = ?, version = version + 1, updated_at = ?,"
+        " claimed_by = CASE WHEN ? = 'in_progress' THEN claimed_by ELSE NULL END,"
+        " lease_expires_at = CASE WHEN ? = 'in_progress' THEN lease_expires_at ELSE NULL END"
+        " WHERE id = ? RETURNING *",
+        (status, blocked_reason, at, status, status, task_id),
+    ).fetchone()
+    return to_dict(row)  # type: ignore[return-value]
+
+
+def claim(conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, at: str) -> dict:
+    row = conn.execute(
+        "UPDATE tasks SET status = 'in_progress', blocked_reason = NULL, claimed_by = ?,"
+        " claim_epoch = claim_epoch + CASE WHEN claimed_by IS ? THEN 0 ELSE 1 END,"
+        " lease_expires_at = ?, version = version + 1, updated_at = ? WHERE id = ? RETURNING *",
+        (agent, agent, lease_until, at, task_id),
+    ).fetchone()
+    return to_dict(row)  # type: ignore[return-value]
+
+
+def next_claimable(
+    conn: sqlite3.Connection, agent: str, project_id: str | None, at: str
+) -> str | None:
+    """The best task an agent may claim: ready, or in progress under an expired lease."""
+    sql = (
+        "SELECT id FROM tasks WHERE ("
+        " status = 'pending'"
+        " OR (status = 'in_progress' AND claimed_by IS NOT NULL AND claimed_by <> ?"
+        "     AND lease_expires_at < ?))"
+        f" AND {_NO_OPEN_BLOCKER}"
+    )
+    params: list[Any] = [agent, at]
+    if project_id is not None:
+        sql += " AND project_id = ?"
+        params.append(project_id)
+    sql += " ORDER BY priority DESC, created_at ASC, id ASC LIMIT 1"
+    row = conn.execute(sql, params).fetchone()
+    return row[0] if row else None
+
+
+def open_blockers(conn: sqlite3.Connection, task_id: str) -> list[dict]:
+    rows = conn.execute(
+        "SELECT b.id, b.title, b.status FROM task_dependencies d"
+        " JOIN tasks b ON b.id = d.depends_on_task_id"
+        " WHERE d.task_id = ? AND b.status <> 'completed' ORDER BY b.created_at, b.id",
+        (task_id,),
+    ).fetchall()
+    return to_dicts(rows, ())
+
+
+def dependencies(conn: sqlite3.Connection, task_id: str) -> dict[str, list[str]]:
+    on = [
+        r[0]
+        for r in conn.execute(
+            "SELECT depends_on_task_id FROM task_dependencies WHERE task_id = ? ORDER BY 1",
+            (task_id,),
+        )
+    ]
+    blocks = [
+        r[0]
+        for r in conn.execute(
+            "SELECT task_id FROM task_dependencies WHERE depends_on_task_id = ? ORDER BY 1",
+            (task_id,),
+        )
+    ]
+    return {"depends_on": on, "blocks": blocks}
+
+
+def reaches(conn: sqlite3.Connection, start: str, target: str) -> bool:
+    """Whether ``target`` is ``start`` or one of the tasks ``start`` depends on, transitively."""
+    row = conn.execute(
+        "WITH RECURSIVE reach(id) AS (SELECT ? UNION SELECT d.depends_on_task_id"
+        " FROM task_dependencies d JOIN reach r ON d.task_id = r.id)"
+        " SELECT 1 FROM reach WHERE id = ? LIMIT 1",
+        (start, target),
+    ).fetchone()
+    return row is not None
+
+
+def add_dependency(conn: sqlite3.Connection, task_id: str, on: str, at: str) -> bool:
+    cursor = conn.execute(
+        "INSERT INTO task_dependencies (task_id, depends_on_task_id, created_at)"
+        " VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+        (task_id, on, at),
+    )
+    return cursor.rowcount == 1
+
+
+def remove_dependency(conn: sqlite3.Connection, task_id: str, on: str) -> bool:
+    cursor = conn.execute(
+        "DELETE FROM task_dependencies WHERE task_id = ? AND depends_on_task_id = ?",
+        (task_id, on),
+    )
+    return cursor.rowcount == 1
+
+
+def count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])

@@ -1,0 +1,71 @@
+"""Shared fixtures: a fresh store per test and a way to run `vybe` as agents do."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+VYBE = str(Path(sys.executable).with_name("vybe"))
+
+
+@dataclass
+class Result:
+    code: int
+    envelope: dict[str, Any]
+    stderr: str
+
+    @property
+    def data(self) -> Any:
+        assert self.envelope["success"], self.envelope
+        return self.envelope["data"]
+
+    @property
+    def error_code(self) -> str:
+        assert not self.envelope["success"], self.envelope
+        return self.envelope["error_code"]
+
+
+class Vybe:
+    """Runs the installed `vybe` in a subprocess against one store."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.db_path = home / "vybe.db"
+        self.env = {
+            **os.environ,
+            "VYBE_DB_PATH": str(self.db_path),
+            "VYBE_CONFIG_DIR": str(home / "config"),
+            "HOME": str(home),
+        }
+        self.env.pop("VYBE_AGENT", None)
+        self.env.pop("VYBE_REQUEST_ID", None)
+
+    def __call__(self, *args: str, stdin: str | None = None, agent: str | None = None) -> Result:
+        command = [VYBE, *args] + (["--agent", agent] if agent else [])
+        done = subprocess.run(
+            command, input=stdin, capture_output=True, text=True, env=self.env, check=False
+        )
+        lines = done.stdout.strip().splitlines()
+        assert len(lines) == 1, f"expected one envelope, got {done.stdout!r} {done.stderr!r}"
+        assert "Traceback" not in done.stderr, done.stderr
+        return Result(done.returncode, json.loads(lines[0]), done.stderr)
+
+    def ok(self, *args: str, **kwargs: Any) -> Any:
+        result = self(*args, **kwargs)
+        assert result.code == 0, result.envelope
+        return result.data
+
+    def task(self, title: str, *extra: str, **kwargs: Any) -> str:
+        return self.ok("task", "create", "--title", title, *extra, **kwargs)["task"]["id"]
+
+
+@pytest.fixture
+def vybe(tmp_path: Path) -> Vybe:
+    return Vybe(tmp_path)
