@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import secrets
+import os
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -28,7 +28,7 @@ def parse_iso(text: str) -> datetime:
 
 def new_id(kind: str) -> str:
     """``{type}_{unix_nano}_{random_hex}``, as the seed names every entity."""
-    return f"{kind}_{time.time_ns()}_{secrets.token_hex(4)}"
+    return f"{kind}_{time.time_ns()}_{os.urandom(4).hex()}"
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import traceback
 from typing import Any
 
 from vybe import __version__, clock
@@ -143,6 +142,8 @@ def run(argv: list[str]) -> tuple[int, str]:
     except KeyboardInterrupt:
         return 130, output.failure(VybeError("interrupted", code="INTERRUPTED"))
     except Exception as exc:  # an unexpected failure: a stable code, details on stderr
+        import traceback
+
         traceback.print_exc(file=sys.stderr)
         return 1, output.failure(
             VybeError(f"internal error: {type(exc).__name__}: {exc}", code="INTERNAL")
