@@ -1,0 +1,51 @@
+"""Source lines: who an input came from, written from how it was dispatched, never its text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+HARNESS_PREFIX = "[Harness:"
+FIELD_LIMIT = 80
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """Facts the scheduler knows about an input no person typed."""
+
+    kind: str
+    id: str
+    name: str = ""
+    from_session: str = ""
+
+
+def _clean(value: str) -> str:
+    """One line, no brackets that could close the label, at most FIELD_LIMIT characters."""
+    one_line = " ".join(value.split())
+    safe = one_line.translate(str.maketrans("[]<>", "()()")).replace('"', "'")
+    return safe if len(safe) <= FIELD_LIMIT else safe[: FIELD_LIMIT - 1] + "…"
+
+
+def source_label(dispatch: Dispatch) -> str:
+    """``[Harness: Watch <id> "<name>"]`` and its siblings, from the dispatch facts only."""
+    kind, ident, name = _clean(dispatch.kind), _clean(dispatch.id), _clean(dispatch.name)
+    origin = _clean(dispatch.from_session)
+    if kind == "agent_run":
+        body = f"agent run {ident} from #{origin}"
+    elif kind == "callback":
+        body = f"callback of run {ident} from #{origin}"
+    else:
+        title = {"watch": "Watch", "task": "Task"}.get(kind, kind)
+        body = f'{title} {ident} "{name}"' if name else f"{title} {ident}"
+    return f"{HARNESS_PREFIX} {body}]"
+
+
+def harness_text(dispatch: Dispatch, body: str) -> str:
+    """An input no person typed: its source line first, then its text as sent."""
+    return f"{source_label(dispatch)}\n{body}"
+
+
+def user_text(author: str, text: str) -> str:
+    """A person's text; one that starts like a source line gets its author's name first."""
+    if text.lstrip().startswith(HARNESS_PREFIX):
+        return f"{_clean(author) or 'user'}: {text}"
+    return text

@@ -1,0 +1,126 @@
+"""The MEMO: user messages the model keeps by ticking them; their text comes from the record.
+
+Better than the reference: ``[X]`` counts as ``[x]``; the stored memo is only the marks, so
+fitting it to a budget never shrinks it for good; the newest unticked candidates are offered
+again, so one unticking is not a permanent loss.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vybe.context.budget import cut, estimate
+from vybe.context.record import MessageRow
+from vybe.store.record import MemoMark
+
+LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")
+PREVIEW_CHARS = 80
+REOFFER_UNCHECKED = 20
+MIN_SHARE = 10
+CUT_NOTE = "[cut short; the whole message is #{seq} in the record]"
+
+
+def preview(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS] + "…"
+
+
+def offer(previous: tuple[MemoMark, ...], moved: list[MessageRow]) -> list[MemoMark]:
+    """This checkpoint's candidates: kept ones ticked, the newest released ones, new user rows."""
+    known = {m.seq for m in previous}
+    checked = [m for m in previous if m.checked]
+    released = [m for m in previous if not m.checked][-REOFFER_UNCHECKED:]
+    new = [MemoMark(r.seq, False) for r in moved if r.type == "user" and r.seq not in known]
+    return sorted(checked + released + new, key=lambda m: m.seq)
+
+
+def render_file(marks: list[MemoMark], texts: dict[int, str]) -> str:
+    """memo.md: one ``- [ ] (#seq) preview`` line per candidate."""
+    lines = [
+        f"- [{'x' if m.checked else ' '}] (#{m.seq}) {preview(texts.get(m.seq, ''))}" for m in marks
+    ]
+    return "\n".join(lines) + "\n" if lines else "(no candidates)\n"
+
+
+def _unboxed(line: str) -> str:
+    return LINE.sub(lambda m: f"- [] (#{m.group(2)}) ", line, count=1)
+
+
+def read_file(original: str, edited: str) -> list[MemoMark] | None:
+    """The marks of an edited memo.md, or None when more than a checkbox changed."""
+    before = [ln.rstrip() for ln in original.splitlines() if ln.strip()]
+    after = [ln.rstrip() for ln in edited.splitlines() if ln.strip()]
+    if len(before) != len(after):
+        return None
+    marks = []
+    for old, new in zip(before, after, strict=True):
+        match = LINE.match(new)
+        if _unboxed(old) != _unboxed(new) or (LINE.match(old) is None) != (match is None):
+            return None
+        if match:
+            marks.append(MemoMark(int(match.group(2)), match.group(1) in "xX"))
+    return marks
+
+
+def merge(previous: tuple[MemoMark, ...], offered: list[MemoMark]) -> tuple[MemoMark, ...]:
+    """The stored memo: the offered marks as decided, plus older released ones not offered."""
+    decided = {m.seq: m for m in offered}
+    rest = [m for m in previous if m.seq not in decided]
+    return tuple(sorted([*rest, *decided.values()], key=lambda m: m.seq))
+
+
+def checked_tokens(
+    marks: list[MemoMark] | tuple[MemoMark, ...], texts: dict[int, str], per_message: int
+) -> int:
+    return sum(min(estimate(texts.get(m.seq, "")), per_message) for m in marks if m.checked)
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A kept user message as a checkpoint shows it."""
+
+    seq: int
+    text: str
+    cut: bool = False
+
+
+def _shorten(seq: int, text: str, cap: int) -> Kept:
+    if estimate(text) <= cap:
+        return Kept(seq, text)
+    note = CUT_NOTE.format(seq=seq)
+    return Kept(seq, cut(text, max(cap - estimate(note) - 1, 0)) + "\n" + note, cut=True)
+
+
+def _share(sizes: list[int], total: int) -> int:
+    """The largest common cap with sum(min(size, cap)) <= total (water-filling)."""
+    remaining, count = total, len(sizes)
+    for size in sorted(sizes):
+        if size * count <= remaining:
+            remaining -= size
+            count -= 1
+        else:
+            return remaining // count
+    return max(sizes, default=0)
+
+
+def fit(texts: list[tuple[int, str]], per_message: int, total: int) -> tuple[list[Kept], list[int]]:
+    """Kept messages within budget, and the numbers left out (still in the record).
+
+    Each is cut to ``per_message``; over ``total`` they are shortened evenly; when even an
+    even share would be under MIN_SHARE tokens, the first and the newest that fit are kept.
+    """
+    sizes = [min(estimate(t), per_message) for _, t in texts]
+    cap = per_message if sum(sizes) <= total else _share(sizes, total)
+    if cap >= MIN_SHARE or not texts:
+        return [_shorten(s, t, cap) for s, t in texts], []
+    chosen = [texts[0]]
+    room = total - sizes[0]
+    for (seq, text), size in zip(reversed(texts[1:]), reversed(sizes[1:]), strict=True):
+        if size <= room:
+            chosen.append((seq, text))
+            room -= size
+    chosen.sort()
+    kept = [_shorten(s, t, per_message) for s, t in chosen]
+    left = [s for s, _ in texts if s not in {k.seq for k in kept}]
+    return kept, left

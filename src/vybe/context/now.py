@@ -1,0 +1,103 @@
+"""The NOW: exactly one <checkpoint> block in the final reply, long enough, its references real."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from vybe.context.budget import estimate
+
+TAG = re.compile(r"<\s*(/?)\s*checkpoint\b([^>]*)>", re.IGNORECASE)
+SILENT = re.compile(r"<silent>.*?</silent>", re.IGNORECASE | re.DOTALL)
+HEADINGS = (
+    "# 6. Now",
+    "## Current step",
+    "## Progress",
+    "## Waiting on",
+    "## Next steps",
+    "## Pitfalls",
+    "## Exact references",
+)
+TEMPLATE = """<checkpoint>
+# 6. Now
+## Current step
+## Progress
+### Done
+### In progress
+### Blocked or open
+## Waiting on
+## Next steps
+## Pitfalls
+## Exact references
+</checkpoint>"""
+REFERENCES = "## Exact references"
+_BACKTICKS = re.compile(r"`([^`\n]+)`")
+_PATH = re.compile(r"^(?:~|\.{0,2})/?[\w.@+-]+(?:/[\w.@+-]+)+/?$|^[\w@+-]+\.[A-Za-z][\w]{0,7}$")
+_ID = re.compile(r"^[A-Za-z][\w]*[_-][\w-]*\d[\w-]*$")
+_URL = re.compile(r"^https?://\S+$")
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """The NOW of a reply, or the problems that make it unusable."""
+
+    now: str | None
+    problems: tuple[str, ...]
+
+
+def extract(reply: str, min_tokens: int) -> Extracted:
+    """Exactly one opening and one closing tag, in order, without attributes, long enough."""
+    text = SILENT.sub("", reply)
+    tags = list(TAG.finditer(text))
+    if not tags:
+        return Extracted(None, ("the reply has no <checkpoint> block",))
+    shape = [(m.group(1) == "/", bool(m.group(2).strip())) for m in tags]
+    if shape != [(False, False), (True, False)]:
+        if len(tags) == 1 and shape[0][0] is False:
+            return Extracted(None, ("the <checkpoint> block is not closed",))
+        return Extracted(
+            None,
+            (
+                "its <checkpoint> and </checkpoint> tags do not form exactly one block"
+                " (write each tag once, on its own line, and do not mention them elsewhere)",
+            ),
+        )
+    body = text[tags[0].end() : tags[1].start()].strip("\n")
+    if not body.strip():
+        return Extracted(None, ("the <checkpoint> block is empty",))
+    size = estimate(body)
+    if size < min_tokens:
+        problem = f"the checkpoint is too short: about {size} tokens, at least {min_tokens} needed"
+        return Extracted(None, (problem,))
+    return Extracted(body, ())
+
+
+def missing_headings(now: str) -> list[str]:
+    lines = {ln.rstrip() for ln in now.splitlines()}
+    return [h for h in HEADINGS if h not in lines]
+
+
+def references(now: str) -> list[str]:
+    """Paths, ids, commands and links quoted under ``## Exact references``."""
+    lines = now.splitlines()
+    try:
+        start = [ln.rstrip() for ln in lines].index(REFERENCES) + 1
+    except ValueError:
+        return []
+    found: list[str] = []
+    for line in lines[start:]:
+        if line.startswith("## ") or line.startswith("# "):
+            break
+        quoted = _BACKTICKS.findall(line)
+        found.extend(q.strip() for q in quoted)
+        for token in _BACKTICKS.sub(" ", line).split():
+            bare = token.strip(",;:()[]{}\"'").rstrip(".")
+            if _PATH.match(bare) or _ID.match(bare) or _URL.match(bare):
+                found.append(bare)
+    return list(dict.fromkeys(f for f in found if f))
+
+
+def flag_references(now: str, occurs: Callable[[str], bool]) -> list[str]:
+    """References of the NOW that occur nowhere in the record: likely invented."""
+    return [ref for ref in references(now) if not occurs(ref)]

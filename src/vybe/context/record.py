@@ -1,0 +1,134 @@
+"""The record the engine reads and appends to, behind one small protocol.
+
+``SqliteRecord`` is the real one (the ``messages``/``checkpoints`` tables of the vybe store);
+``MemoryRecord`` keeps the same rows in lists, for tests and benchmarks that need no file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Protocol
+
+from vybe import clock
+from vybe.store import record as sql
+from vybe.store.db import Store
+from vybe.store.record import Attempt, Checkpoint, MessageRow
+
+__all__ = ["Attempt", "Checkpoint", "MemoryRecord", "MessageRow", "Record", "SqliteRecord"]
+
+
+class Record(Protocol):
+    """Append-only rows of sessions, their checkpoints and the audit of every attempt."""
+
+    location: str
+
+    def append(self, message: MessageRow) -> MessageRow: ...
+
+    def messages(
+        self, session_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[MessageRow]: ...
+
+    def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]: ...
+
+    def mentions(self, session_id: str, text: str) -> bool: ...
+
+    def latest_checkpoint(self, session_id: str) -> Checkpoint | None: ...
+
+    def save(
+        self, attempt: Attempt, checkpoint: Checkpoint | None
+    ) -> tuple[Attempt, Checkpoint | None]: ...
+
+    def attempts(self, session_id: str) -> list[Attempt]: ...
+
+
+class SqliteRecord:
+    """The record in a vybe store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.location = str(store.path)
+
+    def append(self, message: MessageRow) -> MessageRow:
+        return sql.append_message(self.store, message)
+
+    def messages(
+        self, session_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[MessageRow]:
+        return sql.list_messages(self.store.conn, session_id, from_seq, to_seq)
+
+    def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
+        return sql.messages_at(self.store.conn, session_id, seqs)
+
+    def mentions(self, session_id: str, text: str) -> bool:
+        return sql.mentions(self.store.conn, session_id, text)
+
+    def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
+        return sql.latest_checkpoint(self.store.conn, session_id)
+
+    def save(
+        self, attempt: Attempt, checkpoint: Checkpoint | None
+    ) -> tuple[Attempt, Checkpoint | None]:
+        return sql.save_attempt(self.store, attempt, checkpoint)
+
+    def attempts(self, session_id: str) -> list[Attempt]:
+        return sql.list_attempts(self.store.conn, session_id)
+
+
+class MemoryRecord:
+    """The same record in memory: for tests and benchmarks."""
+
+    location = "memory"
+
+    def __init__(self) -> None:
+        self._messages: dict[str, list[MessageRow]] = {}
+        self._checkpoints: list[Checkpoint] = []
+        self._attempts: list[Attempt] = []
+
+    def append(self, message: MessageRow) -> MessageRow:
+        rows = self._messages.setdefault(message.session_id, [])
+        stored = replace(message, seq=len(rows) + 1, created_at=clock.now_iso())
+        rows.append(stored)
+        return stored
+
+    def messages(
+        self, session_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[MessageRow]:
+        rows = self._messages.get(session_id, [])
+        end = len(rows) if to_seq is None else min(to_seq, len(rows))
+        return rows[max(from_seq, 1) - 1 : end]
+
+    def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
+        rows = self._messages.get(session_id, [])
+        return [rows[s - 1] for s in sorted(set(seqs)) if 0 < s <= len(rows)]
+
+    def mentions(self, session_id: str, text: str) -> bool:
+        return any(
+            text in r.text or text in json.dumps(r.data, ensure_ascii=False)
+            for r in self._messages.get(session_id, [])
+        )
+
+    def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
+        mine = [c for c in self._checkpoints if c.session_id == session_id]
+        return mine[-1] if mine else None
+
+    def save(
+        self, attempt: Attempt, checkpoint: Checkpoint | None
+    ) -> tuple[Attempt, Checkpoint | None]:
+        now = clock.now_iso()
+        stored_cp = None
+        if checkpoint is not None:
+            stored_cp = replace(checkpoint, id=len(self._checkpoints) + 1, created_at=now)
+            self._checkpoints.append(stored_cp)
+        stored = replace(
+            attempt,
+            id=len(self._attempts) + 1,
+            checkpoint_id=stored_cp.id if stored_cp else None,
+            created_at=now,
+        )
+        self._attempts.append(stored)
+        return stored, stored_cp
+
+    def attempts(self, session_id: str) -> list[Attempt]:
+        return [a for a in self._attempts if a.session_id == session_id]

@@ -1,0 +1,299 @@
+"""The SQL of the session record: messages, checkpoints and checkpoint attempts."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vybe import clock
+from vybe.store.db import Store
+
+MESSAGE_TYPES = ("user", "harness", "assistant", "tool", "system")
+
+
+@dataclass(frozen=True)
+class MessageRow:
+    """One input or reply of a session, as the record holds it."""
+
+    session_id: str
+    seq: int
+    type: str
+    text: str
+    source: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    tokens: int = 0
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class MemoMark:
+    """One memo candidate: a user message by its number, and whether it is kept."""
+
+    seq: int
+    checked: bool
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """An accepted checkpoint; the latest one of a session is the one in effect."""
+
+    session_id: str
+    mode: str
+    first_kept_seq: int
+    summarized_to_seq: int
+    mind: str
+    now: str
+    memo: tuple[MemoMark, ...] = ()
+    kept_inputs: tuple[int, ...] = ()
+    skills: tuple[dict[str, Any], ...] = ()
+    files: dict[str, Any] = field(default_factory=dict)
+    tokens_before: int = 0
+    tokens_after: int = 0
+    id: int = 0
+    created_at: str = ""
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """The audit row of one checkpoint attempt, accepted or failed."""
+
+    session_id: str
+    mode: str
+    reason: str
+    outcome: str
+    tokens_before: int
+    tokens_after: int | None = None
+    problems: tuple[str, ...] = ()
+    repair_ran: bool = False
+    fallbacks: tuple[str, ...] = ()
+    flagged_references: tuple[str, ...] = ()
+    rounds: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+    run_id: str = ""
+    checkpoint_id: int | None = None
+    id: int = 0
+    created_at: str = ""
+
+
+def _message(row: sqlite3.Row) -> MessageRow:
+    return MessageRow(
+        session_id=row["session_id"],
+        seq=row["context_seq"],
+        type=row["type"],
+        text=row["content_text"],
+        source=row["source"],
+        data=json.loads(row["content_json"]) if row["content_json"] else {},
+        tokens=row["tokens"],
+        created_at=row["created_at"],
+    )
+
+
+_MESSAGE_COLUMNS = (
+    "session_id, context_seq, type, source, content_text, content_json, tokens, created_at"
+)
+
+
+def append_message(store: Store, message: MessageRow) -> MessageRow:
+    """Append one row; its context_seq is the session's next, taken under the write lock."""
+
+    def body(conn: sqlite3.Connection) -> MessageRow:
+        now = clock.now_iso()
+        conn.execute(
+            "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+            (message.session_id, now),
+        )
+        seq = conn.execute(
+            "SELECT COALESCE(MAX(context_seq), 0) + 1 FROM messages WHERE session_id = ?",
+            (message.session_id,),
+        ).fetchone()[0]
+        stored = replace(message, seq=seq, created_at=now)
+        conn.execute(
+            f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                stored.session_id,
+                seq,
+                stored.type,
+                stored.source,
+                stored.text,
+                json.dumps(stored.data, ensure_ascii=False) if stored.data else None,
+                stored.tokens,
+                now,
+            ),
+        )
+        return stored
+
+    return store.transact(body)
+
+
+def list_messages(
+    conn: sqlite3.Connection, session_id: str, from_seq: int = 1, to_seq: int | None = None
+) -> list[MessageRow]:
+    """The rows of a session from ``from_seq`` up to ``to_seq`` (inclusive), in order."""
+    rows = conn.execute(
+        f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND context_seq >= ?"
+        " AND context_seq <= ? ORDER BY context_seq",
+        (session_id, from_seq, to_seq if to_seq is not None else 2**62),
+    ).fetchall()
+    return [_message(r) for r in rows]
+
+
+def messages_at(conn: sqlite3.Connection, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
+    """The rows with these numbers, in order; numbers with no row are skipped."""
+    wanted = sorted(set(seqs))
+    found: list[MessageRow] = []
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(
+            f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ?"
+            f" AND context_seq IN ({marks}) ORDER BY context_seq",
+            (session_id, *chunk),
+        ).fetchall()
+        found.extend(_message(r) for r in rows)
+    return found
+
+
+def mentions(conn: sqlite3.Connection, session_id: str, text: str) -> bool:
+    """Whether any row of the session holds ``text`` in its content."""
+    row = conn.execute(
+        "SELECT 1 FROM messages WHERE session_id = ?"
+        " AND (instr(content_text, ?) > 0 OR instr(COALESCE(content_json, ''), ?) > 0) LIMIT 1",
+        (session_id, text, text),
+    ).fetchone()
+    return row is not None
+
+
+def _checkpoint(row: sqlite3.Row) -> Checkpoint:
+    return Checkpoint(
+        id=row["id"],
+        session_id=row["session_id"],
+        mode=row["mode"],
+        first_kept_seq=row["first_kept_seq"],
+        summarized_to_seq=row["summarized_to_seq"],
+        mind=row["mind"],
+        now=row["now"],
+        memo=tuple(MemoMark(m["seq"], m["checked"]) for m in json.loads(row["memo"])),
+        kept_inputs=tuple(json.loads(row["kept_inputs"])),
+        skills=tuple(json.loads(row["skills"])),
+        files=json.loads(row["files"]),
+        tokens_before=row["tokens_before"],
+        tokens_after=row["tokens_after"],
+        created_at=row["created_at"],
+    )
+
+
+def latest_checkpoint(conn: sqlite3.Connection, session_id: str) -> Checkpoint | None:
+    row = conn.execute(
+        "SELECT * FROM checkpoints WHERE session_id = ? ORDER BY id DESC LIMIT 1", (session_id,)
+    ).fetchone()
+    return _checkpoint(row) if row else None
+
+
+def checkpoint_by_id(conn: sqlite3.Connection, checkpoint_id: int) -> Checkpoint | None:
+    row = conn.execute("SELECT * FROM checkpoints WHERE id = ?", (checkpoint_id,)).fetchone()
+    return _checkpoint(row) if row else None
+
+
+def _insert_checkpoint(conn: sqlite3.Connection, cp: Checkpoint, now: str) -> int:
+    memo = [{"seq": m.seq, "checked": m.checked} for m in cp.memo]
+    return conn.execute(
+        "INSERT INTO checkpoints (session_id, mode, first_kept_seq, summarized_to_seq, mind,"
+        " memo, now, kept_inputs, skills, files, tokens_before, tokens_after, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (
+            cp.session_id,
+            cp.mode,
+            cp.first_kept_seq,
+            cp.summarized_to_seq,
+            cp.mind,
+            json.dumps(memo),
+            cp.now,
+            json.dumps(list(cp.kept_inputs)),
+            json.dumps(list(cp.skills), ensure_ascii=False),
+            json.dumps(cp.files, ensure_ascii=False),
+            cp.tokens_before,
+            cp.tokens_after,
+            now,
+        ),
+    ).fetchone()[0]
+
+
+def _insert_attempt(conn: sqlite3.Connection, at: Attempt, now: str) -> int:
+    return conn.execute(
+        "INSERT INTO checkpoint_attempts (session_id, run_id, mode, reason, outcome,"
+        " checkpoint_id, tokens_before, tokens_after, problems, repair_ran, fallbacks,"
+        " flagged_references, rounds, usage, error, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (
+            at.session_id,
+            at.run_id,
+            at.mode,
+            at.reason,
+            at.outcome,
+            at.checkpoint_id,
+            at.tokens_before,
+            at.tokens_after,
+            json.dumps(list(at.problems), ensure_ascii=False),
+            int(at.repair_ran),
+            json.dumps(list(at.fallbacks)),
+            json.dumps(list(at.flagged_references), ensure_ascii=False),
+            at.rounds,
+            json.dumps(at.usage),
+            at.error,
+            now,
+        ),
+    ).fetchone()[0]
+
+
+def save_attempt(
+    store: Store, attempt: Attempt, checkpoint: Checkpoint | None
+) -> tuple[Attempt, Checkpoint | None]:
+    """Store an attempt and, when it was accepted, its checkpoint, in one transaction."""
+
+    def body(conn: sqlite3.Connection) -> tuple[Attempt, Checkpoint | None]:
+        now = clock.now_iso()
+        conn.execute(
+            "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+            (attempt.session_id, now),
+        )
+        stored_cp = None
+        if checkpoint is not None:
+            stored_cp = replace(
+                checkpoint, id=_insert_checkpoint(conn, checkpoint, now), created_at=now
+            )
+        linked = replace(attempt, checkpoint_id=stored_cp.id if stored_cp else None, created_at=now)
+        return replace(linked, id=_insert_attempt(conn, linked, now)), stored_cp
+
+    return store.transact(body)
+
+
+def list_attempts(conn: sqlite3.Connection, session_id: str) -> list[Attempt]:
+    rows = conn.execute(
+        "SELECT * FROM checkpoint_attempts WHERE session_id = ? ORDER BY id", (session_id,)
+    ).fetchall()
+    return [
+        Attempt(
+            id=r["id"],
+            session_id=r["session_id"],
+            run_id=r["run_id"],
+            mode=r["mode"],
+            reason=r["reason"],
+            outcome=r["outcome"],
+            checkpoint_id=r["checkpoint_id"],
+            tokens_before=r["tokens_before"],
+            tokens_after=r["tokens_after"],
+            problems=tuple(json.loads(r["problems"])),
+            repair_ran=bool(r["repair_ran"]),
+            fallbacks=tuple(json.loads(r["fallbacks"])),
+            flagged_references=tuple(json.loads(r["flagged_references"])),
+            rounds=r["rounds"],
+            usage=json.loads(r["usage"]),
+            error=r["error"],
+            created_at=r["created_at"],
+        )
+        for r in rows
+    ]
