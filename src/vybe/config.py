@@ -9,6 +9,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from vybe.errors import InvalidInput
 
 DEFAULTS = {
     "default_agent": "default",
@@ -78,3 +81,16 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
         busy_timeout_ms=busy,
         config_file=found,
     )
+
+
+def read_sections(path: Path | None) -> dict[str, Any]:
+    """The whole config file as a mapping, parsed with PyYAML (imported only here)."""
+    if path is None or not path.is_file():
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise InvalidInput(f"{path} is not valid YAML: {exc}") from None
+    return data if isinstance(data, dict) else {}

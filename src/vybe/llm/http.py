@@ -1,0 +1,196 @@
+"""One JSON POST with retries, shared by both wire formats, so they fail the same way.
+
+Retries back off exponentially with jitter on 429, 5xx, timeouts and dropped connections,
+and honour ``Retry-After``. A context-length refusal becomes ``ContextLengthExceeded``
+(the engine's overflow ladder handles it); every other failure is a ``ModelError`` that
+says what happened. httpx is imported here only, never at a CLI module's top level.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from vybe.errors import ModelError
+from vybe.llm.base import ContextLengthExceeded
+
+RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+NO_RETRY_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+OVERFLOW_TYPES = frozenset({"exceed_context_size_error", "request_too_large"})
+OVERFLOW_TEXT = re.compile(
+    r"context[_ ]length|context window|maximum context|prompt is too long|input is too long"
+    r"|exceeds? (?:the )?(?:available )?context|exceed context limit|too many (?:input )?tokens"
+    r"|reduce the length of the (?:messages|prompt)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently a request is retried."""
+
+    attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+    max_retry_after: float = 120.0
+    timeout: float = 600.0
+    connect_timeout: float = 10.0
+
+    def delay(self, attempt: int, hinted: float | None) -> float:
+        """The pause before retry ``attempt`` (0-based): the server's hint, else backoff."""
+        if hinted is not None:
+            return min(max(hinted, 0.0), self.max_retry_after)
+        return min(self.max_delay, self.base_delay * 2**attempt) * random.uniform(0.5, 1.0)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A non-2xx answer: its status, the provider's error fields and the raw text."""
+
+    status: int
+    message: str
+    type: str
+    code: str
+    retry_after: float | None
+
+    @property
+    def overflow(self) -> bool:
+        if self.code == "context_length_exceeded" or self.type in OVERFLOW_TYPES:
+            return True
+        return self.status in (400, 413, 422, 500) and bool(OVERFLOW_TEXT.search(self.message))
+
+    @property
+    def retryable(self) -> bool:
+        return self.status in RETRY_STATUSES and self.code not in NO_RETRY_CODES
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds the server asked us to wait (``retry-after-ms``, or ``Retry-After`` secs/date)."""
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return float(millis) / 1000
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        return parsedate_to_datetime(value).timestamp() - time.time()
+    except (TypeError, ValueError):
+        return None
+
+
+def _failure(response: Any) -> Failure:
+    text = response.text
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        message = str(error.get("message") or text)
+        kind, code = str(error.get("type") or ""), str(error.get("code") or "")
+    else:
+        message, kind, code = (str(error) if error else text.strip()[:500]), "", ""
+    return Failure(response.status_code, message, kind, code, retry_after(response.headers))
+
+
+def _raise_final(failure: Failure, provider: str, url: str) -> None:
+    context = {"provider": provider, "url": url, "status": failure.status}
+    if failure.code:
+        context["code"] = failure.code
+    if failure.overflow:
+        raise ContextLengthExceeded(
+            f"{provider} refused the request as too long: {failure.message}", context=context
+        )
+    if failure.status in (401, 403):
+        raise ModelError(
+            f"{provider} rejected the API key ({failure.status}): {failure.message}",
+            context=context,
+            suggested_action="check the key in the variable named by --api-key-env",
+        )
+    if failure.status == 404:
+        raise ModelError(
+            f"{provider} has no such model or endpoint (404): {failure.message}",
+            context=context,
+            suggested_action="check --model and --base-url",
+        )
+    raise ModelError(
+        f"{provider} request failed ({failure.status}): {failure.message}", context=context
+    )
+
+
+class Transport:
+    """An HTTP client for one provider: JSON in, JSON out, retries inside."""
+
+    def __init__(self, provider: str, headers: dict[str, str], policy: RetryPolicy) -> None:
+        import httpx
+
+        self.provider = provider
+        self.policy = policy
+        self._httpx = httpx
+        self.client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(policy.timeout, connect=policy.connect_timeout),
+        )
+
+    def post(self, url: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """POST ``payload``; the parsed JSON reply, after retries, or a ModelError."""
+        last = ""
+        for attempt in range(self.policy.attempts):
+            hinted: float | None = None
+            try:
+                response = self.client.post(url, json=payload)
+            except self._httpx.TransportError as exc:
+                last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            else:
+                if response.is_success:
+                    return self._json(response, url)
+                failure = _failure(response)
+                if failure.overflow or not failure.retryable:
+                    _raise_final(failure, self.provider, url)
+                last, hinted = f"{failure.status}: {failure.message}", failure.retry_after
+            if attempt + 1 < self.policy.attempts:
+                time.sleep(self.policy.delay(attempt, hinted))
+        raise ModelError(
+            f"{self.provider} request failed after {self.policy.attempts} attempts: {last}",
+            context={"provider": self.provider, "url": url},
+            suggested_action="check that the server is up and reachable, then retry",
+        )
+
+    def _json(self, response: Any, url: str) -> dict[str, Any]:
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            raise ModelError(
+                f"{self.provider} answered with something that is not a JSON object",
+                context={"provider": self.provider, "url": url, "body": response.text[:300]},
+            )
+        return body
+
+    def probe(self, url: str) -> None:
+        """Reach the server once, before any turn: unreachable or a refused key is an error."""
+        try:
+            response = self.client.get(url, timeout=self.policy.connect_timeout)
+        except self._httpx.TransportError as exc:
+            raise ModelError(
+                f"cannot reach {self.provider} at {url}: {type(exc).__name__}: {exc}",
+                context={"provider": self.provider, "url": url},
+                suggested_action="start the server or fix --base-url",
+            ) from None
+        if response.status_code in (401, 403):
+            _raise_final(_failure(response), self.provider, url)
+
+    def close(self) -> None:
+        self.client.close()

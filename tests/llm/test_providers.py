@@ -1,0 +1,70 @@
+"""Choosing and connecting an adapter: clear errors before any turn starts."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.fakes.servers import FakeServer, scripted
+from vybe.errors import InvalidInput, ModelError
+from vybe.llm.anthropic import AnthropicMessages
+from vybe.llm.http import RetryPolicy
+from vybe.llm.openai_compat import OpenAICompatible
+from vybe.llm.providers import Choice, connect, settle
+
+FAST = RetryPolicy(attempts=2, base_delay=0.01, timeout=5, connect_timeout=2)
+
+
+@pytest.fixture(autouse=True)
+def no_keys(monkeypatch):
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "VYBE_CHAT_MODEL", "VYBE_CHAT_PROVIDER"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_missing_anthropic_key_is_a_clear_error():
+    info, base, env = settle(Choice(provider="anthropic"), {})
+    with pytest.raises(ModelError, match="ANTHROPIC_API_KEY") as caught:
+        connect(info, base, env, FAST)
+    assert caught.value.code == "MODEL_KEY_MISSING"
+
+
+def test_missing_openai_key_for_the_official_endpoint_is_a_clear_error():
+    info, base, env = settle(Choice(model="gpt-4o"), {})
+    with pytest.raises(ModelError, match="OPENAI_API_KEY"):
+        connect(info, base, env, FAST)
+
+
+def test_local_server_needs_no_key():
+    with FakeServer(scripted([])) as server:
+        info, base, env = settle(Choice(model="llama", base_url=server.url + "/v1"), {})
+        model = connect(info, base, env, FAST)
+    assert isinstance(model, OpenAICompatible)
+    assert server.received[0].path == "/v1/models"
+
+
+def test_unreachable_server_is_a_clear_error_before_any_turn():
+    with FakeServer(scripted([])) as server:
+        url = server.url
+    info, base, env = settle(Choice(model="llama", base_url=url), {})
+    with pytest.raises(ModelError, match="cannot reach"):
+        connect(info, base, env, FAST)
+
+
+def test_config_chat_section_and_models_table_are_used(monkeypatch):
+    monkeypatch.setenv("MY_KEY", "k")
+    config = {
+        "chat": {"provider": "anthropic", "model": "house-claude", "api_key_env": "MY_KEY"},
+        "models": {"house-claude": {"window": 50000, "api_name": "claude-haiku-4-5"}},
+    }
+    with FakeServer(scripted([])) as server:
+        config["chat"]["base_url"] = server.url
+        info, base, env = settle(Choice(), config)
+        model = connect(info, base, env, FAST)
+    assert isinstance(model, AnthropicMessages)
+    assert model.name == "claude-haiku-4-5"
+    assert info.window == 50000
+    assert server.received[0].headers["x-api-key"] == "k"
+
+
+def test_unknown_provider_is_invalid_input():
+    with pytest.raises(InvalidInput, match="provider"):
+        settle(Choice(provider="gemini"), {})
