@@ -145,6 +145,7 @@ def doctor(inv: Any, args: argparse.Namespace) -> dict:
             "detail": sqlite3.sqlite_version,
         },
     ]
+    checks.extend(_hook_checks())
     settings = inv.settings
     return {
         "ok": all(c["ok"] for c in checks),
@@ -157,6 +158,15 @@ def doctor(inv: Any, args: argparse.Namespace) -> dict:
             "claim_lease": settings.claim_lease,
         },
     }
+
+
+def _hook_checks() -> list[dict]:
+    """Which vybe hooks the agents' settings hold: missing events, stale paths, duplicates."""
+    from pathlib import Path
+
+    from vybe.integrations import install
+
+    return install.health(Path.cwd())
 
 
 def upgrade(inv: Any, args: argparse.Namespace) -> dict:

@@ -26,6 +26,7 @@ GROUPS: dict[str, str] = {
     "events": "vybe.cli.events",
     "artifacts": "vybe.cli.events",
     "push": "vybe.cli.events",
+    "hook": "vybe.cli.hook",
 }
 
 

@@ -1,0 +1,225 @@
+"""Merge vybe's hook entries into Claude Code and Codex settings, and take them out again."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vybe.integrations import manifest, settings_file
+from vybe.integrations.manifest import HookSpec
+
+
+def settings_path(target: str, project_dir: Path | None) -> Path:
+    """Where each agent reads hooks: user scope by default, the project's with --project."""
+    if target == "claude":
+        if project_dir is not None:
+            return project_dir / ".claude" / "settings.json"
+        home = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(
+            os.path.expanduser("~"), ".claude"
+        )
+        return Path(home) / "settings.json"
+    if project_dir is not None:
+        return project_dir / ".codex" / "hooks.json"
+    home = os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")
+    return Path(home) / "hooks.json"
+
+
+def vybe_argv() -> list[str]:
+    """The absolute path of the running vybe (or this Python with -m vybe)."""
+    script = Path(sys.argv[0])
+    if script.name == "vybe" and script.is_file():
+        return [os.path.abspath(script)]
+    return [os.path.abspath(sys.executable), "-m", "vybe"]
+
+
+def handler_command(target: str, executable: list[str] | None = None) -> str:
+    return shlex.join([*(executable or vybe_argv()), "hook", "run", target])
+
+
+def command_argv(command: str) -> list[str] | None:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return None
+
+
+def is_ours(handler: object) -> bool:
+    """A handler that runs some vybe's ``hook`` command (this install, an old path, the Go one)."""
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return False
+    argv = command_argv(handler["command"]) or []
+    if len(argv) >= 4 and argv[1:3] == ["-m", "vybe"]:
+        argv = [argv[0], *argv[3:]]
+    return len(argv) >= 2 and Path(argv[0]).name == "vybe" and argv[1] == "hook"
+
+
+def _entry(spec: HookSpec, command: str) -> dict:
+    handler: dict = {"type": "command", "command": command, "timeout": spec.timeout}
+    if spec.is_async:
+        handler["async"] = True
+    group: dict = {"hooks": [handler]}
+    if spec.matcher is not None:
+        group = {"matcher": spec.matcher, **group}
+    return group
+
+
+def _without_ours(groups: list) -> tuple[list, int | None]:
+    """The groups with vybe's handlers taken out, and where the first of them stood."""
+    kept, first = [], None
+    for group in groups:
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
+            kept.append(group)
+            continue
+        first = len(kept) if first is None else first
+        others = [h for h in handlers if not is_ours(h)]
+        if others:
+            kept.append({**group, "hooks": others})
+    return kept, first
+
+
+@dataclass
+class Outcome:
+    path: Path
+    installed: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    written: bool = False
+
+    def as_dict(self) -> dict:
+        return {
+            "path": str(self.path),
+            "installed": self.installed,
+            "updated": self.updated,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "written": self.written,
+        }
+
+
+def merge(document: dict, specs: tuple[HookSpec, ...], command: str, outcome: Outcome) -> dict:
+    """Put exactly one vybe entry on each event, in place of any earlier one."""
+    hooks = document.setdefault("hooks", {})
+    for spec in specs:
+        groups = hooks.get(spec.event)
+        groups = groups if isinstance(groups, list) else []
+        kept, first = _without_ours(groups)
+        wanted = _entry(spec, command)
+        if first is None:
+            outcome.installed.append(spec.event)
+            kept.append(wanted)
+        else:
+            kept.insert(first, wanted)
+            same = kept == groups
+            (outcome.unchanged if same else outcome.updated).append(spec.event)
+        hooks[spec.event] = kept
+    return document
+
+
+def unmerge(document: dict, outcome: Outcome) -> dict:
+    """Take out only vybe's handlers; drop what only they filled."""
+    hooks = document.get("hooks")
+    if not isinstance(hooks, dict):
+        return document
+    for event in list(hooks):
+        groups = hooks[event]
+        if not isinstance(groups, list):
+            continue
+        kept, first = _without_ours(groups)
+        if first is None:
+            continue
+        outcome.removed.append(event)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not hooks and outcome.removed:
+        del document["hooks"]
+    return document
+
+
+def install(target: str, project_dir: Path | None, *, dry_run: bool = False) -> Outcome:
+    specs, _ = manifest.load()
+    path = settings_path(target, project_dir)
+    outcome = Outcome(path)
+    command = handler_command(target)
+
+    def change(document: dict) -> dict:
+        return merge(document, specs[target], command, outcome)
+
+    outcome.written = settings_file.update(path, change, dry_run=dry_run) and not dry_run
+    return outcome
+
+
+def uninstall(target: str, project_dir: Path | None, *, dry_run: bool = False) -> Outcome:
+    path = settings_path(target, project_dir)
+    outcome = Outcome(path)
+
+    def change(document: dict) -> dict:
+        return unmerge(document, outcome)
+
+    outcome.written = settings_file.update(path, change, dry_run=dry_run) and not dry_run
+    return outcome
+
+
+def _executable(command: str) -> str | None:
+    argv = command_argv(command)
+    return argv[0] if argv else None
+
+
+def inspect(target: str, path: Path) -> dict:
+    """What vybe has installed in one settings file: events, stale paths, duplicates."""
+    try:
+        document = settings_file.read(path)
+    except Exception as exc:
+        return {"path": str(path), "error": str(exc), "events": {}, "stale": [], "duplicates": []}
+    current = handler_command(target)
+    events: dict[str, list[str]] = {}
+    for event, groups in (document.get("hooks") or {}).items():
+        for group in groups if isinstance(groups, list) else []:
+            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+                if is_ours(handler):
+                    events.setdefault(event, []).append(handler["command"])
+    commands = {c for listed in events.values() for c in listed}
+    stale = sorted(c for c in commands if not os.access(_executable(c) or "", os.X_OK))
+    return {
+        "path": str(path),
+        "events": events,
+        "stale": stale,
+        "other_vybe": sorted(commands - {current} - set(stale)),
+        "duplicates": sorted(event for event, listed in events.items() if len(listed) > 1),
+    }
+
+
+def health(project_dir: Path) -> list[dict]:
+    """Doctor checks: one per agent, over its user and project settings files."""
+    checks = []
+    specs, _ = manifest.load()
+    for target in manifest.TARGETS:
+        paths = dict.fromkeys(settings_path(target, d) for d in (None, project_dir))
+        files = [inspect(target, p) for p in paths]
+        installed = sorted({e for f in files for e in f["events"]})
+        missing = [s.event for s in specs[target] if installed and s.event not in installed]
+        both = [
+            event
+            for event in set(files[0]["events"]) & set(files[-1]["events"])
+            if files[0]["events"][event] != files[-1]["events"][event]
+        ]
+        problems = [f for f in files if f.get("error") or f["stale"] or f["duplicates"]]
+        checks.append(
+            {
+                "name": f"hooks_{target}",
+                "ok": not problems and not both and not missing,
+                "detail": {
+                    "installed": installed,
+                    "missing": missing,
+                    "in_user_and_project": sorted(both),
+                    "files": files,
+                },
+            }
+        )
+    return checks
