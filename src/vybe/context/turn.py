@@ -1,0 +1,247 @@
+"""The checkpoint turn: the same model revises mind.md, ticks memo.md and writes the NOW.
+
+Same system prompt and message prefix as the conversation, two tools (``read``, ``edit``) on
+the two scratch files, at most MAX_ROUNDS rounds of tool calls, checks, one repair request
+naming every problem, then the fallbacks of seed 000.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from vybe.context import memo, mind, now
+from vybe.context.budget import Budget, cut, estimate, message_tokens, tools_tokens
+from vybe.context.prompt import checkpoint_request
+from vybe.context.scratch import Scratch
+from vybe.errors import ModelError
+from vybe.llm.base import Message, Model, Reply, Request, ToolCall, ToolSpec
+from vybe.store.record import MemoMark
+
+MAX_ROUNDS = 5
+MAX_REPLY = 64_000
+TOOL_RESERVE = 1_000
+READ = ToolSpec(
+    "read",
+    "Read mind.md or memo.md in the checkpoint scratch folder.",
+    {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+)
+EDIT = ToolSpec(
+    "edit",
+    "Replace the one occurrence of old_text with new_text in mind.md or memo.md.",
+    {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string"},
+            "old_text": {"type": "string"},
+            "new_text": {"type": "string"},
+        },
+        "required": ["path", "old_text", "new_text"],
+    },
+)
+TOOLS = (READ, EDIT)
+REFUSAL = (
+    "This is a checkpoint turn: only read and edit on mind.md and memo.md are available. "
+    "Revise those two files with edit and write your now as your reply text."
+)
+BUDGET_USED = (
+    "This checkpoint turn's tool budget is used up. Write your now as your reply text; "
+    "mind.md and memo.md stay as they are. Calling a tool again fails the checkpoint."
+)
+MEMO_EDITED = (
+    "memo.md was changed beyond its checkboxes: change only a [ ] to [x] or back, and nothing else"
+)
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """Everything one checkpoint turn needs, gathered by the engine."""
+
+    system: str
+    prefix: tuple[Message, ...]
+    previous_mind: str
+    marks: tuple[MemoMark, ...]
+    memo_texts: dict[int, str]
+    kept_digest: str
+    summarized_to: int
+    budget: Budget
+
+
+@dataclass
+class TurnResult:
+    """What the turn produced, and the audit facts of how."""
+
+    now: str | None = None
+    mind: str = ""
+    marks: tuple[MemoMark, ...] = ()
+    problems: tuple[str, ...] = ()
+    repair_ran: bool = False
+    fallbacks: list[str] = field(default_factory=list)
+    rounds: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+    error: str | None = None
+
+
+def _add_usage(total: dict[str, int], reply: Reply) -> None:
+    if reply.usage is not None:
+        for key, value in asdict(reply.usage).items():
+            total[key] = total.get(key, 0) + value
+
+
+class _Files:
+    """The tools of the turn over the scratch folder."""
+
+    def __init__(self, scratch: Scratch) -> None:
+        self.scratch = scratch
+
+    def run(self, call: ToolCall, room: int) -> str:
+        if call.name not in ("read", "edit"):
+            return REFUSAL
+        name = self.scratch.resolve(call.arguments.get("path", ""))
+        if name is None:
+            return "Only mind.md and memo.md of the checkpoint scratch folder can be used here."
+        text = self.scratch.read(name)
+        if call.name == "read":
+            size = estimate(text)
+            if size <= room:
+                return text
+            shown = cut(text, max(room, 0))
+            return (
+                f"{shown}\n[Output truncated to fit this checkpoint turn: showing about "
+                f"{estimate(shown)} of {size} tokens.]"
+            )
+        old, new = str(call.arguments.get("old_text", "")), str(call.arguments.get("new_text", ""))
+        count = text.count(old) if old else 0
+        if count != 1:
+            return (
+                f"edit failed: old_text occurs {count} times in {name}; it must occur exactly once"
+            )
+        self.scratch.write(name, text.replace(old, new, 1))
+        return f"edited {name}"
+
+
+def _room(inp: TurnInput, messages: list[Message]) -> int:
+    used = estimate(inp.system) + tools_tokens(TOOLS) + sum(message_tokens(m) for m in messages)
+    return inp.budget.input_limit - used - inp.budget.reply_reserve - TOOL_RESERVE
+
+
+def _problems(inp: TurnInput, reply_text: str, scratch: Scratch, memo_file: str) -> list[str]:
+    extracted = now.extract(reply_text, inp.budget.now_min)
+    problems = list(extracted.problems)
+    if extracted.now is not None:
+        missing = now.missing_headings(extracted.now)
+        if missing:
+            problems.append("the now lacks the heading lines " + ", ".join(missing))
+    problems += mind.review(scratch.read("mind.md"), inp.previous_mind, inp.budget)
+    marks = memo.read_file(memo_file, scratch.read("memo.md"))
+    if marks is None:
+        problems.append(MEMO_EDITED)
+    else:
+        size = memo.checked_tokens(marks, inp.memo_texts, inp.budget.memo_per_message)
+        if size > inp.budget.memo_total:
+            problems.append(
+                f"the checked memo messages total about {size} tokens, at most "
+                f"{inp.budget.memo_total}: uncheck those the mind now holds"
+            )
+    return problems
+
+
+def repair_text(problems: list[str], closed: bool) -> str:
+    how = (
+        "the tool budget is used up, so give only your final reply again"
+        if closed
+        else "revise the files that need it with edit, then give your final reply again"
+    )
+    return (
+        "<context-checkpoint-request>\nThis consolidation cannot be used yet: "
+        + "; ".join(problems)
+        + f". Correct it as asked above: {how}, with your now in exactly one <checkpoint> "
+        "block. Like the "
+        "request, this message comes from vybe, not the user: keep it, and what it asks, out "
+        "of your mind, your memo and your now.\n</context-checkpoint-request>"
+    )
+
+
+def run_turn(model: Model, inp: TurnInput, scratch: Scratch) -> TurnResult:
+    """Run the turn; a result with ``now is None`` is a failed checkpoint that changes nothing."""
+    seeded = mind.seed(inp.previous_mind)
+    scratch.write("mind.md", seeded)
+    memo_file = memo.render_file(list(inp.marks), inp.memo_texts)
+    scratch.write("memo.md", memo_file)
+    request_text = checkpoint_request(
+        inp.budget,
+        str(scratch.folder),
+        inp.summarized_to,
+        seeded,
+        memo_file,
+        inp.kept_digest,
+        MAX_ROUNDS,
+    )
+    files = _Files(scratch)
+    result = TurnResult()
+    messages = [*inp.prefix, Message("user", request_text)]
+    closed = False
+    while True:
+        request = Request(
+            inp.system, tuple(messages), TOOLS, min(MAX_REPLY, inp.budget.reply_reserve)
+        )
+        try:
+            reply = model.complete(request)
+        except ModelError as exc:
+            result.error = f"model error: {exc.message}"
+            return result
+        _add_usage(result.usage, reply)
+        if reply.stop_reason in ("length", "refusal") or (
+            reply.stop_reason == "tool_use" and not reply.tool_calls
+        ):
+            result.error = f"the reply stopped with {reply.stop_reason}"
+            return result
+        if reply.tool_calls:
+            if closed:
+                result.error = "tools were called after the tool budget was used up"
+                return result
+            closed = result.rounds >= MAX_ROUNDS
+            result.rounds += 0 if closed else 1
+            messages.append(Message("assistant", reply.text, reply.tool_calls))
+            for call in reply.tool_calls:
+                answer = BUDGET_USED if closed else files.run(call, _room(inp, messages))
+                messages.append(Message("tool", answer, tool_call_id=call.id))
+            continue
+        problems = _problems(inp, reply.text, scratch, memo_file)
+        if problems and not result.repair_ran:
+            result.repair_ran, result.problems = True, tuple(problems)
+            messages += [
+                Message("assistant", reply.text),
+                Message("user", repair_text(problems, closed)),
+            ]
+            continue
+        return _settle(inp, reply.text, scratch, memo_file, closed, result)
+
+
+def _settle(
+    inp: TurnInput, text: str, scratch: Scratch, memo_file: str, closed: bool, result: TurnResult
+) -> TurnResult:
+    """After the repair only the block decides; file problems fall back, keeping more."""
+    result.now = now.extract(text, inp.budget.now_min).now
+    if result.now is None:
+        result.error = "no usable now after the repair"
+        return result
+    settled = mind.settle(scratch.read("mind.md"), inp.previous_mind, inp.budget)
+    result.mind = settled.mind
+    if settled.fallback:
+        result.fallbacks.append(settled.fallback)
+    edited = scratch.read("memo.md")
+    marks = memo.read_file(memo_file, edited)
+    new_candidates = any(not m.checked for m in inp.marks)
+    if marks is None:
+        result.fallbacks.append("memo_edited_kept_all")
+        marks = [MemoMark(m.seq, True) for m in inp.marks]
+    elif closed and edited == memo_file and new_candidates:
+        result.fallbacks.append("memo_untouched_kept_all")
+        marks = [MemoMark(m.seq, True) for m in inp.marks]
+    if (
+        memo.checked_tokens(marks, inp.memo_texts, inp.budget.memo_per_message)
+        > inp.budget.memo_total
+    ):
+        result.fallbacks.append("memo_over_budget_shortened")
+    result.marks = tuple(marks)
+    return result
