@@ -1,0 +1,109 @@
+"""Importing real Claude Code transcripts: the person's words verbatim, nothing twice."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vybe.context.record import MemoryRecord, SqliteRecord
+from vybe.integrations.claude_transcript import import_transcript
+from vybe.store import Store
+
+DATA = Path("/work/shared/data/transcripts")
+COMPACTION = DATA / "claude-codemie-code-624a4a58-compaction.jsonl"
+PLAIN = DATA / "claude-codemie-code-196820da.jsonl"
+SUMMARIES = DATA / "claude-codemie-code-9eda1058-summaries.jsonl"
+SIDECHAINS = DATA / "claude-claude-code-viewer-fe5e1c67-v1.0.98.jsonl"
+
+pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="shared transcripts not present")
+
+
+def users(record: MemoryRecord, session: str = "s") -> list[str]:
+    return [r.text for r in record.messages(session) if r.type == "user"]
+
+
+@pytest.mark.parametrize(
+    ("path", "typed"), [(COMPACTION, 14), (PLAIN, 13), (SUMMARIES, 3), (SIDECHAINS, 2)]
+)
+def test_human_typed_prompts_are_the_only_user_rows(path, typed):
+    record = MemoryRecord()
+    result = import_transcript(record, "s", path)
+    assert result.counts["user"] == typed
+    assert len(users(record)) == typed
+
+
+def test_compact_summary_and_commands_are_not_the_persons_words():
+    record = MemoryRecord()
+    import_transcript(record, "s", COMPACTION)
+    texts = users(record)
+    assert not any(t.startswith("This session is being continued") for t in texts)
+    assert not any("<command-name>" in t or "Caveat:" in t for t in texts)
+    assert not any(t.startswith("[Request interrupted") for t in texts)
+    assert texts[-1] == "update phase 4.1 document"
+
+
+def test_typed_prompt_is_kept_verbatim():
+    first = next(
+        json.loads(line)
+        for line in PLAIN.read_text().splitlines()
+        if '"ultrathink' in line and '"type":"user"' in line
+    )
+    record = MemoryRecord()
+    import_transcript(record, "s", PLAIN)
+    assert users(record)[0] == first["message"]["content"]
+
+
+def test_slash_command_with_arguments_is_kept_as_typed():
+    record = MemoryRecord()
+    import_transcript(record, "s", SIDECHAINS)
+    assert users(record)[0].startswith("/orchestrator create TODO a")
+    assert users(record)[1].startswith("Thanks! Please update CLAUDE.md")
+
+
+def test_every_tool_call_gets_exactly_one_result_right_after_its_reply():
+    record = MemoryRecord()
+    result = import_transcript(record, "s", COMPACTION)
+    rows = record.messages("s")
+    assert result.counts["tool"] == 48
+    calls = [c["id"] for r in rows if r.type == "assistant" for c in r.data.get("tool_calls", ())]
+    answered = [r.data["tool_call_id"] for r in rows if r.type == "tool"]
+    assert sorted(calls) == sorted(answered)
+    for index, row in enumerate(rows):
+        if row.type == "tool":
+            assert rows[index - 1].type in ("assistant", "tool")
+
+
+def test_sidechain_threads_are_left_out():
+    record = MemoryRecord()
+    import_transcript(record, "s", SIDECHAINS)
+    texts = " ".join(r.text for r in record.messages("s"))
+    assert "Create TypeScript types and interfaces for a TODO app" not in users(record)
+    assert "TodoItem component" not in " ".join(users(record))
+    assert texts
+
+
+def test_reimport_adds_nothing(tmp_path):
+    store = Store(tmp_path / "vybe.db")
+    record = SqliteRecord(store)
+    first = import_transcript(record, "s", PLAIN)
+    again = import_transcript(record, "s", PLAIN)
+    assert first.lines > 0
+    assert again.lines == 0
+    assert sum(again.counts.values()) == 0
+    store.close()
+
+
+def test_import_since_the_last_line_continues_a_growing_file(tmp_path):
+    lines = COMPACTION.read_bytes().splitlines(keepends=True)
+    growing = tmp_path / "t.jsonl"
+    growing.write_bytes(b"".join(lines[:100]) + lines[100][:50])
+    whole, parts = MemoryRecord(), MemoryRecord()
+    import_transcript(whole, "s", COMPACTION)
+    import_transcript(parts, "s", growing)
+    growing.write_bytes(b"".join(lines))
+    import_transcript(parts, "s", growing)
+    assert users(parts) == users(whole)
+    tools = [r.data["tool_call_id"] for r in parts.messages("s") if r.type == "tool"]
+    assert len(tools) == len(set(tools)) == 48
