@@ -27,6 +27,8 @@ GROUPS: dict[str, str] = {
     "artifacts": "vybe.cli.events",
     "push": "vybe.cli.events",
     "hook": "vybe.cli.hook",
+    "chat": "vybe.cli.chat",
+    "session": "vybe.cli.sessions",
 }
 
 

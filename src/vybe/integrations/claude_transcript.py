@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from vybe.agent.pending import unanswered_calls
 from vybe.context.record import MessageRow, Record
 from vybe.context.recorder import record_assistant, record_tool, record_user
 from vybe.errors import InvalidInput, NotFound
@@ -168,20 +169,6 @@ def last_offset(rows: list[MessageRow], transcript: str) -> int:
     return 0
 
 
-def unanswered_calls(rows: list[MessageRow]) -> dict[str, ToolCall]:
-    """The calls of the last reply that have no result yet (a later import may bring them)."""
-    for index in range(len(rows) - 1, -1, -1):
-        if rows[index].type == "assistant":
-            answered = {r.data.get("tool_call_id") for r in rows[index + 1 :]}
-            calls = rows[index].data.get("tool_calls", ())
-            return {
-                c["id"]: ToolCall(c["id"], c["name"], c["arguments"])
-                for c in calls
-                if c["id"] not in answered
-            }
-    return {}
-
-
 def transcript_id(path: Path) -> str:
     """The Claude session id a transcript belongs to (from its lines, else its file name)."""
     with path.open(encoding="utf-8") as handle:
@@ -207,7 +194,7 @@ def import_transcript(
     stamped = _Stamped(record, transcript)
     result = ImportResult(session_id, start)
     importer = _Importer(stamped, session_id, result)
-    importer.unanswered = unanswered_calls(rows)
+    importer.unanswered = {c.id: c for c in unanswered_calls(rows)}
     with path.open("rb") as handle:
         handle.seek(start)
         for raw in handle:

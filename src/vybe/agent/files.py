@@ -1,0 +1,72 @@
+"""The file tools of the agent: read, write and edit, relative to the working folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vybe.errors import InvalidInput
+
+MAX_LINES = 2000
+MAX_BYTES = 50_000
+CUT_NOTE = "[Output cut at {lines} lines / {kb} KB: {more}]"
+
+
+def cut_output(text: str, more: str = "ask for less to see the rest") -> str:
+    """At most MAX_LINES lines and MAX_BYTES bytes, saying so when anything was left out."""
+    lines = text.splitlines(keepends=True)
+    kept = "".join(lines[:MAX_LINES])
+    data = kept.encode("utf-8")
+    if len(data) > MAX_BYTES:
+        kept = data[:MAX_BYTES].decode("utf-8", errors="ignore")
+    if kept == text:
+        return text
+    note = CUT_NOTE.format(lines=MAX_LINES, kb=MAX_BYTES // 1000, more=more)
+    return kept.rstrip("\n") + "\n" + note
+
+
+def resolve(workdir: Path, path: object) -> Path:
+    if not isinstance(path, str) or not path.strip():
+        raise InvalidInput("path must be a non-empty string")
+    return (workdir / Path(path).expanduser()).resolve()
+
+
+def read(workdir: Path, path: object, offset: object = 1, limit: object = MAX_LINES) -> str:
+    """Lines ``offset``.. of a text file (1-based), at most ``limit`` of them."""
+    target = resolve(workdir, path)
+    if not target.is_file():
+        raise InvalidInput(f"{path}: no such file")
+    start = max(int(offset or 1), 1)
+    count = max(int(limit or MAX_LINES), 1)
+    lines = target.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    chosen = "".join(lines[start - 1 : start - 1 + count])
+    rest = len(lines) - (start - 1 + count)
+    text = cut_output(chosen, f"read again with offset/limit ({len(lines)} lines in all)")
+    if rest > 0 and text == chosen:
+        text += f"\n[{rest} more lines: read again with offset={start + count}]"
+    return text or "(empty file)"
+
+
+def write(workdir: Path, path: object, content: object) -> str:
+    """Create or replace a file with ``content``; parent folders are made."""
+    target = resolve(workdir, path)
+    if not isinstance(content, str):
+        raise InvalidInput("content must be a string")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(content, encoding="utf-8")
+    return f"wrote {len(content.encode('utf-8'))} bytes to {target}"
+
+
+def edit(workdir: Path, path: object, old_text: object, new_text: object) -> str:
+    """Replace the one occurrence of ``old_text``; none or several is an error."""
+    target = resolve(workdir, path)
+    if not target.is_file():
+        raise InvalidInput(f"{path}: no such file")
+    if not isinstance(old_text, str) or not old_text or not isinstance(new_text, str):
+        raise InvalidInput("old_text must be a non-empty string and new_text a string")
+    text = target.read_text(encoding="utf-8")
+    found = text.count(old_text)
+    if found != 1:
+        where = "does not occur" if found == 0 else f"occurs {found} times"
+        raise InvalidInput(f"old_text {where} in {path}; give a unique piece of the file")
+    target.write_text(text.replace(old_text, new_text, 1), encoding="utf-8")
+    return f"edited {target}"

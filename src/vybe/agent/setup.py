@@ -1,0 +1,68 @@
+"""Wire one run of the agent: the model from the settings, the engine, tools and runner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vybe import clock
+from vybe.agent.loop import Listener, Runner
+from vybe.agent.shell import BashPermission
+from vybe.agent.skills import discover
+from vybe.agent.tasks import TaskTools
+from vybe.agent.tools import Toolbox
+from vybe.config import config_dir, read_sections
+from vybe.context.budget import ModelLimits
+from vybe.context.record import SqliteRecord
+from vybe.llm.models import ModelInfo
+from vybe.llm.providers import Choice, connect, settle
+
+
+@dataclass
+class Run:
+    """A connected runner and what it was built from."""
+
+    runner: Runner
+    info: ModelInfo
+    session_id: str
+
+
+def limits(info: ModelInfo) -> ModelLimits:
+    """The engine's view of the model's table entry."""
+    return ModelLimits(
+        window=info.window,
+        input_limit=info.input_limit,
+        max_output=info.max_output,
+        price_steps=info.price_steps,
+    )
+
+
+def model_info(choice: Choice, config_file: Path | None) -> tuple[ModelInfo, Any, Any]:
+    return settle(choice, read_sections(config_file))
+
+
+def start(
+    store: Any,
+    agent: str,
+    config_file: Path | None,
+    choice: Choice,
+    *,
+    session_id: str | None,
+    bash: BashPermission,
+    workdir: Path,
+    listen: Listener | None = None,
+) -> Run:
+    """Connect the model (a bad key or a dead server fails here, before any turn)."""
+    from vybe.context.engine import Engine
+
+    info, base_url, key_env = model_info(choice, config_file)
+    model = connect(info, base_url, key_env)
+    record = SqliteRecord(store)
+    session = session_id or clock.new_id("ses")
+    engine = Engine(record, model, limits(info), scratch_root=config_dir() / "scratch")
+    toolbox = Toolbox(workdir, discover(workdir), bash, TaskTools(store, agent, session))
+    runner = Runner(record, engine, model, toolbox, workdir)
+    if listen is not None:
+        runner.listen = listen
+    return Run(runner, info, session)

@@ -1,0 +1,106 @@
+"""vybe chat: the agent runner, interactive or one message at a time (--once)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from vybe.cli.registry import Registry
+from vybe.errors import VybeError
+
+PROMPT = "you> "
+EXIT_WORDS = ("/exit", "/quit")
+
+
+def add_model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provider", choices=("openai", "anthropic"))
+    parser.add_argument("--model")
+    parser.add_argument("--base-url")
+    parser.add_argument("--api-key-env", help="the variable that holds the API key")
+    parser.add_argument("--window", type=int, help="context window override, in tokens")
+    parser.add_argument("--max-output", type=int, help="reply cap override, in tokens")
+
+
+def choice(args: argparse.Namespace) -> Any:
+    from vybe.llm.providers import Choice
+
+    return Choice(
+        args.provider, args.model, args.base_url, args.api_key_env, args.window, args.max_output
+    )
+
+
+def _ask_bash(command: str) -> bool:
+    sys.stderr.write(f"\nThe agent wants to run:\n  {command}\nAllow? [y/N] ")
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _show(kind: str, payload: dict[str, Any]) -> None:
+    if kind == "reply" and payload["text"]:
+        sys.stderr.write(f"\nvibey> {payload['text']}\n")
+    elif kind == "call":
+        sys.stderr.write(f"  [{payload['name']}] {str(payload['arguments'])[:160]}\n")
+    elif kind == "checkpoint":
+        sys.stderr.write(f"  [checkpoint {payload['mode']}: {payload['outcome']}]\n")
+    sys.stderr.flush()
+
+
+def chat(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.agent.setup import start
+    from vybe.agent.shell import BashPermission
+    from vybe.context.recorder import record_user
+
+    interactive = args.once is None
+    bash = BashPermission(args.allow_bash, _ask_bash if interactive else None)
+    listen = _show if interactive else None
+    run = start(
+        inv.store,
+        inv.agent,
+        inv.settings.config_file,
+        choice(args),
+        session_id=args.session,
+        bash=bash,
+        workdir=Path.cwd(),
+        listen=listen,
+    )
+    record = run.runner.record
+    if not interactive:
+        record_user(record, run.session_id, args.once)
+        report = run.runner.run(run.session_id)
+        return {**report.as_dict(), "model": run.info.name, "window": run.info.window}
+    return _interactive(run, record, record_user)
+
+
+def _interactive(run: Any, record: Any, record_user: Any) -> dict:
+    sys.stderr.write(f"vybe chat: session {run.session_id}, model {run.info.name}. /exit ends.\n")
+    turns, checkpoints = 0, 0
+    report = run.runner.run(run.session_id)
+    while True:
+        sys.stderr.write("\n" + PROMPT)
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line or line.strip() in EXIT_WORDS:
+            break
+        if not line.strip():
+            continue
+        record_user(record, run.session_id, line.rstrip("\n"))
+        try:
+            report = run.runner.run(run.session_id)
+        except VybeError as error:
+            sys.stderr.write(f"\n[{error.code}] {error.message}\n")
+            continue
+        turns += 1
+        checkpoints += sum(1 for c in report.checkpoints if c["outcome"] == "accepted")
+    return {"session_id": run.session_id, "turns": turns, "checkpoints": checkpoints}
+
+
+def register(registry: Registry) -> None:
+    parser = registry.command(
+        "chat", chat, "talk with the vybe agent (interactive, or --once TEXT)", mutates=True
+    )
+    parser.add_argument("--once", metavar="TEXT", help="send one message, run to the end, exit")
+    parser.add_argument("--session", help="continue this session (resumes unfinished work)")
+    parser.add_argument("--allow-bash", action="store_true", help="let the agent run bash")
+    add_model_flags(parser)

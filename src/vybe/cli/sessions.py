@@ -1,0 +1,104 @@
+"""vybe session list|show|context|say|import: look into the record of agent sessions."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from pathlib import Path
+from typing import Any
+
+from vybe.cli.chat import add_model_flags, choice
+from vybe.cli.registry import Registry
+from vybe.errors import InvalidInput
+
+HARNESS_KINDS = {"watch": "watch", "task": "task", "agent_run": "agent_run", "callback": "callback"}
+
+
+def _record(inv: Any) -> Any:
+    from vybe.context.record import SqliteRecord
+
+    return SqliteRecord(inv.store)
+
+
+def list_(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.store.sessions import list_sessions
+
+    found = list_sessions(inv.store.conn, args.limit)
+    return {"count": len(found), "sessions": found}
+
+
+def show(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.agent.inspect import show as show_session
+
+    return show_session(_record(inv), args.id)
+
+
+def context(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.agent.inspect import next_request
+    from vybe.agent.setup import limits, model_info
+
+    info, _, _ = model_info(choice(args), inv.settings.config_file)
+    return next_request(_record(inv), args.id, info, Path.cwd(), limits(info))
+
+
+def dispatch(label: str) -> Any:
+    """``Watch w1 "nightly"`` -> the dispatch facts; ``agent_run R S`` names the session."""
+    from vybe.context.labels import Dispatch
+
+    try:
+        words = shlex.split(label)
+    except ValueError as exc:
+        raise InvalidInput(f"--harness {label!r}: {exc}") from None
+    kind = HARNESS_KINDS.get(words[0].lower()) if words else None
+    if kind is None or len(words) < 2:
+        raise InvalidInput(
+            f"--harness {label!r} is not a dispatch label",
+            suggested_action="""use 'Watch ID "NAME"', 'Task ID "NAME"', 'agent_run RUN SESSION'"""
+            " or 'callback RUN SESSION'",
+        )
+    if kind in ("agent_run", "callback"):
+        return Dispatch(kind, words[1], from_session=words[2] if len(words) > 2 else "")
+    return Dispatch(kind, words[1], name=" ".join(words[2:]))
+
+
+def say(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.context.recorder import record_harness, record_user
+
+    record = _record(inv)
+    if args.harness:
+        row = record_harness(record, args.id, dispatch(args.harness), args.text)
+    else:
+        row = record_user(record, args.id, args.text, author=inv.agent)
+    return {"session_id": args.id, "seq": row.seq, "type": row.type, "text": row.text}
+
+
+def import_(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.integrations.claude_transcript import import_transcript, transcript_id
+
+    path = Path(args.claude).expanduser()
+    session = args.session or ("claude_" + transcript_id(path) if path.is_file() else "")
+    result = import_transcript(_record(inv), session, path)
+    return {
+        "session_id": result.session_id,
+        "lines": result.lines,
+        "offset": result.offset,
+        "imported": result.counts,
+    }
+
+
+def register(registry: Registry) -> None:
+    registry.group("session", "the record of agent sessions: inspect, feed, import")
+    p = registry.command("session list", list_, "sessions, newest activity first")
+    p.add_argument("--limit", type=int, default=50)
+    p = registry.command("session show", show, "latest MIND, MEMO, NOW, stats and attempts")
+    p.add_argument("id")
+    p = registry.command("session context", context, "the exact next request, as JSON")
+    p.add_argument("id")
+    add_model_flags(p)
+    p = registry.command("session say", say, "append an input for the next turn", mutates=True)
+    p.add_argument("id")
+    p.add_argument("text")
+    p.add_argument("--harness", metavar="LABEL", help="""e.g. 'Watch w1 "nightly"'""")
+    p = registry.command("session import", import_, "import a Claude Code transcript", mutates=True)
+    p.add_argument("--claude", required=True, metavar="PATH.jsonl")
+    p.add_argument("--session", help="target session (default claude_<its session id>)")

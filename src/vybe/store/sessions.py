@@ -1,0 +1,25 @@
+"""The SQL of session listings: one summary row per session of the record."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+
+def list_sessions(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
+    """Newest activity first: counts, tokens, checkpoints and the first typed words."""
+    rows = conn.execute(
+        "SELECT s.id, s.created_at,"
+        " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
+        " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.type = 'user')"
+        "   AS user_messages,"
+        " (SELECT COALESCE(SUM(tokens), 0) FROM messages m WHERE m.session_id = s.id) AS tokens,"
+        " (SELECT MAX(created_at) FROM messages m WHERE m.session_id = s.id) AS last_at,"
+        " (SELECT COUNT(*) FROM checkpoints c WHERE c.session_id = s.id) AS checkpoints,"
+        " (SELECT substr(content_text, 1, 120) FROM messages m"
+        "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
+        "   AS first_words"
+        " FROM sessions s ORDER BY COALESCE(last_at, s.created_at) DESC, s.id LIMIT ?",
+        (limit,),
+    ).fetchall()
+    return [dict(r) for r in rows]

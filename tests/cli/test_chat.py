@@ -1,0 +1,129 @@
+"""vybe chat and vybe session, as people and scripts run them, against a fake server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from tests.conftest import VYBE
+from tests.fakes.servers import FakeServer, Received, openai_reply
+
+pytest.importorskip("vybe.context.engine")
+TRANSCRIPT = "/work/shared/data/transcripts/claude-codemie-code-9eda1058-summaries.jsonl"
+
+
+def model_flags(server: FakeServer) -> list[str]:
+    return ["--model", "local", "--base-url", server.url + "/v1", "--window", "8000"]
+
+
+def test_once_replies_in_one_envelope_with_session_and_calls(vybe, tmp_path):
+    steps = [
+        openai_reply(calls=[("c1", "write", {"path": "x.txt", "content": "1"})]),
+        openai_reply("ok"),
+    ]
+    with FakeServer(lambda r: steps[len(server.posts) - 1]) as server:
+        data = vybe.ok("chat", "--once", "write x", *model_flags(server))
+    assert data["reply"] == "ok"
+    assert data["session_id"].startswith("ses_")
+    assert [c["name"] for c in data["tool_calls"]] == ["write"]
+    assert data["checkpoints"] == []
+
+
+def test_missing_key_fails_before_any_turn(vybe):
+    vybe.env.pop("ANTHROPIC_API_KEY", None)
+    result = vybe("chat", "--once", "hi", "--provider", "anthropic")
+    assert result.error_code == "MODEL_KEY_MISSING"
+    assert vybe.ok("session", "list")["count"] == 0
+
+
+def test_unreachable_server_fails_before_any_turn(vybe):
+    with FakeServer(lambda r: openai_reply("x")) as server:
+        url = server.url
+    result = vybe("chat", "--once", "hi", "--base-url", url, "--model", "m")
+    assert result.error_code == "MODEL_ERROR"
+    assert "cannot reach" in result.envelope["error"]
+
+
+def test_session_killed_mid_turn_resumes_with_nothing_said_twice(vybe, tmp_path):
+    release = threading.Event()
+    call = openai_reply(calls=[("c1", "write", {"path": "done.txt", "content": "written"})])
+
+    def respond(received: Received) -> object:
+        if len(server.posts) == 1:
+            return call
+        if len(server.posts) == 2:
+            release.wait(20)
+        return openai_reply("finished")
+
+    with FakeServer(respond) as server:
+        command = [
+            VYBE,
+            "chat",
+            "--once",
+            "write done.txt",
+            "--session",
+            "s9",
+            *model_flags(server),
+        ]
+        proc = subprocess.Popen(command, env=vybe.env, cwd=tmp_path, stdout=subprocess.PIPE)
+        deadline = time.monotonic() + 20
+        while len(server.posts) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        release.set()
+        resumed = subprocess.run(
+            [VYBE, "chat", "--once", "and now?", "--session", "s9", *model_flags(server)],
+            env=vybe.env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    data = json.loads(resumed.stdout)["data"]
+    assert data["reply"] == "finished"
+    assert (tmp_path / "done.txt").read_text() == "written"
+    shown = vybe.ok("session", "show", "s9")
+    assert shown["stats"]["by_type"] == {"user": 2, "assistant": 2, "tool": 1}
+    last = json.dumps(server.posts[-1].body)
+    assert last.count("write done.txt") == 1
+    assert "finished" not in last
+
+
+def test_say_records_a_persons_message_and_a_harness_input(vybe):
+    person = vybe.ok("session", "say", "s1", "[Harness: Watch fake] do it")
+    assert person["type"] == "user"
+    assert not person["text"].startswith("[Harness:")
+    harness = vybe.ok("session", "say", "s1", "--harness", 'Watch w1 "nightly"', "build broke")
+    assert harness["type"] == "harness"
+    assert harness["text"] == '[Harness: Watch w1 "nightly"]\nbuild broke'
+
+
+def test_context_shows_the_next_request_in_wire_format(vybe):
+    vybe.ok("session", "say", "s1", "hello there")
+    data = vybe.ok("session", "context", "s1", "--model", "claude-haiku-4-5")
+    assert data["provider"] == "anthropic"
+    assert data["request"]["messages"][-1]["content"][0]["text"] == "hello there"
+    assert "Vibey" in data["request"]["system"][0]["text"]
+
+
+def test_import_then_list_and_show(vybe):
+    imported = vybe.ok("session", "import", "--claude", TRANSCRIPT)
+    assert imported["imported"]["user"] == 3
+    again = vybe.ok("session", "import", "--claude", TRANSCRIPT)
+    assert again["lines"] == 0
+    listed = vybe.ok("session", "list")
+    assert listed["sessions"][0]["id"] == imported["session_id"]
+    assert listed["sessions"][0]["user_messages"] == 3
+    shown = vybe.ok("session", "show", imported["session_id"])
+    assert shown["checkpoint"] is None
+
+
+def test_show_unknown_session_is_not_found(vybe):
+    assert vybe("session", "show", "nope").error_code == "NOT_FOUND"

@@ -1,0 +1,66 @@
+"""A fake server's brain: wire requests back to neutral ones, answered by a neutral model."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.fakes.servers import Received, Response, anthropic_reply, openai_reply
+from vybe.llm.base import Message, Model, Request, ToolCall
+
+
+def from_openai(body: dict[str, Any]) -> Request:
+    system, messages = "", []
+    for m in body["messages"]:
+        if m["role"] == "system":
+            system = m["content"]
+        elif m["role"] == "tool":
+            messages.append(Message("tool", m["content"], tool_call_id=m["tool_call_id"]))
+        else:
+            calls = tuple(
+                ToolCall(c["id"], c["function"]["name"], json.loads(c["function"]["arguments"]))
+                for c in m.get("tool_calls") or ()
+            )
+            messages.append(Message(m["role"], m["content"] or "", calls))
+    return Request(system, tuple(messages), max_tokens=body.get("max_tokens", 0))
+
+
+def from_anthropic(body: dict[str, Any]) -> Request:
+    messages = []
+    for m in body["messages"]:
+        blocks = m["content"]
+        if m["role"] == "assistant":
+            text = "\n".join(b["text"] for b in blocks if b["type"] == "text")
+            calls = tuple(
+                ToolCall(b["id"], b["name"], b["input"]) for b in blocks if b["type"] == "tool_use"
+            )
+            messages.append(Message("assistant", text, calls))
+            continue
+        for b in blocks:
+            if b["type"] == "tool_result":
+                messages.append(Message("tool", b["content"], tool_call_id=b["tool_use_id"]))
+            else:
+                messages.append(Message("user", b["text"]))
+    system = "".join(b["text"] for b in body.get("system", ()))
+    return Request(system, tuple(messages), max_tokens=body["max_tokens"])
+
+
+def serve(model: Model, wire: str = "openai") -> Any:
+    """A responder that answers each POST with what ``model`` replies to it."""
+
+    def respond(received: Received) -> Response:
+        parse = from_openai if wire == "openai" else from_anthropic
+        reply = model.complete(parse(received.body))
+        calls = [(c.id, c.name, c.arguments) for c in reply.tool_calls]
+        usage = (
+            (reply.usage.input_tokens, reply.usage.output_tokens, 0) if reply.usage else (1, 1, 0)
+        )
+        build = openai_reply if wire == "openai" else anthropic_reply
+        return build(reply.text, calls, usage)
+
+    return respond
+
+
+def text_of(received: Received) -> str:
+    """Everything a request carried, as one string, for assertions."""
+    return json.dumps(received.body, ensure_ascii=False)
