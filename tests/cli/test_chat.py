@@ -24,7 +24,7 @@ def model_flags(server: FakeServer) -> list[str]:
 
 def test_once_replies_in_one_envelope_with_session_and_calls(vybe, tmp_path):
     steps = [
-        openai_reply(calls=[("c1", "write", {"path": "x.txt", "content": "1"})]),
+        openai_reply(calls=[("c1", "write", {"path": str(tmp_path / "x.txt"), "content": "1"})]),
         openai_reply("ok"),
     ]
     with FakeServer(lambda r: steps[len(server.posts) - 1]) as server:
