@@ -1,19 +1,23 @@
-"""``push``: an event, artifacts and a task status change in one transaction, all or nothing."""
+"""``push``: an event, memories, artifacts and a task status change in one transaction."""
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import asdict, fields, replace
 from typing import Any
 
 from vybe import clock
 from vybe.actions import limits
+from vybe.actions import memory as memories
 from vybe.actions.events import link_artifact
 from vybe.actions.tasks import change_status, require_task
 from vybe.errors import InvalidInput
 from vybe.store import Store
 from vybe.store import events as event_rows
 
-PARTS = {"task_id", "event", "artifacts", "task_status"}
+PARTS = {"task_id", "event", "memories", "artifacts", "task_status"}
+MEMORY_FIELDS = {f.name for f in fields(memories.MemoryInput)}
+MEMORIES_MAX = 100
 
 
 def _object(doc: Any, name: str, allowed: set[str]) -> dict:
@@ -46,6 +50,7 @@ def validate(doc: Any) -> dict:
         _string(event, "kind", limits.KIND_MAX, required=True)
         _string(event, "message", limits.MESSAGE_MAX)
         limits.metadata_value(event.get("metadata"))
+    memories_part = _memories(doc.get("memories", []))
     artifacts = doc.get("artifacts", [])
     if not isinstance(artifacts, list):
         raise InvalidInput("artifacts must be a list", context={"field": "artifacts"})
@@ -65,9 +70,21 @@ def validate(doc: Any) -> dict:
         _string(status, "note", limits.MESSAGE_MAX)
     if (artifacts or "task_status" in doc) and not doc.get("task_id"):
         raise InvalidInput("task_id is required for artifacts and task_status")
-    if not ({"event", "task_status"} & set(doc) or artifacts):
-        raise InvalidInput("push needs at least one of event, artifacts, task_status")
-    return doc
+    if not ({"event", "task_status"} & set(doc) or artifacts or memories_part):
+        raise InvalidInput("push needs at least one of event, memories, artifacts, task_status")
+    return {**doc, "memories": memories_part} if memories_part else doc
+
+
+def _memories(items: Any) -> list[dict]:
+    """Check each memory entry now, so a bad one fails the push before any write."""
+    if not isinstance(items, list):
+        raise InvalidInput("memories must be a list", context={"field": "memories"})
+    if len(items) > MEMORIES_MAX:
+        raise InvalidInput(f"at most {MEMORIES_MAX} memories per push")
+    return [
+        asdict(memories.check(memories.from_document(_object(item, "memory", MEMORY_FIELDS))))
+        for item in items
+    ]
 
 
 def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
@@ -75,7 +92,12 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
 
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, doc["task_id"]) if doc.get("task_id") else None
-        result: dict[str, Any] = {"event_id": None, "artifacts": [], "task_status": None}
+        result: dict[str, Any] = {
+            "event_id": None,
+            "memories": [],
+            "artifacts": [],
+            "task_status": None,
+        }
         if "event" in doc:
             event = doc["event"]
             result["event_id"] = event_rows.insert(
@@ -89,6 +111,20 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                     metadata=event.get("metadata"),
                 ),
                 clock.now_iso(),
+            )
+        for item in doc.get("memories", []):
+            spec = memories.MemoryInput(**item)
+            if spec.source_event_id is None and result["event_id"] is not None:
+                spec = replace(spec, source_event_id=result["event_id"])
+            if spec.source_task_id is None and task is not None:
+                spec = replace(spec, source_task_id=task["id"])
+            written = memories.write(conn, agent, spec)
+            result["memories"].append(
+                {
+                    "key": written["memory"]["key"],
+                    "memory_id": written["memory"]["id"],
+                    "event_id": written["event_id"],
+                }
             )
         for item in doc.get("artifacts", []):
             result["artifacts"].append(

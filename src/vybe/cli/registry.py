@@ -29,6 +29,11 @@ GROUPS: dict[str, str] = {
     "hook": "vybe.cli.hook",
     "chat": "vybe.cli.chat",
     "session": "vybe.cli.sessions",
+    "memory": "vybe.cli.memory",
+    "remember": "vybe.cli.memory",
+    "resume": "vybe.cli.resume",
+    "focus": "vybe.cli.resume",
+    "brief": "vybe.cli.resume",
 }
 
 

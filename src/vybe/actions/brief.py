@@ -1,0 +1,264 @@
+"""The brief: a pure function of the state, and its prompt text under a token budget."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+from vybe import clock
+from vybe.actions.limits import cut
+from vybe.store import artifacts as artifact_rows
+from vybe.store import brief as brief_rows
+from vybe.store import memory as memory_rows
+from vybe.store import tasks as task_rows
+
+BRIEF_VERSION = "v1"
+BUDGET_TOKENS = 1500
+MEMORY_LIMIT = 50
+TASK_EVENTS_LIMIT = 20
+ARTIFACTS_LIMIT = 100
+REASONING_LIMIT = 10
+PROMPTS_LIMIT = 5
+PIPELINE_LIMIT = 5
+USER_PROMPT_KIND = "user_prompt"
+REASONING_KIND = "reasoning"
+STALE_DAYS, VERY_STALE_DAYS = 30, 90
+LINE_MAX = 400
+EPOCH = "1970-01-01T00:00:00.000000Z"
+
+
+def estimate_tokens(text: str) -> int:
+    """Characters / 4, rounded up: close enough to steer a budget, and stdlib only."""
+    return (len(text) + 3) // 4
+
+
+def _age_days(as_of: str | None, updated_at: str) -> int:
+    if as_of is None:
+        return 0
+    return max(0, (clock.parse_iso(as_of) - clock.parse_iso(updated_at)).days)
+
+
+def _memory(
+    conn: sqlite3.Connection, task: dict | None, project: dict | None, as_of: str | None
+) -> list[dict]:
+    """Global, project and task memory (never agent memory), best first."""
+    scopes = [("global", "")]
+    if project is not None:
+        scopes.append(("project", project["id"]))
+    if task is not None:
+        scopes.append(("task", task["id"]))
+    reference = as_of or EPOCH
+    entries = memory_rows.ranked(conn, scopes, reference, clock.now_iso(), MEMORY_LIMIT)
+    for entry in entries:
+        entry["age_days"] = _age_days(as_of, entry["updated_at"])
+    return entries
+
+
+def build(
+    conn: sqlite3.Connection,
+    *,
+    task: dict | None,
+    project: dict | None,
+    as_of_event_id: int,
+    as_of: str | None,
+) -> dict:
+    """The brief packet, read inside one snapshot; identical state gives an identical packet."""
+    project_id = project["id"] if project else None
+    if task is not None:
+        recent = brief_rows.task_events(conn, task["id"], TASK_EVENTS_LIMIT)
+        reasoning = brief_rows.task_events(conn, task["id"], REASONING_LIMIT, REASONING_KIND)
+        artifacts = artifact_rows.for_task(conn, task["id"], ARTIFACTS_LIMIT)
+    else:
+        recent = brief_rows.scope_events(conn, project_id, TASK_EVENTS_LIMIT)
+        reasoning = brief_rows.kind_events(conn, REASONING_KIND, project_id, REASONING_LIMIT)
+        artifacts = []
+    pipeline = task_rows.select(
+        conn, task_rows.TaskQuery(project_id=project_id, ready=True, limit=PIPELINE_LIMIT + 1)
+    )
+    return {
+        "brief_version": BRIEF_VERSION,
+        "as_of_event_id": as_of_event_id,
+        "as_of": as_of,
+        "task": task,
+        "project": project,
+        "relevant_memory": _memory(conn, task, project, as_of),
+        "recent_events": recent,
+        "recent_prompts": brief_rows.kind_events(conn, USER_PROMPT_KIND, project_id, PROMPTS_LIMIT),
+        "prior_reasoning": reasoning,
+        "artifacts": artifacts,
+        "counts": task_rows.status_counts(conn, project_id),
+        "pipeline": [
+            {"id": t["id"], "title": t["title"], "priority": t["priority"]}
+            for t in pipeline
+            if task is None or t["id"] != task["id"]
+        ][:PIPELINE_LIMIT],
+    }
+
+
+@dataclass
+class Prompt:
+    """The prompt text, what the budget held, and which memory entries it shows."""
+
+    text: str
+    budget: dict
+    memory_ids: list[str] = field(default_factory=list)
+
+
+class _Budget:
+    def __init__(self, limit: int) -> None:
+        self.limit, self.used = limit, 0
+        self.lines: list[str] = []
+        self.dropped: dict[str, int] = {}
+
+    def section(self, name: str, title: str, items: list[tuple[str, str | None]]) -> list[str]:
+        """Add lines while they fit; the section stops at the first that does not."""
+        shown: list[str] = []
+        for index, (line, ident) in enumerate(items):
+            cost = estimate_tokens(line + "\n")
+            if not shown:
+                cost += estimate_tokens(title + "\n")
+            if self.used + cost > self.limit:
+                self.dropped[name] = len(items) - index
+                break
+            if not shown:
+                self.lines.append(title)
+            self.lines.append(line)
+            self.used += cost
+            shown.append(ident or "")
+        else:
+            self.dropped[name] = 0
+        return shown
+
+    def note(self, line: str) -> None:
+        cost = estimate_tokens(line + "\n")
+        if self.used + cost <= self.limit:
+            self.lines.append(line)
+            self.used += cost
+
+
+def _fact_line(entry: dict) -> str:
+    age = entry.get("age_days", 0)
+    tag = ""
+    if not entry["pinned"] and entry["expires_at"] is None:
+        if age >= VERY_STALE_DAYS:
+            tag = f" [stale: {age}d — verify]"
+        elif age >= STALE_DAYS:
+            tag = f" [{age}d old]"
+    return cut(f"- {entry['key']} = {entry['value']}", LINE_MAX) + tag
+
+
+def _reasoning_line(event: dict) -> str:
+    meta = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+    parts = [str(meta[k]) for k in ("intent", "approach") if meta.get(k)]
+    return cut("- " + (" → ".join(parts) if parts else event["message"]), LINE_MAX)
+
+
+def _variable(budget: _Budget, brief: dict) -> list[str]:
+    memory = brief["relevant_memory"]
+    by_kind = {k: [m for m in memory if m["kind"] == k] for k in ("directive", "lesson", "fact")}
+    shown = budget.section(
+        "directives",
+        "=== Directives ===",
+        [(cut(f"- {m['value']}", LINE_MAX), m["id"]) for m in by_kind["directive"]],
+    )
+    shown += budget.section(
+        "lessons",
+        "=== Lessons ===",
+        [(cut(f"- {m['key']}: {m['value']}", LINE_MAX), m["id"]) for m in by_kind["lesson"]],
+    )
+    facts = budget.section(
+        "facts", "=== Facts ===", [(_fact_line(m), m["id"]) for m in by_kind["fact"]]
+    )
+    if facts:
+        budget.note("(Facts may be out of date: verify before relying on them.)")
+    shown += facts
+    budget.section(
+        "prompts",
+        "=== What the user was working on recently ===",
+        [(cut(f"- {e['message']}", 122), None) for e in reversed(brief["recent_prompts"])],
+    )
+    budget.section(
+        "events",
+        "=== Recent activity ===",
+        [
+            (cut(f"- [{e['kind']}] {e['message']}", LINE_MAX), None)
+            for e in reversed(brief["recent_events"])
+        ],
+    )
+    budget.section(
+        "reasoning",
+        "=== Prior reasoning ===",
+        [(_reasoning_line(e), None) for e in reversed(brief["prior_reasoning"])],
+    )
+    return [i for i in shown if i]
+
+
+def _head(brief: dict) -> list[str]:
+    task, counts = brief["task"], brief["counts"]
+    lines = ["== VYBE (task tracker) =="]
+    if task:
+        lines += [f"Task: {task['title']}", f"Status: {task['status']}", f"ID: {task['id']}"]
+        if task["description"]:
+            lines.append("Description: " + cut(task["description"], 1000))
+    else:
+        lines.append("No task assigned. You can work freely.")
+    lines.append(f"{counts['pending'] + counts['in_progress']} task(s) awaiting action.")
+    lines += [
+        "",
+        "Decision protocol (strict):",
+        "1. Work on the task above; do not start other work unless the user asks.",
+        "2. Finished: close it with DONE. Cannot go on: report STUCK with the reason.",
+        "3. Log real progress with LOG; keep durable facts with SAVE.",
+        "4. Never redo what the activity below shows as done.",
+        "",
+    ]
+    return lines
+
+
+def _tail(brief: dict) -> list[str]:
+    counts, task = brief["counts"], brief["task"]
+    tid = task["id"] if task else "<task_id>"
+    lines = [
+        "",
+        f"Progress: {counts['pending']} pending, {counts['in_progress']} in progress,"
+        f" {counts['completed']} completed, {counts['blocked']} blocked",
+    ]
+    if brief["pipeline"]:
+        lines.append("Up next:")
+        lines += [f"- [{t['priority']}] {t['title']} ({t['id']})" for t in brief["pipeline"]]
+    scope = f" --scope task --scope-id {tid}" if task else ""
+    lines += [
+        "",
+        "== COMMANDS ==",
+        f'DONE:  vybe done {tid} --note "<summary>" --request-id=done_$RANDOM',
+        f'STUCK: vybe block {tid} --reason "<why>" --failure --request-id=stuck_$RANDOM',
+        f'LOG:   vybe note {tid} "<what changed>" --request-id=log_$RANDOM',
+        f'SAVE:  vybe remember "<key>=<value>"{scope} --request-id=save_$RANDOM',
+        f'THINK: vybe note {tid} "<intent and approach>" --kind reasoning'
+        " --request-id=think_$RANDOM",
+    ]
+    return lines
+
+
+def render_prompt(brief: dict, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
+    """Fixed sections always; variable ones share the budget in priority order."""
+    budget = _Budget(budget_tokens)
+    memory_ids = _variable(budget, brief)
+    text = "\n".join([*_head(brief), *budget.lines, *_tail(brief)])
+    report = {"limit": budget_tokens, "used": budget.used, "dropped": budget.dropped}
+    return Prompt(text, report, memory_ids)
+
+
+def digest(brief: dict) -> str:
+    canonical = json.dumps(brief, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def finish(brief: dict, budget_tokens: int = BUDGET_TOKENS) -> tuple[dict, Prompt]:
+    """Add the budget report, the size and the digest; returns the brief and its prompt."""
+    prompt = render_prompt(brief, budget_tokens)
+    brief = {**brief, "budget": prompt.budget, "approx_tokens": estimate_tokens(prompt.text)}
+    brief["brief_sha256"] = digest(brief)
+    return brief, prompt

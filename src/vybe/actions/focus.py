@@ -1,0 +1,125 @@
+"""Focus selection: the seed's rules in order, never a task with open blockers."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from vybe.actions.tasks import FAILURE_PREFIX, require_task
+from vybe.errors import BlockedByDependency
+from vybe.store import brief as brief_rows
+from vybe.store import tasks as task_rows
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The chosen task (or none) and the rule that decided."""
+
+    task: dict | None
+    rule: str
+    reason: str
+    handoff_event_id: int | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "focus_task_id": self.task["id"] if self.task else None,
+            "focus_rule": self.rule,
+            "focus_reason": self.reason,
+            "handoff_event_id": self.handoff_event_id,
+        }
+
+
+def _in_scope(task: dict, project_id: str | None) -> bool:
+    return project_id is None or task["project_id"] in (None, project_id)
+
+
+def _usable(conn: sqlite3.Connection, task: dict | None, project_id: str | None) -> bool:
+    return (
+        task is not None
+        and _in_scope(task, project_id)
+        and not brief_rows.has_open_blocker(conn, task["id"])
+    )
+
+
+def explicit(conn: sqlite3.Connection, task_id: str) -> Focus:
+    task = require_task(conn, task_id)
+    blockers = task_rows.open_blockers(conn, task_id) if task["status"] != "completed" else []
+    if blockers:
+        raise BlockedByDependency(
+            f"task {task_id} cannot be the focus: {len(blockers)} task(s) it depends on are open",
+            context={"task_id": task_id, "open_blockers": blockers},
+            suggested_action="focus one of its open blockers instead",
+        )
+    return Focus(task, "explicit", "focus set with --focus")
+
+
+def _current(conn: sqlite3.Connection, state: dict | None, project_id: str | None) -> Focus | None:
+    """Rules 1, 1.5 and 3: keep or resume the current focus."""
+    task_id = state.get("focus_task_id") if state else None
+    task = task_rows.get(conn, task_id) if task_id else None
+    if not _usable(conn, task, project_id):
+        return None
+    assert task is not None
+    if task["status"] == "in_progress":
+        return Focus(task, "rule1", "kept the current focus: it is in progress")
+    reason = task["blocked_reason"] or ""
+    if task["status"] == "blocked" and not reason.startswith(FAILURE_PREFIX):
+        return Focus(task, "rule1.5", "kept the current focus: blocked, not by a failure")
+    return None
+
+
+def _resumed(conn: sqlite3.Connection, state: dict | None, project_id: str | None) -> Focus | None:
+    task_id = state.get("focus_task_id") if state else None
+    task = task_rows.get(conn, task_id) if task_id else None
+    if _usable(conn, task, project_id) and task["status"] == "pending":  # type: ignore[index]
+        return Focus(task, "rule3", "resumed the previous focus: it is pending")
+    return None
+
+
+def _handed_off(
+    conn: sqlite3.Connection, agent: str, cursor: int, project_id: str | None
+) -> Focus | None:
+    """Rule 2: a hand-off addressed to this agent since its cursor (project, then global)."""
+    scopes = [project_id, None] if project_id is not None else [None]
+    for scope in scopes:
+        found = brief_rows.handoff(conn, agent, cursor, scope)
+        if found:
+            event_id, task_id = found
+            task = task_rows.get(conn, task_id)
+            return Focus(task, "rule2", f"took the task handed to {agent}", event_id)
+    return None
+
+
+def _picked(conn: sqlite3.Connection, project_id: str | None) -> Focus:
+    """Rule 4 (project first, then tasks of no project), else rule 5."""
+    if project_id is not None:
+        task = brief_rows.pick_pending(conn, project_id)
+        if task:
+            return Focus(task, "rule4", f"highest-priority ready task in project {project_id}")
+        task = brief_rows.pick_pending(conn, None)
+        if task:
+            return Focus(task, "rule4", "highest-priority ready task outside any project")
+    else:
+        task = brief_rows.pick_any_pending(conn)
+        if task:
+            return Focus(task, "rule4", "highest-priority ready task")
+    return Focus(None, "rule5", "no ready task")
+
+
+def decide(
+    conn: sqlite3.Connection,
+    agent: str,
+    state: dict | None,
+    project_id: str | None,
+    explicit_task_id: str | None = None,
+) -> Focus:
+    """Apply the rules in the seed's order; the first that holds decides."""
+    if explicit_task_id is not None:
+        return explicit(conn, explicit_task_id)
+    cursor = int(state["last_seen_event_id"]) if state else 0
+    return (
+        _current(conn, state, project_id)
+        or _handed_off(conn, agent, cursor, project_id)
+        or _resumed(conn, state, project_id)
+        or _picked(conn, project_id)
+    )

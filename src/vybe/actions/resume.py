@@ -1,0 +1,186 @@
+"""Resume: events since the cursor, the focus decision and the brief; the cursor only moves
+forward, by CAS on the agent's state, retried when another process moved it first."""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+import time
+from dataclasses import dataclass
+from functools import partial
+
+from vybe import clock
+from vybe.actions import brief as briefs
+from vybe.actions import focus as focus_rules
+from vybe.actions.projects import ensure as ensure_project
+from vybe.errors import InvalidInput, VersionConflict
+from vybe.store import Store
+from vybe.store import agents as agent_rows
+from vybe.store import brief as brief_rows
+from vybe.store import memory as memory_rows
+from vybe.store import projects as project_rows
+
+MAX_LIMIT = 1000
+CAS_ATTEMPTS = 8
+
+
+class _Stale(Exception):
+    """The agent's state changed between the read and the write: plan again."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a resume decides, computed inside one read snapshot."""
+
+    agent: str
+    state: dict | None
+    project_id: str | None
+    focus: focus_rules.Focus
+    deltas: list[dict]
+    old_cursor: int
+    new_cursor: int
+    brief: dict
+    prompt: briefs.Prompt
+
+    def result(self, *, peek: bool) -> dict:
+        return {
+            "agent_name": self.agent,
+            "peek": peek,
+            "old_cursor": self.old_cursor,
+            "new_cursor": self.old_cursor if peek else self.new_cursor,
+            "deltas": self.deltas,
+            "delta_count": len(self.deltas),
+            **self.focus.as_dict(),
+            "focus_project_id": self.project_id,
+            "brief": self.brief,
+            "prompt": self.prompt.text,
+        }
+
+
+def project_id_for(project_dir: str) -> str:
+    """A project is named by its folder's absolute path."""
+    if not project_dir.strip() or "\x00" in project_dir:
+        raise InvalidInput("--project-dir must be a folder path", context={"field": "project_dir"})
+    return os.path.abspath(os.path.expanduser(project_dir))
+
+
+def _check_limit(limit: int) -> None:
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidInput(
+            f"limit must be within 1..{MAX_LIMIT}", context={"field": "limit", "value": limit}
+        )
+
+
+def plan(
+    conn: sqlite3.Connection,
+    agent: str,
+    *,
+    project_id: str | None = None,
+    focus_task_id: str | None = None,
+    limit: int = MAX_LIMIT,
+) -> Plan:
+    """Read the state and decide: deltas, focus, brief and prompt. Writes nothing."""
+    state = agent_rows.get(conn, agent)
+    if project_id is None and state is not None:
+        project_id = state["focus_project_id"]
+    head_id, head_at = brief_rows.head(conn)
+    cursor = int(state["last_seen_event_id"]) if state else 0
+    deltas = brief_rows.deltas(conn, cursor, limit)
+    new_cursor = deltas[-1]["id"] if len(deltas) == limit else max(cursor, head_id)
+    focus = focus_rules.decide(conn, agent, state, project_id, focus_task_id)
+    brief_project_id = project_id or (focus.task["project_id"] if focus.task else None)
+    project = project_rows.get(conn, brief_project_id) if brief_project_id else None
+    packet = briefs.build(
+        conn, task=focus.task, project=project, as_of_event_id=head_id, as_of=head_at
+    )
+    brief, prompt = briefs.finish(packet)
+    return Plan(agent, state, project_id, focus, deltas, cursor, new_cursor, brief, prompt)
+
+
+def peek(
+    store: Store,
+    agent: str,
+    *,
+    project_dir: str | None = None,
+    focus_task_id: str | None = None,
+    limit: int = MAX_LIMIT,
+) -> dict:
+    """What a resume would return, with nothing written: no cursor, no access count, no row."""
+    _check_limit(limit)
+    project_id = project_id_for(project_dir) if project_dir is not None else None
+    with store.snapshot() as conn:
+        return plan(
+            conn, agent, project_id=project_id, focus_task_id=focus_task_id, limit=limit
+        ).result(peek=True)
+
+
+def _persist(conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None) -> dict:
+    at = clock.now_iso()
+    current = agent_rows.get(conn, planned.agent)
+    expected = planned.state["version"] if planned.state else None
+    if (current["version"] if current else None) != expected:
+        raise _Stale
+    if current is None:
+        expected = agent_rows.ensure(conn, planned.agent, at)["version"]
+    task_id = planned.focus.task["id"] if planned.focus.task else None
+    if not agent_rows.advance(conn, planned.agent, expected, planned.new_cursor, task_id, at):
+        raise _Stale
+    if project_dir is not None and planned.project_id is not None:
+        ensure_project(conn, planned.project_id, os.path.basename(planned.project_id) or "/")
+        agent_rows.set_focus_project(conn, planned.agent, planned.project_id, at)
+    memory_rows.touch(conn, planned.prompt.memory_ids, at)
+    return planned.result(peek=False)
+
+
+def resume(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    project_dir: str | None = None,
+    focus_task_id: str | None = None,
+    limit: int = MAX_LIMIT,
+) -> dict:
+    """Plan in a snapshot, then commit the cursor and focus by CAS; a replay returns the first."""
+    _check_limit(limit)
+    project_id = project_id_for(project_dir) if project_dir is not None else None
+    args = {"project_dir": project_id, "focus": focus_task_id, "limit": limit}
+    for attempt in range(CAS_ATTEMPTS):
+        with store.snapshot() as conn:
+            planned = plan(
+                conn, agent, project_id=project_id, focus_task_id=focus_task_id, limit=limit
+            )
+        try:
+            return store.idempotent(
+                agent,
+                request_id,
+                "resume",
+                args,
+                partial(_persist, planned=planned, project_dir=project_dir),
+            )
+        except _Stale:
+            time.sleep(min(0.2, 0.005 * 2**attempt) * (0.5 + random.random()))
+    raise VersionConflict(
+        f"agent {agent}'s state kept changing during resume",
+        context={"entity": "agent_state", "id": agent},
+        suggested_action="retry the resume",
+    )
+
+
+def current_focus(store: Store, agent: str, *, project_dir: str | None = None) -> dict:
+    """The focus a resume would choose now, and the one stored; nothing moves."""
+    project_id = project_id_for(project_dir) if project_dir is not None else None
+    with store.snapshot() as conn:
+        state = agent_rows.get(conn, agent)
+        if project_id is None and state is not None:
+            project_id = state["focus_project_id"]
+        focus = focus_rules.decide(conn, agent, state, project_id)
+    return {
+        "agent_name": agent,
+        **focus.as_dict(),
+        "task": focus.task,
+        "focus_project_id": project_id,
+        "stored_focus_task_id": state["focus_task_id"] if state else None,
+        "cursor": int(state["last_seen_event_id"]) if state else 0,
+    }

@@ -1,0 +1,127 @@
+"""The reads behind resume and the brief: deltas, hand-offs, focus picks, recent context.
+
+Every query here walks an index (events by id, task, kind or assignee; tasks_pick) and stops
+at its LIMIT, so a resume costs the same on a store of a million events as on an empty one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe.store.rows import to_dict, to_dicts
+from vybe.store.tasks import _NO_OPEN_BLOCKER
+
+_EVENT_COLUMNS = (
+    "id, kind, agent_name, task_id, project_id, message, metadata, assignee_agent, created_at"
+)
+
+
+def head(conn: sqlite3.Connection) -> tuple[int, str | None]:
+    """The newest event: its id and time are the state a brief is computed as of."""
+    row = conn.execute(
+        "SELECT id, created_at FROM events WHERE id = (SELECT MAX(id) FROM events)"
+    ).fetchone()
+    return (int(row[0]), row[1]) if row else (0, None)
+
+
+def deltas(conn: sqlite3.Connection, since_id: int, limit: int) -> list[dict]:
+    rows = conn.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND archived_at IS NULL"
+        " ORDER BY id LIMIT ?",
+        (since_id, limit),
+    ).fetchall()
+    return to_dicts(rows)
+
+
+def _project_clause(project_id: str | None, alias: str = "tasks") -> tuple[str, tuple]:
+    if project_id is None:
+        return f"{alias}.project_id IS NULL", ()
+    return f"{alias}.project_id = ?", (project_id,)
+
+
+def handoff(
+    conn: sqlite3.Connection, agent: str, since_id: int, project_id: str | None
+) -> tuple[int, str] | None:
+    """The first unseen hand-off to ``agent`` that still stands (no later one for the task)
+    and whose task is pending with no open blocker: ``(event_id, task_id)``."""
+    where, params = _project_clause(project_id)
+    row = conn.execute(
+        "SELECT e.id, e.task_id FROM events e JOIN tasks ON tasks.id = e.task_id"
+        " WHERE e.assignee_agent = ? AND e.id > ? AND e.kind = 'task_assigned'"
+        f" AND tasks.status = 'pending' AND {where} AND {_NO_OPEN_BLOCKER}"
+        " AND NOT EXISTS (SELECT 1 FROM events later WHERE later.task_id = e.task_id"
+        "   AND later.id > e.id AND later.kind = 'task_assigned')"
+        " ORDER BY e.id LIMIT 1",
+        (agent, since_id, *params),
+    ).fetchone()
+    return (int(row[0]), row[1]) if row else None
+
+
+def pick_pending(conn: sqlite3.Connection, project_id: str | None) -> dict | None:
+    """The most urgent ready task of a project (``None``: tasks of no project)."""
+    where, params = _project_clause(project_id)
+    row = conn.execute(
+        f"SELECT * FROM tasks WHERE status = 'pending' AND {where} AND {_NO_OPEN_BLOCKER}"
+        " ORDER BY priority DESC, created_at ASC, id ASC LIMIT 1",
+        params,
+    ).fetchone()
+    return to_dict(row)
+
+
+def pick_any_pending(conn: sqlite3.Connection) -> dict | None:
+    row = conn.execute(
+        f"SELECT * FROM tasks WHERE status = 'pending' AND {_NO_OPEN_BLOCKER}"
+        " ORDER BY priority DESC, created_at ASC, id ASC LIMIT 1"
+    ).fetchone()
+    return to_dict(row)
+
+
+def has_open_blocker(conn: sqlite3.Connection, task_id: str) -> bool:
+    row = conn.execute(
+        f"SELECT 1 FROM tasks WHERE id = ? AND NOT {_NO_OPEN_BLOCKER}", (task_id,)
+    ).fetchone()
+    return row is not None
+
+
+def task_events(
+    conn: sqlite3.Connection, task_id: str, limit: int, kind: str | None = None
+) -> list[dict]:
+    """A task's newest live events (of one kind, if given), oldest first."""
+    sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE task_id = ? AND archived_at IS NULL"
+    params: tuple = (task_id,)
+    if kind is not None:
+        sql += " AND kind = ?"
+        params += (kind,)
+    rows = conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*params, limit)).fetchall()
+    return to_dicts(rows[::-1])
+
+
+def scope_events(conn: sqlite3.Connection, project_id: str | None, limit: int) -> list[dict]:
+    """The newest live events of a project (with the project-less ones), or of everything."""
+    if project_id is None:
+        rows = conn.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE archived_at IS NULL"
+            " ORDER BY id DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+    else:
+        rows = conn.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events"
+            " WHERE (project_id = ? OR project_id IS NULL) AND archived_at IS NULL"
+            " ORDER BY id DESC LIMIT ?",
+            (project_id, limit),
+        ).fetchall()
+    return to_dicts(rows[::-1])
+
+
+def kind_events(
+    conn: sqlite3.Connection, kind: str, project_id: str | None, limit: int
+) -> list[dict]:
+    """The newest live events of one kind (in a project, with the project-less ones)."""
+    sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE kind = ? AND archived_at IS NULL"
+    params: tuple = (kind,)
+    if project_id is not None:
+        sql += " AND (project_id = ? OR project_id IS NULL)"
+        params += (project_id,)
+    rows = conn.execute(sql + " ORDER BY id DESC LIMIT ?", (*params, limit)).fetchall()
+    return to_dicts(rows[::-1])

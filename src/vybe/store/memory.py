@@ -1,0 +1,186 @@
+"""Scoped memory rows: upsert with a sticky pin, ranking by decay, expiry and history."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+
+def _entry(row: sqlite3.Row | None) -> dict | None:
+    if row is None:
+        return None
+    entry = dict(row)
+    entry["pinned"] = bool(entry["pinned"])
+    return entry
+
+
+def _entries(rows: list[sqlite3.Row]) -> list[dict]:
+    return [_entry(r) for r in rows]  # type: ignore[misc]
+
+
+_LIVE = "superseded_by IS NULL AND (expires_at IS NULL OR expires_at > ?)"
+
+# Half-life in days when an entry has none of its own: directives never decay.
+_HALF_LIFE = (
+    "COALESCE(half_life_days,"
+    " CASE kind WHEN 'directive' THEN 1e9 WHEN 'lesson' THEN 14.0 ELSE 90.0 END)"
+)
+_RELEVANCE = (
+    "ROUND((1.0 + access_count) / (1.0 + MAX((julianday(?) - julianday(updated_at))"
+    f" / {_HALF_LIFE}, 0)), 6)"
+)
+
+
+@dataclass(frozen=True)
+class MemoryRow:
+    memory_id: str
+    key: str
+    value: str
+    value_type: str
+    scope: str
+    scope_id: str
+    kind: str
+    pinned: bool
+    half_life_days: float | None
+    expires_at: str | None
+    source_event_id: int | None
+    source_task_id: str | None
+    supersedes: str | None
+
+
+def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
+    """Insert or overwrite the live entry; pin only goes up unless the old entry had expired."""
+    expired = "(memory.expires_at IS NOT NULL AND memory.expires_at <= excluded.updated_at)"
+    result = conn.execute(
+        "INSERT INTO memory (id, key, value, value_type, scope, scope_id, kind, pinned,"
+        " half_life_days, expires_at, source_event_id, source_task_id, supersedes,"
+        " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (scope, scope_id, key) WHERE superseded_by IS NULL DO UPDATE SET"
+        " value = excluded.value, value_type = excluded.value_type, kind = excluded.kind,"
+        f" pinned = CASE WHEN {expired} THEN excluded.pinned"
+        "   WHEN excluded.pinned = 1 THEN 1 ELSE memory.pinned END,"
+        f" access_count = CASE WHEN {expired} THEN 0 ELSE memory.access_count END,"
+        f" created_at = CASE WHEN {expired} THEN excluded.created_at ELSE memory.created_at END,"
+        " half_life_days = excluded.half_life_days, expires_at = excluded.expires_at,"
+        " source_event_id = excluded.source_event_id, source_task_id = excluded.source_task_id,"
+        " supersedes = COALESCE(excluded.supersedes, memory.supersedes),"
+        " updated_at = excluded.updated_at"
+        " RETURNING *",
+        (
+            row.memory_id,
+            row.key,
+            row.value,
+            row.value_type,
+            row.scope,
+            row.scope_id,
+            row.kind,
+            int(row.pinned),
+            row.half_life_days,
+            row.expires_at,
+            row.source_event_id,
+            row.source_task_id,
+            row.supersedes,
+            at,
+            at,
+        ),
+    ).fetchone()
+    return _entry(result)  # type: ignore[return-value]
+
+
+def get_live(
+    conn: sqlite3.Connection, scope: str, scope_id: str, key: str, now: str
+) -> dict | None:
+    row = conn.execute(
+        f"SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ? AND {_LIVE}",
+        (scope, scope_id, key, now),
+    ).fetchone()
+    return _entry(row)
+
+
+def touch(conn: sqlite3.Connection, ids: list[str], at: str) -> None:
+    """Count a real read of these entries."""
+    conn.executemany(
+        "UPDATE memory SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
+        [(at, memory_id) for memory_id in ids],
+    )
+
+
+def set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, at: str) -> dict:
+    row = conn.execute(
+        "UPDATE memory SET pinned = ?, updated_at = ? WHERE id = ? RETURNING *",
+        (int(pinned), at, memory_id),
+    ).fetchone()
+    return _entry(row)  # type: ignore[return-value]
+
+
+def supersede(conn: sqlite3.Connection, old_id: str, new_id: str, at: str) -> None:
+    conn.execute(
+        "UPDATE memory SET superseded_by = ?, superseded_at = ? WHERE id = ?",
+        (new_id, at, old_id),
+    )
+
+
+def delete(conn: sqlite3.Connection, memory_id: str) -> int:
+    return conn.execute("DELETE FROM memory WHERE id = ?", (memory_id,)).rowcount
+
+
+@dataclass(frozen=True)
+class MemoryQuery:
+    scope: str | None = None
+    scope_id: str | None = None
+    kind: str | None = None
+    include_superseded: bool = False
+    limit: int = 50
+
+
+def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[dict]:
+    where = ["(expires_at IS NULL OR expires_at > ?)"]
+    params: list[object] = [now]
+    if not query.include_superseded:
+        where.append("superseded_by IS NULL")
+    for column in ("scope", "scope_id", "kind"):
+        value = getattr(query, column)
+        if value is not None:
+            where.append(f"{column} = ?")
+            params.append(value)
+    rows = conn.execute(
+        f"SELECT * FROM memory WHERE {' AND '.join(where)}"
+        " ORDER BY scope, scope_id, key, created_at LIMIT ?",
+        (*params, query.limit),
+    ).fetchall()
+    return _entries(rows)
+
+
+def ranked(
+    conn: sqlite3.Connection,
+    scopes: list[tuple[str, str]],
+    as_of: str,
+    now: str,
+    limit: int,
+) -> list[dict]:
+    """Live entries of these scopes: pinned first, then access count against decayed age."""
+    parts = " UNION ALL ".join(
+        f"SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND {_LIVE}" for _ in scopes
+    )
+    params: list[object] = [as_of]
+    for scope, scope_id in scopes:
+        params += [scope, scope_id, now]
+    rows = conn.execute(
+        f"SELECT m.*, {_RELEVANCE} AS relevance FROM ({parts}) m"
+        " ORDER BY pinned DESC, relevance DESC, updated_at DESC, id LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    return _entries(rows)
+
+
+def gc(conn: sqlite3.Connection, now: str, limit: int) -> int:
+    """Delete up to ``limit`` expired entries."""
+    return conn.execute(
+        "DELETE FROM memory WHERE id IN (SELECT id FROM memory"
+        " WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?)",
+        (now, limit),
+    ).rowcount
+
+
+def count(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM memory").fetchone()[0])
