@@ -16,13 +16,13 @@ demo: $(STAMP)
 	$(PY) demo/run.py
 
 test: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks demo
-	$(VENV)/bin/ruff format --check src tests benchmarks demo
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/ruff format --check
 	$(PY) -m pytest
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks demo
-	$(VENV)/bin/ruff format --check src tests benchmarks demo
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/ruff format --check
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
