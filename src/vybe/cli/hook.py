@@ -4,16 +4,37 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from vybe.cli.registry import Registry
-from vybe.integrations import install as installer
-from vybe.integrations import manifest
+
+TARGETS = ("claude", "codex")
+
+
+def run_handler(argv: list[str]) -> int:
+    """``vybe hook run <target>``: the event on stdin, the agent's answer on stdout, exit 0."""
+    try:
+        from vybe.cli.main import split_globals
+        from vybe.integrations import hooks
+
+        flags, rest = split_globals(argv)
+        target = rest[0] if rest and rest[0] in TARGETS else "claude"
+        raw = sys.stdin.buffer.read(hooks.MAX_INPUT_BYTES + 1)
+        answer = hooks.run(target, raw, flags.get("agent"), flags.get("db_path"))
+        if answer:
+            sys.stdout.write(answer + "\n")
+            sys.stdout.flush()
+    except BaseException as error:  # a hook must never block or break the agent
+        from vybe.integrations.hooks import log_failure
+
+        log_failure("?", "?", error)
+    return 0
 
 
 def _targets(args: argparse.Namespace) -> list[str]:
-    chosen = [t for t in manifest.TARGETS if getattr(args, t)]
+    chosen = [t for t in TARGETS if getattr(args, t)]
     return chosen or ["claude"]
 
 
@@ -22,6 +43,8 @@ def _project(args: argparse.Namespace) -> Path | None:
 
 
 def install(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.integrations import install as installer
+
     outcomes = {
         t: installer.install(t, _project(args), dry_run=args.dry_run).as_dict()
         for t in _targets(args)
@@ -30,6 +53,8 @@ def install(inv: Any, args: argparse.Namespace) -> dict:
 
 
 def uninstall(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.integrations import install as installer
+
     outcomes = {
         t: installer.uninstall(t, _project(args), dry_run=args.dry_run).as_dict()
         for t in _targets(args)
@@ -39,6 +64,9 @@ def uninstall(inv: Any, args: argparse.Namespace) -> dict:
 
 def export(inv: Any, args: argparse.Namespace) -> dict:
     """Write the manifest to the config dir (unless it is there) so people can edit it."""
+    from vybe.integrations import install as installer
+    from vybe.integrations import manifest
+
     specs, found = manifest.load()
     document = manifest.to_json(specs)
     where = manifest.path()
@@ -49,7 +77,7 @@ def export(inv: Any, args: argparse.Namespace) -> dict:
         "path": str(where),
         "created": found is None,
         "manifest": document,
-        "commands": {t: installer.handler_command(t) for t in manifest.TARGETS},
+        "commands": {t: installer.handler_command(t) for t in TARGETS},
     }
 
 

@@ -141,6 +141,16 @@ def list_messages(
     return [_message(r) for r in rows]
 
 
+def messages_of_type(conn: sqlite3.Connection, session_id: str, kind: str) -> list[MessageRow]:
+    """Every row of one type in a session, in order (the user's own words, say)."""
+    rows = conn.execute(
+        f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE session_id = ? AND type = ?"
+        " ORDER BY context_seq",
+        (session_id, kind),
+    ).fetchall()
+    return [_message(r) for r in rows]
+
+
 def messages_at(conn: sqlite3.Connection, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
     """The rows with these numbers, in order; numbers with no row are skipped."""
     wanted = sorted(set(seqs))

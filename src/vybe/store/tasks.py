@@ -190,3 +190,15 @@ def remove_dependency(conn: sqlite3.Connection, task_id: str, on: str) -> bool:
 
 def count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
+
+
+def find_by_metadata(conn: sqlite3.Connection, key: str, value: str) -> dict | None:
+    """The oldest task whose metadata maps ``key`` to ``value`` (LIKE narrows, JSON decides)."""
+    rows = conn.execute(
+        "SELECT * FROM tasks WHERE metadata LIKE ? ORDER BY created_at, id",
+        (f"%{value}%",),
+    ).fetchall()
+    for task in to_dicts(rows):
+        if isinstance(task["metadata"], dict) and task["metadata"].get(key) == value:
+            return task
+    return None

@@ -1,0 +1,80 @@
+"""What agent hooks change in the store: events of a session, the project, linked tasks."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Any
+
+from vybe import clock
+from vybe.actions import limits, projects
+from vybe.actions.tasks import change_status
+from vybe.store import Store
+from vybe.store import agents as agent_rows
+from vybe.store import events as event_rows
+from vybe.store import tasks as task_rows
+
+# The key in a task's metadata that links it to an agent's own task (Claude's TaskCompleted).
+LINK_KEY = "claude_task_id"
+
+
+def clip(text: str, limit: int) -> str:
+    """Cut on a character boundary, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    note = f"… [{len(text) - limit} more characters]"
+    return text[: max(0, limit - len(note))] + note
+
+
+def enter_project(store: Store, agent: str, project_dir: str) -> str:
+    """The folder an agent runs in is its project: created when new, made the agent's focus."""
+    project_id = os.path.abspath(project_dir)
+    limits.text("project", project_id, limits.PATH_MAX, required=True)
+
+    def run(conn: sqlite3.Connection) -> str:
+        projects.ensure(conn, project_id, os.path.basename(project_id) or project_id)
+        state = agent_rows.get(conn, agent)
+        if state is None or state["focus_project_id"] != project_id:
+            agent_rows.set_focus_project(conn, agent, project_id, clock.now_iso())
+        return project_id
+
+    return store.transact(run)
+
+
+def log_event(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    kind: str,
+    message: str,
+    project_id: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dict:
+    """Append one event once per request id (a retried hook does not log twice)."""
+    message = clip(message, limits.MESSAGE_MAX)
+    args = {"kind": kind, "message": message, "project_id": project_id, "metadata": metadata}
+
+    def run(conn: sqlite3.Connection) -> dict:
+        event = event_rows.NewEvent(kind, agent, message, None, project_id, metadata)
+        return {"event_id": event_rows.insert(conn, event, clock.now_iso())}
+
+    return store.idempotent(agent, request_id, "hook.event", args, run)
+
+
+def complete_linked_task(
+    store: Store, agent: str, request_id: str, *, vybe_task_id: str | None, agent_task_id: str
+) -> dict:
+    """Close the vybe task named by id or linked in its metadata; never the focus by default."""
+
+    def run(conn: sqlite3.Connection) -> dict:
+        task = task_rows.get(conn, vybe_task_id) if vybe_task_id else None
+        if task is None:
+            task = task_rows.find_by_metadata(conn, LINK_KEY, agent_task_id)
+        if task is None or task["status"] == "completed":
+            return {"task_id": task["id"] if task else None, "closed": False}
+        change_status(conn, agent, task, "completed", None, note=f"{agent} task completed")
+        return {"task_id": task["id"], "closed": True}
+
+    args = {"vybe_task_id": vybe_task_id, "agent_task_id": agent_task_id}
+    return store.idempotent(agent, request_id, "hook.task_completed", args, run)

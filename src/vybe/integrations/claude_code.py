@@ -1,0 +1,205 @@
+"""Claude Code hook handlers: the brief at session start, the user's words across compaction.
+
+Every handler takes a ``Hook`` and returns context text or None; ``hooks.run`` turns that
+into the only output the event accepts and swallows every failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from vybe.actions import hooks as hook_actions
+from vybe.context.budget import estimate
+from vybe.context.labels import user_text
+from vybe.integrations import user_words
+from vybe.integrations.hooks import CONTEXT_LIMIT, Hook
+from vybe.store import agents as agent_rows
+from vybe.store import record as record_rows
+from vybe.store import tasks as task_rows
+from vybe.store.record import MessageRow
+
+PROMPT_EVENT_CHARS = 500
+INPUT_PREVIEW_CHARS = 2000
+ERROR_PREVIEW_CHARS = 4000
+COMPACT_BRIEF_CHARS = 2500
+HOOK_SOURCE = "prompt_hook"
+STATUS_ASK = re.compile(
+    r"\b(brief me|status|where (are|were) we|what'?s next|what (was|am) i (doing|working on))\b",
+    re.IGNORECASE,
+)
+VYBE_TASK_ID = re.compile(r"\btask_\d{6,}_[0-9a-f]{4,}\b")
+
+
+def _request_id(hook: Hook, *parts: object) -> str:
+    return "_".join(["hook", hook.target, hook.session_id, hook.event, *map(str, parts)])
+
+
+def focus_line(hook: Hook) -> str:
+    """One line naming the agent's focus task, or nothing when it has none."""
+    conn = hook.store.conn
+    state = agent_rows.get(conn, hook.agent)
+    task = task_rows.get(conn, state["focus_task_id"]) if state and state["focus_task_id"] else None
+    if task is None:
+        return ""
+    return f"vybe focus: {task['title']} ({task['id']}, {task['status']})"
+
+
+def brief(hook: Hook) -> str:
+    """The resume brief of this agent in this folder's project."""
+    hook_actions.enter_project(hook.store, hook.agent, hook.cwd)
+    return focus_line(hook)
+
+
+def users_words(hook: Hook, room_chars: int) -> str:
+    """The person's own messages of this session, verbatim, within the budget and the room."""
+    rows = record_rows.messages_of_type(hook.store.conn, hook.record_session, "user")
+    budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
+    return user_words.render(user_words.choose(rows, budget), len(rows))
+
+
+def session_start(hook: Hook) -> str | None:
+    text = brief(hook)
+    if hook.text("source") != "compact":
+        return text
+    text = text[:COMPACT_BRIEF_CHARS]
+    words = users_words(hook, CONTEXT_LIMIT - len(text))
+    return "\n\n".join(part for part in (text, words) if part)
+
+
+def _prompt_row(hook: Hook, prompt: str) -> MessageRow:
+    body = user_text("user", prompt)
+    data = {"hook": hook.event, "prompt_id": hook.payload.get("prompt_id")}
+    return MessageRow(
+        hook.record_session, 0, "user", body, source=HOOK_SOURCE, data=data, tokens=estimate(body)
+    )
+
+
+def user_prompt(hook: Hook) -> str | None:
+    """Keep the prompt verbatim in the record, log it, and remind the agent of its focus."""
+    prompt = hook.text("prompt")
+    if not prompt.strip():
+        return None
+    row = record_rows.append_message(hook.store, _prompt_row(hook, prompt))
+    hook_actions.log_event(
+        hook.store,
+        hook.agent,
+        _request_id(hook, row.seq),
+        kind="user_prompt",
+        message=hook_actions.clip(prompt, PROMPT_EVENT_CHARS),
+        project_id=os.path.abspath(hook.cwd),
+        metadata={"session_id": hook.session_id, "record_seq": row.seq},
+    )
+    if STATUS_ASK.search(prompt):
+        return brief(hook)
+    return focus_line(hook) or None
+
+
+def _preview(value: Any, limit: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return hook_actions.clip(text, limit)
+
+
+def tool_failure(hook: Hook) -> str | None:
+    """Log a failed tool call with bounded previews, for recovery context later."""
+    raw = hook.payload.get("error") or hook.payload.get("tool_response")
+    error = _preview(raw, ERROR_PREVIEW_CHARS)
+    tool = hook.text("tool_name") or "tool"
+    hook_actions.log_event(
+        hook.store,
+        hook.agent,
+        _request_id(hook, hook.text("tool_use_id") or estimate(error)),
+        kind="tool_failure",
+        message=f"{tool}: {error.splitlines()[0] if error else 'failed'}",
+        project_id=os.path.abspath(hook.cwd),
+        metadata={
+            "session_id": hook.session_id,
+            "tool_name": tool,
+            "tool_use_id": hook.text("tool_use_id"),
+            "input_preview": _preview(hook.payload.get("tool_input"), INPUT_PREVIEW_CHARS),
+            "error_preview": error,
+        },
+    )
+    return None
+
+
+class _SkipHooked:
+    """The record, minus transcript copies of prompts the prompt hook already recorded."""
+
+    def __init__(self, record: Any, pending: list[str]) -> None:
+        self.record, self.pending = record, pending
+
+    def append(self, message: MessageRow) -> MessageRow:
+        if message.type == "user" and message.text in self.pending:
+            self.pending.remove(message.text)
+            return message
+        return self.record.append(message)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.record, name)
+
+
+def _hooked_since_import(rows: list[MessageRow]) -> list[str]:
+    """Prompts the hook recorded after the last imported row: not yet matched in the file."""
+    from vybe.integrations.claude_transcript import STAMP
+
+    last = max((r.seq for r in rows if STAMP in r.data), default=0)
+    return [r.text for r in rows if r.seq > last and r.source == HOOK_SOURCE]
+
+
+def import_transcript(hook: Hook) -> str | None:
+    """Bring the transcript's new lines into the record (snapshot only: nothing is injected)."""
+    from vybe.context.record import SqliteRecord
+    from vybe.integrations import claude_transcript
+
+    path = Path(hook.text("transcript_path"))
+    if not hook.text("transcript_path") or not path.is_file():
+        return None
+    record = SqliteRecord(hook.store)
+    pending = _hooked_since_import(record.messages(hook.record_session))
+    claude_transcript.import_transcript(_SkipHooked(record, pending), hook.record_session, path)
+    return None
+
+
+def task_completed(hook: Hook) -> str | None:
+    """Close a vybe task only when it is linked: its id named, or Claude's id in its metadata."""
+    named = VYBE_TASK_ID.search(f"{hook.text('task_subject')}\n{hook.text('task_description')}")
+    agent_task = hook.text("task_id")
+    if not named and not agent_task:
+        return None
+    hook_actions.complete_linked_task(
+        hook.store,
+        hook.agent,
+        _request_id(hook, agent_task or named.group(0)),  # type: ignore[union-attr]
+        vybe_task_id=named.group(0) if named else None,
+        agent_task_id=agent_task,
+    )
+    return None
+
+
+def session_end(hook: Hook) -> str | None:
+    """Note the end of the session: one small write, well inside Claude's 1.5 s budget."""
+    hook_actions.log_event(
+        hook.store,
+        hook.agent,
+        _request_id(hook, hook.text("reason")),
+        kind="session_end",
+        message=hook.text("reason") or "ended",
+        project_id=os.path.abspath(hook.cwd),
+        metadata={"session_id": hook.session_id},
+    )
+    return None
+
+
+HANDLERS = {
+    "SessionStart": session_start,
+    "UserPromptSubmit": user_prompt,
+    "PostToolUseFailure": tool_failure,
+    "PreCompact": import_transcript,
+    "Stop": import_transcript,
+    "TaskCompleted": task_completed,
+    "SessionEnd": session_end,
+}

@@ -1,0 +1,151 @@
+"""One entry point for every agent hook: read the event, run its handler, never block the agent.
+
+A handler gets a ``Hook`` and returns context text (or nothing). Whatever goes wrong, the
+agent sees exit 0 and an empty stdout; the error goes to ``hooks.log`` in the config dir.
+Only the standard library is imported here and in the handlers: this runs on every prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vybe import config
+
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+CONTEXT_LIMIT = 10_000
+HOOK_BUSY_TIMEOUT_MS = 2000
+LOG_NAME = "hooks.log"
+LOG_MAX_BYTES = 1_000_000
+
+# Events whose JSON output may carry hookSpecificOutput.additionalContext (hook-protocols §1.5).
+CONTEXT_EVENTS = {
+    "claude": {"SessionStart", "UserPromptSubmit", "PostToolUseFailure"},
+    "codex": {"SessionStart", "UserPromptSubmit", "PostToolUse"},
+}
+# Events whose output must be JSON even when there is nothing to say (Codex Stop).
+JSON_REQUIRED = {"codex": {"Stop"}}
+
+
+@dataclass
+class Hook:
+    """One event as an agent sent it, and where vybe keeps its state."""
+
+    target: str
+    event: str
+    payload: dict[str, Any]
+    agent: str
+    settings: config.Settings
+    _store: Any = field(default=None, repr=False)
+
+    @property
+    def store(self) -> Any:
+        if self._store is None:
+            from vybe.store import Store
+
+            busy = min(self.settings.busy_timeout_ms, HOOK_BUSY_TIMEOUT_MS)
+            self._store = Store(self.settings.db_path, busy)
+        return self._store
+
+    @property
+    def session_id(self) -> str:
+        return str(self.payload.get("session_id") or "unknown")
+
+    @property
+    def record_session(self) -> str:
+        """The record session of this agent session: ``claude:<id>`` or ``codex:<id>``."""
+        return f"{self.target}:{self.session_id}"
+
+    @property
+    def cwd(self) -> str:
+        return str(self.payload.get("cwd") or os.getcwd())
+
+    def text(self, name: str) -> str:
+        value = self.payload.get(name)
+        return value if isinstance(value, str) else ""
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+Handler = Callable[[Hook], "str | None"]
+
+
+def log_failure(target: str, event: str, error: BaseException) -> None:
+    """Append one JSON line to hooks.log (rotated at 1 MB); never raises."""
+    try:
+        folder = config.config_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / LOG_NAME
+        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
+            os.replace(path, folder / (LOG_NAME + ".1"))
+        line = {
+            "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "target": target,
+            "event": event,
+            "error": f"{type(error).__name__}: {error}",
+            "traceback": traceback.format_exc(limit=8),
+        }
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+    except Exception:  # the log is best effort: the agent must never see a failure
+        pass
+
+
+def parse(raw: bytes) -> dict[str, Any]:
+    if len(raw) > MAX_INPUT_BYTES:
+        raise ValueError(f"hook input of {len(raw)} bytes is over {MAX_INPUT_BYTES}")
+    payload = json.loads(raw.decode("utf-8", errors="replace"))
+    if not isinstance(payload, dict):
+        raise ValueError("hook input is not a JSON object")
+    return payload
+
+
+def render(target: str, event: str, context: str | None) -> str:
+    """Only the fields this event accepts; context cut to the agent's limit."""
+    if context and event in CONTEXT_EVENTS.get(target, ()):
+        if len(context) > CONTEXT_LIMIT:
+            context = context[: CONTEXT_LIMIT - 40] + "\n[cut to fit the hook limit]"
+        output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
+        return json.dumps(output, ensure_ascii=False)
+    return "{}" if event in JSON_REQUIRED.get(target, ()) else ""
+
+
+def handlers(target: str) -> dict[str, Handler]:
+    if target == "codex":
+        from vybe.integrations import codex
+
+        return codex.HANDLERS
+    from vybe.integrations import claude_code
+
+    return claude_code.HANDLERS
+
+
+def run(target: str, raw: bytes, agent: str | None = None, db_path: str | None = None) -> str:
+    """The stdout for one hook call: a JSON object, or nothing."""
+    event = "?"
+    hook: Hook | None = None
+    try:
+        payload = parse(raw)
+        event = str(payload.get("hook_event_name") or "")
+        handler = handlers(target).get(event)
+        if handler is None:
+            return render(target, event, None)
+        who = agent or os.environ.get("VYBE_AGENT") or target
+        hook = Hook(target, event, payload, who.strip().lower(), config.load(who, db_path))
+        return render(target, event, handler(hook))
+    except Exception as error:
+        log_failure(target, event, error)
+        return ""
+    finally:
+        if hook is not None:
+            try:
+                hook.close()
+            except Exception as error:
+                log_failure(target, event, error)

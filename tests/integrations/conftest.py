@@ -1,0 +1,82 @@
+"""Running `vybe hook run <target>` as Claude Code and Codex do: the event JSON on stdin."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import VYBE
+
+FIXTURES = Path(__file__).with_name("fixtures")
+TRANSCRIPTS = Path("/work/shared/data/transcripts")
+
+
+@dataclass
+class HookRun:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> dict[str, Any] | None:
+        return json.loads(self.stdout) if self.stdout.strip() else None
+
+    @property
+    def context(self) -> str:
+        output = self.output or {}
+        return output.get("hookSpecificOutput", {}).get("additionalContext", "")
+
+
+class Agent:
+    """Sends fixture events to vybe's hook handler, with the fixture's placeholders filled."""
+
+    def __init__(self, vybe: Any, project: Path) -> None:
+        self.vybe = vybe
+        self.project = project
+        self.transcript = FIXTURES / "claude" / "transcript.jsonl"
+
+    def event(self, target: str, name: str, **fields: Any) -> dict[str, Any]:
+        payload = json.loads((FIXTURES / target / f"{name}.json").read_text())
+        for key, value in payload.items():
+            if value == "{cwd}":
+                payload[key] = str(self.project)
+            elif value == "{transcript}":
+                payload[key] = str(self.transcript)
+        return {**payload, **fields}
+
+    def raw(self, target: str, stdin: bytes) -> HookRun:
+        done = subprocess.run(
+            [VYBE, "hook", "run", target],
+            input=stdin,
+            capture_output=True,
+            env=self.vybe.env,
+            cwd=self.project,
+            check=False,
+        )
+        return HookRun(done.returncode, done.stdout.decode(), done.stderr.decode())
+
+    def send(self, target: str, name: str, **fields: Any) -> HookRun:
+        payload = self.event(target, name, **fields)
+        return self.raw(target, json.dumps(payload).encode())
+
+    def rows(self, sql: str, *params: Any) -> list[tuple]:
+        with sqlite3.connect(self.vybe.db_path) as conn:
+            return conn.execute(sql, params).fetchall()
+
+    @property
+    def log(self) -> str:
+        path = self.vybe.home / "config" / "hooks.log"
+        return path.read_text() if path.exists() else ""
+
+
+@pytest.fixture
+def agent(vybe, tmp_path) -> Agent:
+    project = tmp_path / "proj"
+    project.mkdir()
+    return Agent(vybe, project)

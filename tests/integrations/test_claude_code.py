@@ -1,0 +1,153 @@
+"""Claude Code handlers: prompts kept verbatim, the user's words back after compaction."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.integrations.conftest import TRANSCRIPTS
+
+SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"
+PROMPTS = [
+    "Fix the flaky login test.\nNever touch the payments module — it's frozen until Friday.  ",
+    "ok",
+    "Use the staging database, not prod. Tabs\tand ünïcödé and emoji 🚀 must survive.",
+    "continue",
+]
+
+
+def _user_rows(agent, session=SESSION):
+    return agent.rows(
+        "SELECT content_text FROM messages WHERE session_id = ? AND type = 'user'"
+        " ORDER BY context_seq",
+        session,
+    )
+
+
+def test_prompt_is_appended_verbatim_to_the_session_record(agent):
+    for prompt in PROMPTS:
+        assert agent.send("claude", "user_prompt_submit", prompt=prompt).code == 0
+    assert [r[0] for r in _user_rows(agent)] == PROMPTS
+    kinds = agent.rows("SELECT kind, project_id FROM events WHERE kind = 'user_prompt'")
+    assert kinds == [("user_prompt", str(agent.project))] * len(PROMPTS)
+
+
+def test_compact_start_gives_back_byte_identical_user_text(agent):
+    for prompt in PROMPTS:
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    context = agent.send("claude", "session_start_compact").context
+    for prompt in PROMPTS:
+        assert prompt in context
+    assert context.index(PROMPTS[0]) < context.index(PROMPTS[2])
+
+
+def test_compact_start_keeps_the_first_and_directions_over_acknowledgements(agent):
+    first = "Goal: port the billing service to Go. " + "context " * 300
+    agent.send("claude", "user_prompt_submit", prompt=first)
+    for n in range(40):
+        agent.send("claude", "user_prompt_submit", prompt=f"continue {n}" if n % 2 else "ok")
+    rule = "Never deploy on Fridays; you may run the migrations yourself."
+    agent.send("claude", "user_prompt_submit", prompt=rule)
+    for n in range(30):
+        agent.send("claude", "user_prompt_submit", prompt=f"step {n}: " + "details " * 150)
+    context = agent.send("claude", "session_start_compact").context
+    assert first in context
+    assert rule in context
+    assert "step 29: " in context
+    assert "step 0: " not in context
+    assert len(context) <= 10_000
+
+
+def test_a_message_too_long_for_the_budget_is_cut_and_says_where_it_lives(agent):
+    agent.send("claude", "user_prompt_submit", prompt="Spec follows. " + "word " * 20_000)
+    context = agent.send("claude", "session_start_compact").context
+    assert f"[cut: the whole message is record entry #1 of session {SESSION}]" in context
+    assert len(context) <= 10_000
+
+
+def test_startup_does_not_carry_the_user_words(agent):
+    agent.send("claude", "user_prompt_submit", prompt="Never touch payments.")
+    assert "Never touch payments." not in agent.send("claude", "session_start_startup").context
+
+
+def test_pre_compact_imports_the_transcript_without_duplicating_hooked_prompts(agent):
+    agent.send("claude", "user_prompt_submit", prompt=PROMPTS[0])
+    assert agent.send("claude", "pre_compact").stdout == ""
+    assert agent.send("claude", "pre_compact").stdout == ""
+    users = [r[0] for r in _user_rows(agent)]
+    assert users == [PROMPTS[0], "ok", "Use the staging database for the fix, please."]
+    assistant = agent.rows(
+        "SELECT content_text FROM messages WHERE session_id = ? AND type = 'assistant'", SESSION
+    )
+    assert any("session cookie" in r[0] for r in assistant)
+    tools = agent.rows(
+        "SELECT source FROM messages WHERE session_id = ? AND type = 'tool'", SESSION
+    )
+    assert tools == [("Bash",)]
+
+
+def test_a_missing_transcript_is_no_error(agent):
+    run = agent.send("claude", "pre_compact", transcript_path="/nowhere/gone.jsonl")
+    assert (run.code, run.stdout, agent.log) == (0, "", "")
+
+
+@pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason="shared transcripts not present")
+def test_a_real_compacted_session_gives_back_its_first_prompt_verbatim(agent, tmp_path):
+    source = TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl"
+    agent.transcript = tmp_path / source.name
+    shutil.copy(source, agent.transcript)
+    assert agent.send("claude", "pre_compact").code == 0
+    typed = [r[0] for r in _user_rows(agent)]
+    assert len(typed) == 14
+    context = agent.send("claude", "session_start_compact").context
+    assert typed[0] in context
+    assert agent.log == ""
+
+
+def test_focus_reminder_and_brief_on_status_questions(agent):
+    task = agent.vybe.task("Port billing")
+    agent.vybe.ok("task", "begin", "--id", task, agent="claude")
+    reminder = agent.send("claude", "user_prompt_submit", prompt="add a test").context
+    assert "Port billing" in reminder and task in reminder
+    assert "Port billing" in agent.send("claude", "user_prompt_submit", prompt="status?").context
+
+
+def test_task_completed_never_closes_the_focus_task_by_default(agent):
+    task = agent.vybe.task("Port billing")
+    agent.vybe.ok("task", "begin", "--id", task, agent="claude")
+    assert agent.send("claude", "task_completed").code == 0
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "in_progress"
+
+
+def test_task_completed_closes_a_task_linked_in_its_metadata(agent):
+    linked = agent.vybe.task("Migration", "--metadata", json.dumps({"claude_task_id": "3"}))
+    other = agent.vybe.task("Other", "--metadata", json.dumps({"claude_task_id": "33"}))
+    agent.send("claude", "task_completed")
+    assert agent.vybe.ok("task", "get", "--id", linked)["task"]["status"] == "completed"
+    assert agent.vybe.ok("task", "get", "--id", other)["task"]["status"] == "pending"
+
+
+def test_task_completed_closes_a_task_named_by_its_vybe_id(agent):
+    task = agent.vybe.task("Index users.email")
+    agent.send("claude", "task_completed", task_subject=f"Finish {task}", task_id="99")
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "completed"
+
+
+def test_tool_failure_is_logged_with_bounded_previews(agent):
+    huge = {"command": "x" * 50_000}
+    agent.send("claude", "post_tool_use_failure", tool_input=huge, error="E" * 50_000)
+    [(message, metadata)] = agent.rows(
+        "SELECT message, metadata FROM events WHERE kind = 'tool_failure'"
+    )
+    meta = json.loads(metadata)
+    assert message.startswith("Bash: E")
+    assert len(meta["input_preview"]) <= 2000 and len(meta["error_preview"]) <= 4000
+
+
+def test_session_end_logs_one_event_even_when_retried(agent):
+    agent.send("claude", "session_end")
+    agent.send("claude", "session_end")
+    events = agent.rows("SELECT message FROM events WHERE kind = 'session_end'")
+    assert events == [("prompt_input_exit",)]

@@ -1,0 +1,90 @@
+"""The hook entry point never blocks the agent and answers only what each event accepts."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.integrations.conftest import FIXTURES
+
+CONTEXT_EVENTS = {
+    "claude": {"SessionStart", "UserPromptSubmit", "PostToolUseFailure"},
+    "codex": {"SessionStart", "UserPromptSubmit", "PostToolUse"},
+}
+ALL_FIXTURES = sorted((p.parent.name, p.stem) for p in FIXTURES.glob("*/*.json"))
+
+
+@pytest.mark.parametrize(("target", "name"), ALL_FIXTURES)
+def test_every_event_exits_0_with_only_accepted_fields(agent, target, name):
+    run = agent.send(target, name)
+    assert (run.code, agent.log) == (0, ""), run.stderr
+    output = run.output
+    event = agent.event(target, name)["hook_event_name"]
+    if output is None:
+        return
+    if event in CONTEXT_EVENTS[target]:
+        assert set(output) == {"hookSpecificOutput"}
+        specific = output["hookSpecificOutput"]
+        assert specific["hookEventName"] == event
+        assert set(specific) == {"hookEventName", "additionalContext"}
+        assert len(specific["additionalContext"]) <= 10_000
+    else:
+        assert (target, event, output) == ("codex", "Stop", {})
+
+
+def test_malformed_json_exits_0_silently_and_logs(agent):
+    run = agent.raw("claude", b'{"hook_event_name": "UserPromptSubmit", "prompt": ')
+    assert (run.code, run.stdout) == (0, "")
+    assert "JSONDecodeError" in agent.log
+
+
+def test_unknown_event_is_ignored(agent):
+    run = agent.send("claude", "session_end", hook_event_name="SomethingNew", extra={"a": 1})
+    assert (run.code, run.stdout) == (0, "")
+    assert agent.log == ""
+
+
+def test_a_payload_that_is_not_an_object_is_ignored(agent):
+    run = agent.raw("codex", b"[1, 2, 3]")
+    assert (run.code, run.stdout) == (0, "")
+
+
+def test_an_unusable_database_never_blocks_the_prompt(agent):
+    agent.vybe.env["VYBE_DB_PATH"] = str(agent.project)  # a folder, not a database
+    run = agent.send("claude", "user_prompt_submit")
+    assert (run.code, run.stdout) == (0, "")
+    assert "error" in agent.log
+
+
+def test_a_five_megabyte_prompt_is_kept_whole_and_logged_short(agent):
+    prompt = "Keep this exactly: " + "ä€x\n" * (5 * 1024 * 1024 // 7)
+    run = agent.send("claude", "user_prompt_submit", prompt=prompt)
+    assert (run.code, agent.log) == (0, "")
+    [(text,)] = agent.rows("SELECT content_text FROM messages WHERE type = 'user'")
+    assert text == prompt
+    [(message,)] = agent.rows("SELECT message FROM events WHERE kind = 'user_prompt'")
+    assert len(message) <= 500
+
+
+def test_the_hook_path_imports_only_the_standard_library_and_vybe(agent):
+    probe = (
+        "import sys, io\n"
+        "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\n"
+        "from vybe.cli.main import main\n"
+        "main(['hook', 'run', 'claude'])\n"
+        "heavy = {'httpx', 'yaml', 'mcp', 'openai', 'anthropic', 'pydantic', 'anyio'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    for name in ("session_start_compact", "user_prompt_submit"):
+        payload = json.dumps(agent.event("claude", name))
+        done = subprocess.run(
+            [sys.executable, "-c", probe, payload],
+            capture_output=True,
+            text=True,
+            env=agent.vybe.env,
+            check=True,
+        )
+        assert done.stdout.strip().splitlines()[-1] == "[]"
