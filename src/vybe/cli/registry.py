@@ -34,6 +34,7 @@ GROUPS: dict[str, str] = {
     "resume": "vybe.cli.resume",
     "focus": "vybe.cli.resume",
     "brief": "vybe.cli.resume",
+    "data": "vybe.cli.data",
 }
 
 

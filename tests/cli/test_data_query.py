@@ -1,0 +1,66 @@
+"""vybe data query reads the record; anything that would write is refused and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from vybe.context.record import SqliteRecord
+from vybe.context.recorder import record_user
+from vybe.store import Store
+
+
+@pytest.fixture
+def recorded(vybe):
+    store = Store(vybe.db_path)
+    record = SqliteRecord(store)
+    for text in ("first request", "second request", "third request"):
+        record_user(record, "s1", text)
+    store.close()
+    return vybe
+
+
+def test_query_returns_rows_of_the_record(recorded):
+    data = recorded.ok(
+        "data",
+        "query",
+        "--sql",
+        "SELECT context_seq, content_text FROM messages WHERE session_id='s1' ORDER BY context_seq",
+    )
+    assert [r["content_text"] for r in data["rows"]] == [
+        "first request",
+        "second request",
+        "third request",
+    ]
+    assert data["count"] == 3 and not data["truncated"]
+
+
+def test_limit_cuts_the_rows_and_says_so(recorded):
+    data = recorded.ok("data", "query", "--sql", "SELECT * FROM messages", "--limit", "2")
+    assert data["count"] == 2 and data["truncated"]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DELETE FROM messages",
+        "UPDATE messages SET content_text = 'x'",
+        "INSERT INTO sessions (id, created_at) VALUES ('x', 'y')",
+        "DROP TABLE messages",
+        "CREATE TABLE evil (x)",
+    ],
+)
+def test_writes_are_refused_and_change_nothing(recorded, sql):
+    result = recorded("data", "query", "--sql", sql)
+    assert result.code == 1 and result.error_code == "READ_ONLY_VIOLATION"
+    data = recorded.ok("data", "query", "--sql", "SELECT count(*) AS n FROM messages")
+    assert data["rows"] == [{"n": 3}]
+
+
+def test_bad_sql_is_invalid_input(recorded):
+    result = recorded("data", "query", "--sql", "SELEC nonsense")
+    assert result.error_code == "INVALID_INPUT"
+
+
+def test_query_works_on_a_fresh_store(vybe):
+    data = vybe.ok("data", "query", "--sql", "SELECT count(*) AS n FROM checkpoints")
+    assert data["rows"] == [{"n": 0}]
