@@ -35,6 +35,7 @@ GROUPS: dict[str, str] = {
     "focus": "vybe.cli.resume",
     "brief": "vybe.cli.resume",
     "data": "vybe.cli.data",
+    "maintain": "vybe.cli.maintain",
 }
 
 

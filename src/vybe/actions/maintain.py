@@ -1,0 +1,115 @@
+"""Maintenance with bounded work per call, so a hook can run it: memory gc, folding long
+task logs into a summary event, pruning old archived events, a WAL checkpoint."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+from datetime import timedelta
+
+from vybe import clock
+from vybe.actions.limits import cut
+from vybe.errors import InvalidInput
+from vybe.store import Store
+from vybe.store import events as event_rows
+from vybe.store import maintain as maintain_rows
+from vybe.store import memory as memory_rows
+from vybe.store import tasks as task_rows
+
+SUMMARY_KIND = "events_summarized"
+
+
+@dataclass(frozen=True)
+class Options:
+    gc_limit: int = 500
+    threshold: int = 200
+    keep: int = 50
+    max_tasks: int = 5
+    fold_limit: int = 5000
+    scan_recent: int = 2000
+    retention: timedelta = timedelta(days=30)
+    prune_limit: int = 500
+    checkpoint: bool = True
+
+    def check(self) -> Options:
+        if not 1 <= self.keep < self.threshold:
+            raise InvalidInput(
+                "keep must be at least 1 and below the summarize threshold",
+                context={"keep": self.keep, "threshold": self.threshold},
+            )
+        for name in ("gc_limit", "max_tasks", "prune_limit"):
+            if not 0 <= getattr(self, name) <= 100_000:
+                raise InvalidInput(f"{name} must be within 0..100000", context={"field": name})
+        return self
+
+
+def _summary(task: dict, folded: list[dict]) -> tuple[str, dict]:
+    kinds = Counter(e["kind"] for e in folded)
+    counted = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
+    first, last = folded[0], folded[-1]
+    message = cut(
+        f"Summary of {len(folded)} earlier events of {task['title']!r}"
+        f" (#{first['id']}–#{last['id']}): {counted}. Last: {last['message']}",
+        4096,
+    )
+    metadata = {
+        "from_id": first["id"],
+        "to_id": last["id"],
+        "count": len(folded),
+        "kinds": dict(sorted(kinds.items())),
+        "from": first["created_at"],
+        "to": last["created_at"],
+    }
+    return message, metadata
+
+
+def _fold(conn: sqlite3.Connection, agent: str, task_id: str, options: Options) -> dict | None:
+    """Fold one task's old events into a summary event and archive them, newest kept."""
+    if maintain_rows.live_count(conn, task_id, options.threshold + 1) <= options.threshold:
+        return None
+    task = task_rows.get(conn, task_id)
+    folded = maintain_rows.foldable(conn, task_id, options.keep, options.fold_limit)
+    if task is None or not folded:
+        return None
+    message, metadata = _summary(task, folded)
+    at = clock.now_iso()
+    summary_id = event_rows.insert(
+        conn,
+        event_rows.NewEvent(
+            SUMMARY_KIND, agent, message, task_id, task["project_id"], metadata=metadata
+        ),
+        at,
+    )
+    archived = maintain_rows.archive(conn, task_id, folded[0]["id"], folded[-1]["id"], at)
+    return {"task_id": task_id, "summary_event_id": summary_id, "archived": archived}
+
+
+def summarize(store: Store, agent: str, options: Options) -> list[dict]:
+    with store.snapshot() as conn:
+        candidates = maintain_rows.recent_tasks(conn, options.scan_recent)
+    done: list[dict] = []
+    for task_id in candidates:
+        if len(done) >= options.max_tasks:
+            break
+        folded = store.transact(lambda conn, t=task_id: _fold(conn, agent, t, options))
+        if folded:
+            done.append(folded)
+    return done
+
+
+def maintain(store: Store, agent: str, options: Options | None = None) -> dict:
+    """One bounded round of housekeeping; safe to repeat, each step its own transaction."""
+    options = (options or Options()).check()
+    now = clock.now()
+    gc = store.transact(lambda c: memory_rows.gc(c, clock.iso(now), options.gc_limit))
+    summaries = summarize(store, agent, options) if options.max_tasks else []
+    cutoff = clock.iso(now - options.retention)
+    pruned = store.transact(lambda c: maintain_rows.prune(c, cutoff, options.prune_limit))
+    wal = maintain_rows.checkpoint(store.conn) if options.checkpoint else None
+    return {
+        "memory_gc": {"deleted": gc},
+        "summarized": summaries,
+        "pruned": {"deleted": pruned, "archived_before": cutoff},
+        "wal_checkpoint": wal,
+    }

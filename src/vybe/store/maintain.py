@@ -1,0 +1,65 @@
+"""Housekeeping SQL: find long task logs, fold and archive them, prune, checkpoint the WAL.
+
+Archiving only sets ``archived_at`` (the one change the events triggers allow) and pruning
+only deletes archived rows, so the log stays append-only.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def recent_tasks(conn: sqlite3.Connection, scan: int) -> list[str]:
+    """Tasks named by the newest ``scan`` events: the only ones whose logs can have grown."""
+    rows = conn.execute(
+        "SELECT task_id FROM (SELECT task_id FROM events ORDER BY id DESC LIMIT ?)"
+        " WHERE task_id IS NOT NULL GROUP BY task_id ORDER BY COUNT(*) DESC, task_id",
+        (scan,),
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def live_count(conn: sqlite3.Connection, task_id: str, cap: int) -> int:
+    """How many live events a task has, counting no further than ``cap``."""
+    row = conn.execute(
+        "SELECT COUNT(*) FROM (SELECT 1 FROM events"
+        " WHERE task_id = ? AND archived_at IS NULL LIMIT ?)",
+        (task_id, cap),
+    ).fetchone()
+    return int(row[0])
+
+
+def foldable(conn: sqlite3.Connection, task_id: str, keep: int, limit: int) -> list[dict]:
+    """A task's oldest live events beyond its newest ``keep``, oldest first, at most ``limit``."""
+    rows = conn.execute(
+        "SELECT id, kind, message, created_at FROM events"
+        " WHERE task_id = ? AND archived_at IS NULL AND id < ("
+        "   SELECT MIN(id) FROM (SELECT id FROM events WHERE task_id = ? AND archived_at IS NULL"
+        "   ORDER BY id DESC LIMIT ?))"
+        " ORDER BY id LIMIT ?",
+        (task_id, task_id, keep, limit),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def archive(conn: sqlite3.Connection, task_id: str, from_id: int, to_id: int, at: str) -> int:
+    return conn.execute(
+        "UPDATE events SET archived_at = ?"
+        " WHERE task_id = ? AND archived_at IS NULL AND id BETWEEN ? AND ?",
+        (at, task_id, from_id, to_id),
+    ).rowcount
+
+
+def prune(conn: sqlite3.Connection, archived_before: str, limit: int) -> int:
+    """Delete up to ``limit`` events archived before the cut-off."""
+    return conn.execute(
+        "DELETE FROM events WHERE id IN (SELECT id FROM events"
+        " WHERE archived_at < ? ORDER BY archived_at LIMIT ?)",
+        (archived_before, limit),
+    ).rowcount
+
+
+def checkpoint(conn: sqlite3.Connection) -> dict:
+    """A passive WAL checkpoint: copies what it can without waiting for readers."""
+    busy, log, done = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+    return {"busy": bool(busy), "wal_frames": log, "checkpointed_frames": done}

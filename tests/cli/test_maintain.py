@@ -1,0 +1,77 @@
+"""maintain: bounded housekeeping that keeps every live event reachable."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+
+def _task_with_events(vybe, n: int) -> str:
+    task = vybe.task("long")
+    doc = {"task_id": task, "event": {"kind": "progress", "message": "step"}}
+    with sqlite3.connect(vybe.db_path) as conn:
+        conn.executemany(
+            "INSERT INTO events (kind, agent_name, task_id, message, created_at)"
+            " VALUES ('progress', 'a', ?, ?, '2026-01-01T00:00:00.000000Z')",
+            [(task, f"step {i}") for i in range(n - 2)],
+        )
+    vybe.ok("push", "--json", json.dumps(doc))
+    return task
+
+
+def _all_events(vybe, task: str, archived: bool = False) -> list[dict]:
+    flags = ["--include-archived"] if archived else []
+    return vybe.ok("events", "--task-id", task, "--limit", "1000", "--asc", *flags)["events"]
+
+
+def test_a_long_task_log_is_folded_into_a_summary_and_the_newest_kept(vybe):
+    task = _task_with_events(vybe, 30)
+    before = _all_events(vybe, task)
+    data = vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5")
+    [summary] = data["summarized"]
+    assert summary["archived"] == len(before) - 5
+    live = _all_events(vybe, task)
+    assert [e["id"] for e in live[:-1]] == [e["id"] for e in before[-5:]]
+    assert live[-1]["kind"] == "events_summarized"
+    meta = live[-1]["metadata"]
+    assert (meta["from_id"], meta["to_id"]) == (before[0]["id"], before[-6]["id"])
+    every = _all_events(vybe, task, archived=True)
+    assert {e["id"] for e in before} <= {e["id"] for e in every}
+
+
+def test_a_short_log_is_left_alone(vybe):
+    task = _task_with_events(vybe, 10)
+    assert vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5")["summarized"] == []
+    assert len(_all_events(vybe, task)) == 10
+
+
+def test_work_per_call_is_bounded(vybe):
+    for _ in range(3):
+        _task_with_events(vybe, 25)
+    first = vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5", "--max-tasks", "2")
+    second = vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5", "--max-tasks", "2")
+    assert (len(first["summarized"]), len(second["summarized"])) == (2, 1)
+
+
+def test_only_archived_events_past_retention_are_pruned(vybe):
+    task = _task_with_events(vybe, 30)
+    vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5", "--retention", "1h")
+    assert vybe.ok("maintain", "--retention", "1h")["pruned"]["deleted"] == 0
+    time.sleep(1.1)
+    data = vybe.ok("maintain", "--retention", "1s", "--prune-limit", "10")
+    assert data["pruned"]["deleted"] == 10
+    live = _all_events(vybe, task)
+    assert len(live) == 6 and len(_all_events(vybe, task, archived=True)) == 6 + 30 - 5 - 10
+
+
+def test_maintain_removes_expired_memory(vybe):
+    vybe.ok("memory", "set", "-k", "tmp", "-v", "x", "--expires-in", "1h")
+    with sqlite3.connect(vybe.db_path) as conn:
+        conn.execute("UPDATE memory SET expires_at = '2000-01-01T00:00:00.000000Z'")
+    assert vybe.ok("maintain")["memory_gc"]["deleted"] == 1
+
+
+def test_bad_maintain_input_is_a_json_error(vybe):
+    assert vybe("maintain", "--keep", "300").error_code == "INVALID_INPUT"
+    assert vybe("maintain", "--retention", "forever").error_code == "USAGE_ERROR"
