@@ -34,12 +34,6 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def _age_days(as_of: str | None, updated_at: str) -> int:
-    if as_of is None:
-        return 0
-    return max(0, (clock.parse_iso(as_of) - clock.parse_iso(updated_at)).days)
-
-
 def _memory(
     conn: sqlite3.Connection, task: dict | None, project: dict | None, as_of: str | None
 ) -> list[dict]:
@@ -49,11 +43,7 @@ def _memory(
         scopes.append(("project", project["id"]))
     if task is not None:
         scopes.append(("task", task["id"]))
-    reference = as_of or EPOCH
-    entries = memory_rows.ranked(conn, scopes, reference, clock.now_iso(), MEMORY_LIMIT)
-    for entry in entries:
-        entry["age_days"] = _age_days(as_of, entry["updated_at"])
-    return entries
+    return memory_rows.ranked(conn, scopes, as_of or EPOCH, clock.now_iso(), MEMORY_LIMIT)
 
 
 def build(

@@ -43,10 +43,11 @@ def handoff(
     conn: sqlite3.Connection, agent: str, since_id: int, project_id: str | None
 ) -> tuple[int, str] | None:
     """The first unseen hand-off to ``agent`` that still stands (no later one for the task)
-    and whose task is pending with no open blocker: ``(event_id, task_id)``."""
+    and whose task is pending with no open blocker: ``(event_id, task_id)``. The CROSS JOIN
+    keeps SQLite on the assignee index (a few rows) instead of the project's tasks."""
     where, params = _project_clause(project_id)
     row = conn.execute(
-        "SELECT e.id, e.task_id FROM events e JOIN tasks ON tasks.id = e.task_id"
+        "SELECT e.id, e.task_id FROM events e CROSS JOIN tasks ON tasks.id = e.task_id"
         " WHERE e.assignee_agent = ? AND e.id > ? AND e.kind = 'task_assigned'"
         f" AND tasks.status = 'pending' AND {where} AND {_NO_OPEN_BLOCKER}"
         " AND NOT EXISTS (SELECT 1 FROM events later WHERE later.task_id = e.task_id"

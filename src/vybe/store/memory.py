@@ -18,6 +18,8 @@ def _entries(rows: list[sqlite3.Row]) -> list[dict]:
     return [_entry(r) for r in rows]  # type: ignore[misc]
 
 
+CANDIDATES = 100
+_AGE = "CAST(MAX(julianday(?) - julianday(updated_at), 0) AS INTEGER)"
 _LIVE = "superseded_by IS NULL AND (expires_at IS NULL OR expires_at > ?)"
 
 # Half-life in days when an entry has none of its own: directives never decay.
@@ -151,6 +153,13 @@ def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[dict]
     return _entries(rows)
 
 
+def _candidates(order: str) -> str:
+    return (
+        f"SELECT id FROM (SELECT id FROM memory WHERE scope = ? AND scope_id = ? AND {_LIVE}"
+        f" ORDER BY pinned DESC, {order} DESC LIMIT ?)"
+    )
+
+
 def ranked(
     conn: sqlite3.Connection,
     scopes: list[tuple[str, str]],
@@ -158,17 +167,20 @@ def ranked(
     now: str,
     limit: int,
 ) -> list[dict]:
-    """Live entries of these scopes: pinned first, then access count against decayed age."""
-    parts = " UNION ALL ".join(
-        f"SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND {_LIVE}" for _ in scopes
-    )
-    params: list[object] = [as_of]
+    """Live entries of these scopes: pinned first, then access count against decayed age.
+
+    Only the CANDIDATES most recent and most read entries of each scope are ranked, so the
+    cost does not grow with the number of entries a scope holds."""
+    parts, params = [], []
     for scope, scope_id in scopes:
-        params += [scope, scope_id, now]
+        for order in ("updated_at", "access_count"):
+            parts.append(_candidates(order))
+            params += [scope, scope_id, now, CANDIDATES]
     rows = conn.execute(
-        f"SELECT m.*, {_RELEVANCE} AS relevance FROM ({parts}) m"
+        f"SELECT m.*, {_RELEVANCE} AS relevance, {_AGE} AS age_days FROM memory m"
+        f" WHERE m.id IN ({' UNION '.join(parts)})"
         " ORDER BY pinned DESC, relevance DESC, updated_at DESC, id LIMIT ?",
-        (*params, limit),
+        (as_of, as_of, *params, limit),
     ).fetchall()
     return _entries(rows)
 
