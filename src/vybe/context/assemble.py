@@ -9,7 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vybe.context import memo, mind
-from vybe.context.budget import Budget, cut, estimate, request_tokens
+from vybe.context.budget import (
+    Budget,
+    cut,
+    estimate,
+    message_tokens,
+    request_tokens,
+    tools_tokens,
+)
 from vybe.context.projection import to_message
 from vybe.context.record import Checkpoint, MessageRow, Record
 from vybe.llm.base import Message, Request, ToolSpec
@@ -193,8 +200,12 @@ def build(
     tools: tuple[ToolSpec, ...],
     newest_cap: int | None = None,
 ) -> tuple[Request, int]:
-    """The exact request to send, and its estimate in tokens."""
-    request = Request(
-        system, tuple(messages(view, budget, newest_cap)), tools, budget.reply_reserve
-    )
-    return request, request_tokens(request)
+    """The exact request to send, and its estimate in tokens (rows use their stored one)."""
+    out = messages(view, budget, newest_cap)
+    request = Request(system, tuple(out), tools, budget.reply_reserve)
+    if newest_cap is not None:
+        return request, request_tokens(request)
+    head = len(out) - len(view.rows)
+    rows = sum(r.tokens or message_tokens(m) for r, m in zip(view.rows, out[head:], strict=True))
+    fixed = estimate(system) + tools_tokens(tools)
+    return request, fixed + sum(message_tokens(m) for m in out[:head]) + rows
