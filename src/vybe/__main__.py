@@ -1,3 +1,3 @@
-from vybe.cli.main import main
+from vybe.cli.entry import main
 
 raise SystemExit(main())

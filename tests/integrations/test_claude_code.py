@@ -38,9 +38,10 @@ def test_compact_start_gives_back_byte_identical_user_text(agent):
     for prompt in PROMPTS:
         agent.send("claude", "user_prompt_submit", prompt=prompt)
     context = agent.send("claude", "session_start_compact").context
+    words = context[context.index("## The user's words") :]
     for prompt in PROMPTS:
-        assert prompt in context
-    assert context.index(PROMPTS[0]) < context.index(PROMPTS[2])
+        assert f"\n{prompt}\n" in words + "\n"
+    assert words.index(PROMPTS[0]) < words.index(PROMPTS[2])
 
 
 def test_compact_start_keeps_the_first_and_directions_over_acknowledgements(agent):
@@ -69,7 +70,7 @@ def test_a_message_too_long_for_the_budget_is_cut_and_says_where_it_lives(agent)
 
 def test_startup_does_not_carry_the_user_words(agent):
     agent.send("claude", "user_prompt_submit", prompt="Never touch payments.")
-    assert "Never touch payments." not in agent.send("claude", "session_start_startup").context
+    assert "The user's words" not in agent.send("claude", "session_start_startup").context
 
 
 def test_pre_compact_imports_the_transcript_without_duplicating_hooked_prompts(agent):
@@ -151,3 +152,28 @@ def test_session_end_logs_one_event_even_when_retried(agent):
     agent.send("claude", "session_end")
     events = agent.rows("SELECT message FROM events WHERE kind = 'session_end'")
     assert events == [("prompt_input_exit",)]
+
+
+def test_startup_injects_the_resume_brief_of_the_folder_project(agent):
+    context = agent.send("claude", "session_start_startup").context
+    assert context.startswith("== VYBE (task tracker) ==")
+    project = agent.vybe.ok("project", "get", "--id", str(agent.project))["project"]
+    assert project["name"] == "proj"
+
+
+def test_compact_start_carries_the_pinned_directives(agent):
+    agent.vybe.ok(
+        "memory",
+        "set",
+        "-k",
+        "deploys",
+        "-v",
+        "No deploys on Friday",
+        "--kind",
+        "directive",
+        "--pin",
+    )
+    agent.send("claude", "user_prompt_submit", prompt="Start the migration.")
+    context = agent.send("claude", "session_start_compact").context
+    assert "## Pinned directives\n- No deploys on Friday" in context
+    assert "Start the migration." in context

@@ -73,9 +73,10 @@ def test_the_hook_path_imports_only_the_standard_library_and_vybe(agent):
     probe = (
         "import sys, io\n"
         "sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[1].encode()))\n"
-        "from vybe.cli.main import main\n"
-        "main(['hook', 'run', 'claude'])\n"
-        "heavy = {'httpx', 'yaml', 'mcp', 'openai', 'anthropic', 'pydantic', 'anyio'}\n"
+        "sys.argv = ['vybe', 'hook', 'run', 'claude']\n"
+        "from vybe.cli.entry import main\n"
+        "main()\n"
+        "heavy = {'httpx', 'yaml', 'mcp', 'openai', 'anthropic', 'pydantic', 'argparse'}\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     for name in ("session_start_compact", "user_prompt_submit"):

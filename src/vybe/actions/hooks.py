@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from typing import Any
 
 from vybe import clock
-from vybe.actions import limits, projects
-from vybe.actions.tasks import change_status
+from vybe.actions import limits
 from vybe.store import Store
-from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
 from vybe.store import tasks as task_rows
 
@@ -24,21 +21,6 @@ def clip(text: str, limit: int) -> str:
         return text
     note = f"… [{len(text) - limit} more characters]"
     return text[: max(0, limit - len(note))] + note
-
-
-def enter_project(store: Store, agent: str, project_dir: str) -> str:
-    """The folder an agent runs in is its project: created when new, made the agent's focus."""
-    project_id = os.path.abspath(project_dir)
-    limits.text("project", project_id, limits.PATH_MAX, required=True)
-
-    def run(conn: sqlite3.Connection) -> str:
-        projects.ensure(conn, project_id, os.path.basename(project_id) or project_id)
-        state = agent_rows.get(conn, agent)
-        if state is None or state["focus_project_id"] != project_id:
-            agent_rows.set_focus_project(conn, agent, project_id, clock.now_iso())
-        return project_id
-
-    return store.transact(run)
 
 
 def log_event(
@@ -66,6 +48,7 @@ def complete_linked_task(
     store: Store, agent: str, request_id: str, *, vybe_task_id: str | None, agent_task_id: str
 ) -> dict:
     """Close the vybe task named by id or linked in its metadata; never the focus by default."""
+    from vybe.actions.tasks import change_status
 
     def run(conn: sqlite3.Connection) -> dict:
         task = task_rows.get(conn, vybe_task_id) if vybe_task_id else None

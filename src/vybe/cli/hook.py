@@ -4,33 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from vybe.cli.registry import Registry
 
-TARGETS = ("claude", "codex")
-
-
-def run_handler(argv: list[str]) -> int:
-    """``vybe hook run <target>``: the event on stdin, the agent's answer on stdout, exit 0."""
-    try:
-        from vybe.cli.main import split_globals
-        from vybe.integrations import hooks
-
-        flags, rest = split_globals(argv)
-        target = rest[0] if rest and rest[0] in TARGETS else "claude"
-        raw = sys.stdin.buffer.read(hooks.MAX_INPUT_BYTES + 1)
-        answer = hooks.run(target, raw, flags.get("agent"), flags.get("db_path"))
-        if answer:
-            sys.stdout.write(answer + "\n")
-            sys.stdout.flush()
-    except BaseException as error:  # a hook must never block or break the agent
-        from vybe.integrations.hooks import log_failure
-
-        log_failure("?", "?", error)
-    return 0
+from vybe.cli.hook_run import TARGETS
 
 
 def _targets(args: argparse.Namespace) -> list[str]:

@@ -154,12 +154,7 @@ def run(argv: list[str]) -> tuple[int, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:2] == ["hook", "run"]:  # an agent's hook: its own protocol, not the envelope
-        from vybe.cli.hook import run_handler
-
-        return run_handler(argv[2:])
-    code, text = run(argv)
+    code, text = run(sys.argv[1:] if argv is None else argv)
     with contextlib.suppress(BrokenPipeError):
         output.emit(text)
     return code

@@ -15,7 +15,6 @@ from typing import Any
 from vybe.actions import hooks as hook_actions
 from vybe.context.budget import estimate
 from vybe.context.labels import user_text
-from vybe.integrations import user_words
 from vybe.integrations.hooks import CONTEXT_LIMIT, Hook
 from vybe.store import agents as agent_rows
 from vybe.store import record as record_rows
@@ -25,7 +24,9 @@ from vybe.store.record import MessageRow
 PROMPT_EVENT_CHARS = 500
 INPUT_PREVIEW_CHARS = 2000
 ERROR_PREVIEW_CHARS = 4000
-COMPACT_BRIEF_CHARS = 2500
+COMPACT_BRIEF_CHARS = 3000
+DIRECTIVES_CHARS = 1000
+RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no more)
 HOOK_SOURCE = "prompt_hook"
 STATUS_ASK = re.compile(
     r"\b(brief me|status|where (are|were) we|what'?s next|what (was|am) i (doing|working on))\b",
@@ -48,26 +49,52 @@ def focus_line(hook: Hook) -> str:
     return f"vybe focus: {task['title']} ({task['id']}, {task['status']})"
 
 
-def brief(hook: Hook) -> str:
-    """The resume brief of this agent in this folder's project."""
-    hook_actions.enter_project(hook.store, hook.agent, hook.cwd)
-    return focus_line(hook)
+def brief(hook: Hook) -> dict:
+    """Resume in this folder's project: the cursor moves, the brief and its prompt come back."""
+    from vybe import clock
+    from vybe.actions import resume
+
+    return resume.resume(
+        hook.store, hook.agent, clock.new_id("hook"), project_dir=hook.cwd, limit=RESUME_LIMIT
+    )
+
+
+def brief_prompt(hook: Hook) -> str:
+    """The brief as it would read now, with nothing written (a status question)."""
+    from vybe.actions import resume
+
+    return resume.peek(hook.store, hook.agent, project_dir=hook.cwd)["prompt"]
+
+
+def pinned_directives(packet: dict) -> str:
+    """The pinned directives of the brief, each whole, so that no budget cut drops one."""
+    lines = [
+        f"- {m['value']}"
+        for m in packet["relevant_memory"]
+        if m["kind"] == "directive" and m["pinned"]
+    ]
+    text = "\n".join(["## Pinned directives", *lines]) if lines else ""
+    return text[:DIRECTIVES_CHARS]
 
 
 def users_words(hook: Hook, room_chars: int) -> str:
     """The person's own messages of this session, verbatim, within the budget and the room."""
+    from vybe.integrations import user_words
+
     rows = record_rows.messages_of_type(hook.store.conn, hook.record_session, "user")
     budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
     return user_words.render(user_words.choose(rows, budget), len(rows))
 
 
 def session_start(hook: Hook) -> str | None:
-    text = brief(hook)
+    """The brief; after a compaction also the user's own words and the pinned directives."""
+    resumed = brief(hook)
     if hook.text("source") != "compact":
-        return text
-    text = text[:COMPACT_BRIEF_CHARS]
-    words = users_words(hook, CONTEXT_LIMIT - len(text))
-    return "\n\n".join(part for part in (text, words) if part)
+        return resumed["prompt"]
+    parts = [resumed["prompt"][:COMPACT_BRIEF_CHARS], pinned_directives(resumed["brief"])]
+    room = CONTEXT_LIMIT - sum(len(p) + 2 for p in parts)
+    parts.append(users_words(hook, room))
+    return "\n\n".join(part for part in parts if part)
 
 
 def _prompt_row(hook: Hook, prompt: str) -> MessageRow:
@@ -94,7 +121,7 @@ def user_prompt(hook: Hook) -> str | None:
         metadata={"session_id": hook.session_id, "record_seq": row.seq},
     )
     if STATUS_ASK.search(prompt):
-        return brief(hook)
+        return brief_prompt(hook)
     return focus_line(hook) or None
 
 

@@ -127,7 +127,7 @@ def handlers(target: str) -> dict[str, Handler]:
     return claude_code.HANDLERS
 
 
-def run(target: str, raw: bytes, agent: str | None = None, db_path: str | None = None) -> str:
+def run(target: str, raw: bytes) -> str:
     """The stdout for one hook call: a JSON object, or nothing."""
     event = "?"
     hook: Hook | None = None
@@ -137,8 +137,8 @@ def run(target: str, raw: bytes, agent: str | None = None, db_path: str | None =
         handler = handlers(target).get(event)
         if handler is None:
             return render(target, event, None)
-        who = agent or os.environ.get("VYBE_AGENT") or target
-        hook = Hook(target, event, payload, who.strip().lower(), config.load(who, db_path))
+        who = os.environ.get("VYBE_AGENT") or target
+        hook = Hook(target, event, payload, who.strip().lower(), config.load(who))
         return render(target, event, handler(hook))
     except Exception as error:
         log_failure(target, event, error)

@@ -1,0 +1,105 @@
+"""Hook latency: UserPromptSubmit and SessionStart on a store of 100k events and 10k memories,
+against a bare `python -c "import sqlite3"` measured in the same run. Goal: at most 2x.
+
+Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+VYBE = str(Path(sys.executable).with_name("vybe"))
+NOW = "2026-08-01T10:00:00.000000Z"
+
+
+def seed(env: dict[str, str], db: Path, events: int, memories: int, project: str) -> None:
+    """A migrated store filled with rows directly (seeding through the CLI would take hours)."""
+    subprocess.run([VYBE, "init"], env=env, check=True, capture_output=True)
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.executemany(
+            "INSERT INTO events (kind, agent_name, project_id, message, created_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (
+                ("progress" if n % 7 else "user_prompt", f"agent{n % 5}", project, f"event {n}", NOW)
+                for n in range(events)
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO memory (id, key, value, scope, scope_id, kind, pinned, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                (
+                    f"memory_{n}",
+                    f"key{n}",
+                    f"value of memory {n}",
+                    "project" if n % 2 else "global",
+                    project if n % 2 else "",
+                    ("fact", "lesson", "directive")[n % 3],
+                    int(n % 97 == 0),
+                    NOW,
+                    NOW,
+                )
+                for n in range(memories)
+            ),
+        )
+    conn.close()
+
+
+def timed(command: list[str], env: dict[str, str], stdin: bytes, runs: int) -> float:
+    """Median wall time in milliseconds of ``runs`` runs, after one warm-up."""
+    samples = []
+    for n in range(runs + 1):
+        start = time.perf_counter()
+        subprocess.run(command, input=stdin, env=env, check=True, capture_output=True)
+        if n:
+            samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--memories", type=int, default=10_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        project = str(home / "proj")
+        db = home / "vybe.db"
+        env = {
+            **os.environ,
+            "HOME": folder,
+            "VYBE_DB_PATH": str(db),
+            "VYBE_CONFIG_DIR": str(home / "config"),
+        }
+        seed(env, db, args.events, args.memories, project)
+        common = {"session_id": "bench", "cwd": project, "transcript_path": ""}
+        payloads = {
+            "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
+            "SessionStart startup": {"hook_event_name": "SessionStart", "source": "startup"},
+            "SessionStart compact": {"hook_event_name": "SessionStart", "source": "compact"},
+        }
+        base = timed([sys.executable, "-c", "import sqlite3"], env, b"", args.runs)
+        print(f"store: {args.events} events, {args.memories} memories; median of {args.runs} runs")
+        print(f"{'python -c import sqlite3':28} {base:7.1f} ms  1.00x")
+        for name, payload in payloads.items():
+            stdin = json.dumps({**common, **payload}).encode()
+            ms = timed([VYBE, "hook", "run", "claude"], env, stdin, args.runs)
+            print(f"{name:28} {ms:7.1f} ms  {ms / base:.2f}x")
+        log = home / "config" / "hooks.log"
+        if log.exists():
+            print("hook errors were logged:\n" + log.read_text()[:2000])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,28 @@
+"""``vybe hook run <target>``: the agent's event on stdin, its answer on stdout, always exit 0.
+
+This speaks the agent's hook protocol, not the JSON envelope; the agent and the database
+come from VYBE_AGENT / VYBE_DB_PATH / the config file (the agent defaults to the target).
+"""
+
+from __future__ import annotations
+
+import sys
+
+TARGETS = ("claude", "codex")
+
+
+def run_handler(argv: list[str]) -> int:
+    try:
+        from vybe.integrations import hooks
+
+        target = argv[0] if argv and argv[0] in TARGETS else "claude"
+        raw = sys.stdin.buffer.read(hooks.MAX_INPUT_BYTES + 1)
+        answer = hooks.run(target, raw)
+        if answer:
+            sys.stdout.write(answer + "\n")
+            sys.stdout.flush()
+    except BaseException as error:  # a hook must never block or break the agent
+        from vybe.integrations.hooks import log_failure
+
+        log_failure("?", "?", error)
+    return 0
