@@ -30,7 +30,7 @@ def seed(env: dict[str, str], db: Path, events: int, memories: int, project: str
             "INSERT INTO events (kind, agent_name, project_id, message, created_at)"
             " VALUES (?, ?, ?, ?, ?)",
             (
-                ("progress" if n % 7 else "user_prompt", f"agent{n % 5}", project, f"event {n}", NOW)
+                (("progress", "user_prompt")[n % 7 == 0], f"a{n % 5}", project, f"event {n}", NOW)
                 for n in range(events)
             ),
         )

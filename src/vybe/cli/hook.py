@@ -7,9 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vybe.cli.registry import Registry
-
 from vybe.cli.hook_run import TARGETS
+from vybe.cli.registry import Registry
 
 
 def _targets(args: argparse.Namespace) -> list[str]:
