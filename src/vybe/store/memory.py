@@ -153,10 +153,18 @@ def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[dict]
     return _entries(rows)
 
 
-def _candidates(order: str) -> str:
+# Each candidate list of a scope: (extra condition, order).
+_CANDIDATE_LISTS = (
+    ("", "pinned DESC, updated_at DESC"),
+    ("", "pinned DESC, access_count DESC"),
+    ("AND kind = 'directive'", "access_count DESC"),
+)
+
+
+def _candidates(condition: str, order: str) -> str:
     return (
         f"SELECT id FROM (SELECT id FROM memory WHERE scope = ? AND scope_id = ? AND {_LIVE}"
-        f" ORDER BY pinned DESC, {order} DESC LIMIT ?)"
+        f" {condition} ORDER BY {order} LIMIT ?)"
     )
 
 
@@ -169,12 +177,12 @@ def ranked(
 ) -> list[dict]:
     """Live entries of these scopes: pinned first, then access count against decayed age.
 
-    Only the CANDIDATES most recent and most read entries of each scope are ranked, so the
-    cost does not grow with the number of entries a scope holds."""
+    Only the CANDIDATES most recent, most read and directive entries of each scope are
+    ranked, so the cost does not grow with the number of entries a scope holds."""
     parts, params = [], []
     for scope, scope_id in scopes:
-        for order in ("updated_at", "access_count"):
-            parts.append(_candidates(order))
+        for condition, order in _CANDIDATE_LISTS:
+            parts.append(_candidates(condition, order))
             params += [scope, scope_id, now, CANDIDATES]
     rows = conn.execute(
         f"SELECT m.*, {_RELEVANCE} AS relevance, {_AGE} AS age_days FROM memory m"

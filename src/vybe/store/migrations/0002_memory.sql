@@ -29,9 +29,12 @@ CREATE UNIQUE INDEX memory_live_key ON memory (scope, scope_id, key)
     WHERE superseded_by IS NULL;
 CREATE INDEX memory_history ON memory (scope, scope_id, key, created_at)
     WHERE superseded_by IS NOT NULL;
--- The ranking's candidates per scope: the most recent and the most read, pinned first.
+-- The ranking's candidates per scope: the most recent, the most read (pinned first) and
+-- the directives, which never decay.
 CREATE INDEX memory_recent ON memory (scope, scope_id, pinned, updated_at)
     WHERE superseded_by IS NULL;
 CREATE INDEX memory_read ON memory (scope, scope_id, pinned, access_count)
     WHERE superseded_by IS NULL;
+CREATE INDEX memory_directives ON memory (scope, scope_id, access_count)
+    WHERE kind = 'directive' AND superseded_by IS NULL;
 CREATE INDEX memory_expiry ON memory (expires_at) WHERE expires_at IS NOT NULL;
