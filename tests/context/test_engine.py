@@ -247,3 +247,23 @@ def test_final_reply_is_all_that_counts(record, tmp_path):
     prepared = engine(record, tmp_path, model).prepare(S, SYSTEM)
     assert "services/svc3/db.py" in record.latest_checkpoint(S).now
     assert prepared.checkpointed
+
+
+def test_checkpoint_now_takes_one_below_the_threshold(record, tmp_path):
+    opening(record)
+    work(record, 3)
+    attempt = engine(record, tmp_path).checkpoint_now(S, SYSTEM)
+    assert attempt.outcome == "accepted" and attempt.reason == "requested"
+    assert record.latest_checkpoint(S).id == attempt.checkpoint_id
+
+
+def test_failed_checkpoint_now_changes_nothing(record, tmp_path):
+    opening(record)
+    work(record, 3)
+    before = engine(record, tmp_path, ScriptedModel([])).prepare(S, SYSTEM)
+    attempt = engine(record, tmp_path, ScriptedModel([Reply("no"), Reply("no")])).checkpoint_now(
+        S, SYSTEM
+    )
+    after = engine(record, tmp_path, ScriptedModel([])).prepare(S, SYSTEM)
+    assert attempt.outcome == "failed" and record.latest_checkpoint(S) is None
+    assert after.request == before.request

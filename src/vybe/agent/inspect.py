@@ -13,6 +13,7 @@ from vybe.agent.skills import discover
 from vybe.agent.tools import Toolbox
 from vybe.context.record import Record
 from vybe.errors import NotFound
+from vybe.llm.base import ToolSpec
 from vybe.llm.models import ModelInfo
 
 
@@ -58,6 +59,13 @@ def show(record: Record, session_id: str) -> dict[str, Any]:
     return {"session_id": session_id, "stats": stats, "checkpoint": latest, "attempts": attempts}
 
 
+def conversation_frame(workdir: Path) -> tuple[str, tuple[ToolSpec, ...]]:
+    """The system prompt and tool list a `vybe chat` turn in ``workdir`` sends."""
+    found = discover(workdir)
+    toolbox = Toolbox(workdir, found, BashPermission(), tasks=True)
+    return system_prompt(workdir, found), toolbox.specs()
+
+
 def next_request(
     record: Record, session_id: str, info: ModelInfo, workdir: Path, limits: Any
 ) -> dict[str, Any]:
@@ -66,11 +74,9 @@ def next_request(
     from vybe.context.budget import compute
 
     require_rows(record, session_id)
-    found = discover(workdir)
-    toolbox = Toolbox(workdir, found, BashPermission(), tasks=True)
     budget = compute(limits)
     view = assemble.load(record, session_id)
-    request, tokens = assemble.build(view, budget, system_prompt(workdir, found), toolbox.specs())
+    request, tokens = assemble.build(view, budget, *conversation_frame(workdir))
     if info.provider == "anthropic":
         from vybe.llm.anthropic import payload as wire
 

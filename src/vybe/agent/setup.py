@@ -42,6 +42,22 @@ def model_info(choice: Choice, config_file: Path | None) -> tuple[ModelInfo, Any
     return settle(choice, read_sections(config_file))
 
 
+def engine_for(
+    store: Any, choice: Choice, config_file: Path | None, scripted: bool = False
+) -> tuple[Any, ModelInfo]:
+    """An engine over the store's record: the connected model, or the offline consolidator.
+
+    Connecting probes the server, so a bad key or a dead server fails here, before any turn.
+    """
+    from vybe.context.engine import Engine
+    from vybe.llm.scripted import Consolidator
+
+    info, base_url, key_env = model_info(choice, config_file)
+    model = Consolidator() if scripted else connect(info, base_url, key_env)
+    record = SqliteRecord(store)
+    return Engine(record, model, limits(info), scratch_root=config_dir() / "scratch"), info
+
+
 def start(
     store: Any,
     agent: str,
@@ -53,16 +69,11 @@ def start(
     workdir: Path,
     listen: Listener | None = None,
 ) -> Run:
-    """Connect the model (a bad key or a dead server fails here, before any turn)."""
-    from vybe.context.engine import Engine
-
-    info, base_url, key_env = model_info(choice, config_file)
-    model = connect(info, base_url, key_env)
-    record = SqliteRecord(store)
+    """Connect the model and wire the runner of one session."""
+    engine, info = engine_for(store, choice, config_file)
     session = session_id or clock.new_id("ses")
-    engine = Engine(record, model, limits(info), scratch_root=config_dir() / "scratch")
     toolbox = Toolbox(workdir, discover(workdir), bash, TaskTools(store, agent, session))
-    runner = Runner(record, engine, model, toolbox, workdir)
+    runner = Runner(engine.record, engine, engine.model, toolbox, workdir)
     if listen is not None:
         runner.listen = listen
     return Run(runner, info, session)

@@ -1,4 +1,4 @@
-"""vybe session list|show|context|say|import: look into the record of agent sessions."""
+"""vybe session list|show|context|say|import|checkpoint: the record of agent sessions."""
 
 from __future__ import annotations
 
@@ -86,6 +86,28 @@ def import_(inv: Any, args: argparse.Namespace) -> dict:
     }
 
 
+def _engine(inv: Any, args: argparse.Namespace) -> Any:
+    from vybe.agent.setup import engine_for
+
+    return engine_for(inv.store, choice(args), inv.settings.config_file, args.scripted)
+
+
+def checkpoint(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.agent.checkpoints import force
+
+    engine, info = _engine(inv, args)
+    return {**force(engine, args.id, Path.cwd()), "model": engine.model.name, "window": info.window}
+
+
+def _add_engine_flags(parser: argparse.ArgumentParser) -> None:
+    add_model_flags(parser)
+    parser.add_argument(
+        "--scripted",
+        action="store_true",
+        help="use vybe's offline scripted consolidator instead of a model (no network)",
+    )
+
+
 def register(registry: Registry) -> None:
     registry.group("session", "the record of agent sessions: inspect, feed, import")
     p = registry.command("session list", list_, "sessions, newest activity first")
@@ -102,3 +124,8 @@ def register(registry: Registry) -> None:
     p = registry.command("session import", import_, "import a Claude Code transcript", mutates=True)
     p.add_argument("--claude", required=True, metavar="PATH.jsonl")
     p.add_argument("--session", help="target session (default claude_<its session id>)")
+    p = registry.command(
+        "session checkpoint", checkpoint, "take a checkpoint now, due or not", mutates=True
+    )
+    p.add_argument("id")
+    _add_engine_flags(p)

@@ -114,6 +114,15 @@ class Engine:
         checkpoint_id = view.checkpoint.id if view.checkpoint else None
         return Prepared(request, tokens, checkpoint_id, tuple(attempts))
 
+    def checkpoint_now(
+        self, session_id: str, system: str, tools: tuple[ToolSpec, ...] = ()
+    ) -> Attempt:
+        """One checkpoint a person asked for, whatever the threshold; a failure changes nothing."""
+        budget = compute(self.limits)
+        view = assemble.load(self.record, session_id)
+        _, tokens = self._build(view, budget, system, tools)
+        return self._checkpoint(view, budget, system, "requested", tokens)
+
     def _build(
         self,
         view: View,
@@ -156,7 +165,7 @@ class Engine:
         mode = "rolling" if rolling else "normal"
         if len(parts) < 2:
             return self._fail(view, mode, reason, tokens, "nothing to move out")
-        index = carry.tail_index(parts, budget.keep)
+        index = max(carry.tail_index(parts, budget.keep), 1)
         prefix_view = view
         if rolling or not budget.can_fit(tokens + self._turn_overhead(view, budget)):
             mode = "rolling"

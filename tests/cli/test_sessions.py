@@ -1,0 +1,42 @@
+"""vybe session checkpoint and replay, as people run them: offline, or against a fake server."""
+
+from __future__ import annotations
+
+from tests.fakes.servers import FakeServer, openai_reply
+
+TRANSCRIPTS = "/work/shared/data/transcripts/"
+SMALL = TRANSCRIPTS + "claude-codemie-code-9eda1058-summaries.jsonl"
+RULE = "Never push to main; please open one pull request per service."
+
+
+def say_many(vybe, session: str, count: int) -> None:
+    vybe.ok("session", "say", session, RULE)
+    for i in range(count):
+        vybe.ok("session", "say", session, f"step {i}: look at services/svc{i}/db.py " + "x" * 2400)
+
+
+def test_checkpoint_below_the_threshold_is_taken_and_reported(vybe):
+    vybe.ok("session", "import", "--claude", SMALL, "--session", "t1")
+    data = vybe.ok("session", "checkpoint", "t1", "--scripted", "--window", "32000")
+    attempt = data["attempt"]
+    assert attempt["outcome"] == "accepted" and attempt["reason"] == "requested"
+    assert attempt["tokens_after"] < attempt["tokens_before"] < 20_000
+    assert data["kept"]["mission"] == ["- show tools and store response in file"]
+    assert vybe.ok("session", "show", "t1")["checkpoint"]["id"] == attempt["checkpoint_id"]
+
+
+def test_failed_checkpoint_changes_nothing(vybe):
+    say_many(vybe, "s1", 12)
+    before = vybe.ok("session", "context", "s1", "--window", "200000")["request"]
+    with FakeServer(lambda r: openai_reply("I would rather not.")) as server:
+        data = vybe.ok(
+            "session", "checkpoint", "s1", "--model", "m", "--base-url", server.url + "/v1"
+        )
+    assert data["attempt"]["outcome"] == "failed" and data["attempt"]["repair_ran"]
+    assert data["kept"] is None
+    assert vybe.ok("session", "show", "s1")["checkpoint"] is None
+    assert vybe.ok("session", "context", "s1", "--window", "200000")["request"] == before
+
+
+def test_checkpoint_of_an_unknown_session_is_not_found(vybe):
+    assert vybe("session", "checkpoint", "nope", "--scripted").error_code == "NOT_FOUND"
