@@ -56,11 +56,69 @@ def scene_tasks() -> None:
     vybe("events", "--all", "--limit", "5", "--asc")
 
 
+def scene_continuity() -> None:
+    print("=" * 72 + "\nScene 2: memory and a hand-off; a second agent picks up\n" + "=" * 72)
+    project = "/srv/billing"
+    task = vybe(
+        "task",
+        "create",
+        "--title",
+        "Fix the invoice rounding bug",
+        "--project-id",
+        project,
+        show=False,
+    )["data"]["task"]["id"]
+    vybe("resume", "--project-dir", project, show=False)
+    vybe("task", "begin", "--id", task, show=False)
+    vybe(
+        "memory",
+        "set",
+        "-k",
+        "tests",
+        "-v",
+        "Run `make test` before every commit",
+        "--kind",
+        "directive",
+        "--pin",
+    )
+    vybe(
+        "remember",
+        "rounding=banker's rounding, 2 decimals",
+        "--scope",
+        "project",
+        "--scope-id",
+        project,
+    )
+    vybe(
+        "memory",
+        "set",
+        "-k",
+        "rounding",
+        "-v",
+        "half-up, 2 decimals (finance confirmed)",
+        "--scope",
+        "project",
+        "--scope-id",
+        project,
+        "--supersedes",
+        "rounding",
+    )
+    vybe("note", task, "cause found: float sums in invoice.total()", show=False)
+    vybe("task", "set-status", "--id", task, "--status", "pending", show=False)
+    vybe("task", "assign", "--id", task, "--to", "codex", "--note", "please finish the fix")
+    print("\n# A new agent starts cold: resume hands it the task, the memory and the history.")
+    data = vybe("resume", "--project-dir", project, agent="codex", show=False)["data"]
+    print(f"focus: {data['focus_task_id']}  rule: {data['focus_rule']} ({data['focus_reason']})")
+    print(f"budget: {data['brief']['budget']}  sha256: {data['brief']['brief_sha256'][:16]}…")
+    print(data["prompt"])
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="vybe-demo-") as folder:
         os.environ["VYBE_DB_PATH"] = str(Path(folder) / "vybe.db")
         os.environ["VYBE_CONFIG_DIR"] = str(Path(folder) / "config")
         scene_tasks()
+        scene_continuity()
     return 0
 
 

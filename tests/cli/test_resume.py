@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import subprocess
 
@@ -170,13 +171,12 @@ def test_cursor_is_monotonic_under_concurrent_resuming_processes(vybe):
         )
         for _ in range(8)
     ]
-    results = [p.communicate()[0] for p in spawn]
-    assert all('"success":true' in r for r in results)
-    cursors = [vybe.ok("status")["agent_state"]["last_seen_event_id"]]
-    for _ in range(3):
-        vybe.ok("resume", "--limit", "1")
-        cursors.append(vybe.ok("status")["agent_state"]["last_seen_event_id"])
-    assert cursors == sorted(cursors) and cursors[-1] == 5
+    results = [json.loads(p.communicate()[0])["data"] for p in spawn]
+    moves = sorted((r["old_cursor"], r["new_cursor"]) for r in results)
+    assert moves == [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 5), (5, 5), (5, 5)]
+    delivered = sorted(e["id"] for r in results for e in r["deltas"])
+    assert delivered == [1, 2, 3, 4, 5]
+    assert vybe.ok("status")["agent_state"]["last_seen_event_id"] == 5
 
 
 def test_bad_resume_input_is_a_json_error(vybe):
