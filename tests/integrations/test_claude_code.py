@@ -177,3 +177,12 @@ def test_compact_start_carries_the_pinned_directives(agent):
     context = agent.send("claude", "session_start_compact").context
     assert "## Pinned directives\n- No deploys on Friday" in context
     assert "Start the migration." in context
+
+
+def test_session_end_starts_maintenance_only_when_due(agent):
+    stamp = agent.vybe.home / "config" / "maintain.stamp"
+    agent.send("claude", "session_end")
+    first = stamp.stat().st_mtime_ns
+    agent.send("claude", "session_end", reason="clear")
+    assert stamp.stat().st_mtime_ns == first
+    assert agent.log == ""

@@ -26,6 +26,8 @@ INPUT_PREVIEW_CHARS = 2000
 ERROR_PREVIEW_CHARS = 4000
 COMPACT_BRIEF_CHARS = 3000
 DIRECTIVES_CHARS = 1000
+MAINTAIN_STAMP = "maintain.stamp"
+MAINTAIN_EVERY_SECONDS = 6 * 3600
 RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no more)
 HOOK_SOURCE = "prompt_hook"
 STATUS_ASK = re.compile(
@@ -207,8 +209,41 @@ def task_completed(hook: Hook) -> str | None:
     return None
 
 
+def maintain_if_due(hook: Hook) -> bool:
+    """Start ``vybe maintain`` detached when the last run is older than MAINTAIN_EVERY."""
+    import subprocess
+    import sys
+    import time
+
+    from vybe import config
+
+    stamp = config.config_dir() / MAINTAIN_STAMP
+    if stamp.exists() and time.time() - stamp.stat().st_mtime < MAINTAIN_EVERY_SECONDS:
+        return False
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
+    subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "vybe",
+            "maintain",
+            "--agent",
+            hook.agent,
+            "--db-path",
+            str(hook.settings.db_path),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    return True
+
+
 def session_end(hook: Hook) -> str | None:
-    """Note the end of the session: one small write, well inside Claude's 1.5 s budget."""
+    """Note the end of the session (one small write, inside Claude's 1.5 s budget), and hand
+    housekeeping to a detached process when it is due."""
     hook_actions.log_event(
         hook.store,
         hook.agent,
@@ -218,6 +253,7 @@ def session_end(hook: Hook) -> str | None:
         project_id=os.path.abspath(hook.cwd),
         metadata={"session_id": hook.session_id},
     )
+    maintain_if_due(hook)
     return None
 
 
