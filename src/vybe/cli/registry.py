@@ -27,6 +27,7 @@ GROUPS: dict[str, str] = {
     "artifacts": "vybe.cli.events",
     "push": "vybe.cli.events",
     "hook": "vybe.cli.hook",
+    "mcp": "vybe.cli.mcp",
     "chat": "vybe.cli.chat",
     "session": "vybe.cli.sessions",
     "memory": "vybe.cli.memory",
