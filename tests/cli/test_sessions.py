@@ -6,6 +6,7 @@ from tests.fakes.servers import FakeServer, openai_reply
 
 TRANSCRIPTS = "/work/shared/data/transcripts/"
 SMALL = TRANSCRIPTS + "claude-codemie-code-9eda1058-summaries.jsonl"
+COMPACTION = TRANSCRIPTS + "claude-codemie-code-624a4a58-compaction.jsonl"
 RULE = "Never push to main; please open one pull request per service."
 
 
@@ -40,3 +41,20 @@ def test_failed_checkpoint_changes_nothing(vybe):
 
 def test_checkpoint_of_an_unknown_session_is_not_found(vybe):
     assert vybe("session", "checkpoint", "nope", "--scripted").error_code == "NOT_FOUND"
+
+
+def test_replay_reports_each_checkpoint_and_leaves_the_source_alone(vybe):
+    vybe.ok("session", "import", "--claude", COMPACTION, "--session", "c1")
+    data = vybe.ok("session", "replay", "c1", "--scripted", "--window", "32000")
+    assert data["source_session"] == "c1" and data["accepted"] >= 5
+    first = data["checkpoints"][0]
+    assert set(first["kept"]) >= {"mission", "user_words", "now_tokens", "tokens_after"}
+    assert vybe.ok("session", "show", "c1")["checkpoint"] is None
+    assert vybe.ok("session", "show", data["session_id"])["checkpoint"] is not None
+
+
+def test_replay_of_an_unknown_session_is_not_found(vybe):
+    assert (
+        vybe("session", "replay", "nope", "--scripted", "--window", "8000").error_code
+        == "NOT_FOUND"
+    )

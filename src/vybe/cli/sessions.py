@@ -1,4 +1,4 @@
-"""vybe session list|show|context|say|import|checkpoint: the record of agent sessions."""
+"""vybe session list|show|context|say|import|checkpoint|replay: the record of sessions."""
 
 from __future__ import annotations
 
@@ -99,6 +99,13 @@ def checkpoint(inv: Any, args: argparse.Namespace) -> dict:
     return {**force(engine, args.id, Path.cwd()), "model": engine.model.name, "window": info.window}
 
 
+def replay(inv: Any, args: argparse.Namespace) -> dict:
+    from vybe.agent.replay import replay as run_replay
+
+    engine, _ = _engine(inv, args)
+    return {**run_replay(engine, args.id, Path.cwd()), "model": engine.model.name}
+
+
 def _add_engine_flags(parser: argparse.ArgumentParser) -> None:
     add_model_flags(parser)
     parser.add_argument(
@@ -126,6 +133,14 @@ def register(registry: Registry) -> None:
     p.add_argument("--session", help="target session (default claude_<its session id>)")
     p = registry.command(
         "session checkpoint", checkpoint, "take a checkpoint now, due or not", mutates=True
+    )
+    p.add_argument("id")
+    _add_engine_flags(p)
+    p = registry.command(
+        "session replay",
+        replay,
+        "run the engine over a session in a copy, with --window N: what each checkpoint kept",
+        mutates=True,
     )
     p.add_argument("id")
     _add_engine_flags(p)

@@ -74,6 +74,11 @@ class Engine:
         self.run_id = run_id or clock.new_id("run")
         self._unproductive: dict[str, int] = {}
 
+    def new_run(self) -> None:
+        """Start another run: a fresh run id, and the unproductive checkpoints count from 0."""
+        self.run_id = clock.new_id("run")
+        self._unproductive.clear()
+
     def prepare(
         self,
         session_id: str,

@@ -93,6 +93,8 @@ class Consolidator:
     def mind_edits(self, conversation: Sequence[Message], mind_text: str) -> list:
         from vybe.context import mind
 
+        if mind.MISSION not in mind_text.splitlines():
+            return []
         body = _block(mind_text, "## Mission", "## Workstreams")
         entries = [ln for ln in body.splitlines() if ln.startswith("- ")]
         wanted = list(entries)
