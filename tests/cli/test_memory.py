@@ -107,6 +107,19 @@ def test_delete_of_a_missing_entry_succeeds(vybe):
         (["memory", "get", "-k", "x", "-s", "project"], "INVALID_INPUT"),
         (["remember", "no-equals-sign"], "INVALID_INPUT"),
         (["memory", "gc", "--limit", "0"], "USAGE_ERROR"),
+        (["memory", "set", "-k", "k" * 257, "-v", "1"], "INVALID_INPUT"),
+        (["memory", "list", "--scope", "galaxy"], "INVALID_INPUT"),
+        (["memory", "set", "-k", "x", "-v", "1", "--scope-id", "g"], "INVALID_INPUT"),
+        (["push", "--json", '{"memories": {"key": "k"}}'], "INVALID_INPUT"),
+        (
+            ["push", "--json", '{"memories": [{"key": "k", "value": 1, "pinned": "x"}]}'],
+            "INVALID_INPUT",
+        ),
+        (
+            ["push", "--json", '{"memories": [{"key": "k", "value": "v", "scope": 3}]}'],
+            "INVALID_INPUT",
+        ),
+        (["resume", "--project-dir", ""], "INVALID_INPUT"),
     ],
 )
 def test_bad_input_is_a_json_error_with_a_stable_code(vybe, args, code):

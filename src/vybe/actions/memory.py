@@ -60,6 +60,8 @@ def from_document(doc: dict) -> MemoryInput:
     value = doc.get("value")
     if value is None:
         raise InvalidInput("each memory needs a value", context={"field": "value"})
+    if not isinstance(doc.get("pinned", False), bool):
+        raise InvalidInput("pinned must be true or false", context={"field": "pinned"})
     strings = ("key", "value_type", "scope", "scope_id", "kind", "expires_in", "expires_at")
     for name in (*strings, "source_task_id", "supersedes"):
         _typed(doc, name, str, "a string")
