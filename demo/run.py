@@ -10,22 +10,55 @@ import sys
 import tempfile
 from pathlib import Path
 
+from checkpoint_scene import scene as checkpoint_scene
+
 VYBE = shutil.which("vybe", path=str(Path(sys.executable).parent)) or "vybe"
 
 
-def vybe(*args: str, agent: str = "claude", show: bool = True) -> dict:
+TASK_FIELDS = ("id", "title", "status", "claimed_by")
+
+
+def _slim(value: object) -> object:
+    """Tasks shown by the fields a reader follows; everything else as it is."""
+    if isinstance(value, list):
+        return [_slim(v) for v in value]
+    if isinstance(value, dict) and {"title", "status"} <= value.keys():
+        return {k: value[k] for k in TASK_FIELDS if value.get(k) is not None}
+    return value
+
+
+def _brief(value: object, width: int = 160) -> str:
+    text = json.dumps(_slim(value), ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _summary(envelope: dict) -> str:
+    """One line per top-level field: what an agent reads in the envelope."""
+    if not envelope["success"]:
+        return f"  error_code={envelope['error_code']}: {envelope['error'][:100]}"
+    data = envelope["data"]
+    if not isinstance(data, dict):
+        return "  " + _brief(data)
+    return "\n".join(f"  {key}: {_brief(value)}" for key, value in data.items())
+
+
+def vybe(*args: str, agent: str = "claude", show: bool = True, stdin: str | None = None) -> dict:
     """Run one vybe command as an agent would, and print what it sees."""
     command = [VYBE, *args, "--agent", agent]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, input=stdin)
     envelope = json.loads(done.stdout)
     if show:
-        print(f"\n$ vybe {' '.join(args)}   # as {agent}")
-        print(json.dumps(envelope, indent=2)[:1200])
+        print(f"\n$ vybe {' '.join(args)}   # as {agent}, exit {done.returncode}")
+        print(_summary(envelope))
     return envelope
 
 
+def banner(title: str) -> None:
+    print("\n" + "=" * 72 + f"\n{title}\n" + "=" * 72)
+
+
 def scene_tasks() -> None:
-    print("=" * 72 + "\nScene 1: a project, tasks with a dependency, an agent at work\n" + "=" * 72)
+    banner("Scene 1: a project, tasks with a dependency, an agent at work")
     vybe("project", "create", "--name", "billing", "--id", "/srv/billing", show=False)
     migrate = vybe(
         "task",
@@ -57,7 +90,7 @@ def scene_tasks() -> None:
 
 
 def scene_continuity() -> None:
-    print("=" * 72 + "\nScene 2: memory and a hand-off; a second agent picks up\n" + "=" * 72)
+    banner("Scene 2: memory and a hand-off; a second agent picks up")
     project = "/srv/billing"
     task = vybe(
         "task",
@@ -113,12 +146,53 @@ def scene_continuity() -> None:
     print(data["prompt"])
 
 
+def _hook(payload: dict) -> dict | None:
+    done = subprocess.run(
+        [VYBE, "hook", "run", "claude"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return json.loads(done.stdout) if done.stdout.strip() else None
+
+
+def scene_claude_code(folder: Path) -> None:
+    banner("Scene 4: Claude Code compacts; the user's own words come back verbatim")
+    common = {
+        "session_id": "demo-session",
+        "cwd": str(folder),
+        "transcript_path": str(folder / "missing.jsonl"),
+    }
+    prompts = [
+        "Migrate the invoices to the new schema. Never drop a column in production; "
+        "ask me before any destructive step.",
+        "ok",
+        "use the staging replica for the dry run, not prod",
+        "continue",
+    ]
+    for prompt in prompts:
+        print(f"UserPromptSubmit: {prompt!r}")
+        _hook({**common, "hook_event_name": "UserPromptSubmit", "prompt": prompt})
+    print("\n# Claude Code compacts (its summary paraphrases); then SessionStart(compact):")
+    out = _hook({**common, "hook_event_name": "SessionStart", "source": "compact"})
+    context = out["hookSpecificOutput"]["additionalContext"] if out else ""
+    print(context[context.find("## The user's words") :])
+    print(f"\nEvery prompt back byte for byte: {all(p in context for p in prompts)}")
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="vybe-demo-") as folder:
         os.environ["VYBE_DB_PATH"] = str(Path(folder) / "vybe.db")
         os.environ["VYBE_CONFIG_DIR"] = str(Path(folder) / "config")
         scene_tasks()
         scene_continuity()
+        print("\nScene 3 follows: a long session kept inside a small window by checkpoints.")
+        kept = checkpoint_scene(Path(folder) / "chat.db", turns=40)
+        scene_claude_code(Path(folder))
+        if kept["checkpoints"] < 2 or not kept["goal_kept"]:
+            print("\nThe checkpoint scene did not keep the goal through two checkpoints.")
+            return 1
     return 0
 
 
