@@ -78,7 +78,7 @@ def _translate(exc: sqlite3.Error, path: Path) -> Exception:
 
 def args_digest(args: dict[str, Any]) -> str:
     canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class Store:
@@ -179,7 +179,12 @@ class Store:
         raise AssertionError("unreachable")
 
     def transact(self, fn: Callable[[sqlite3.Connection], T]) -> T:
-        """Run ``fn`` in one BEGIN IMMEDIATE transaction, retrying on busy and CAS conflicts."""
+        """Run ``fn`` in one BEGIN IMMEDIATE transaction, retrying on busy and CAS conflicts.
+
+        Busy retries stop once the busy timeout has passed in all, so a held lock becomes
+        DB_LOCKED after about the timeout, not after every attempt has waited it out.
+        """
+        deadline = time.monotonic() + self.busy_timeout_ms / 1000
         for attempt in range(WRITE_ATTEMPTS):
             try:
                 return self._once(fn)
@@ -187,7 +192,8 @@ class Store:
                 if attempt == WRITE_ATTEMPTS - 1:
                     raise
             except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or attempt == WRITE_ATTEMPTS - 1:
+                last = attempt == WRITE_ATTEMPTS - 1 or time.monotonic() >= deadline
+                if not _is_busy(exc) or last:
                     raise _translate(exc, self.path) from None
             except sqlite3.DatabaseError as exc:
                 raise _translate(exc, self.path) from None
@@ -198,10 +204,11 @@ class Store:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             result = fn(self.conn)
+            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
         return result
 
     @contextmanager
@@ -209,12 +216,12 @@ class Store:
         """A read transaction: every query inside sees the same state."""
         try:
             self.conn.execute("BEGIN")
+            yield self.conn
         except sqlite3.DatabaseError as exc:
             raise _translate(exc, self.path) from None
-        try:
-            yield self.conn
         finally:
-            self.conn.execute("COMMIT")
+            if self.conn.in_transaction:
+                self.conn.execute("COMMIT")
 
     def idempotent(
         self,
