@@ -18,6 +18,10 @@ JSON_DOCUMENT_MAX = 1_048_576
 
 
 def text(name: str, value: str, limit: int, *, required: bool = False) -> str:
+    if not isinstance(value, str):
+        raise InvalidInput(f"{name} must be a string", context={"field": name})
+    if not encodable(value):
+        raise InvalidInput(f"{name} is not valid Unicode text", context={"field": name})
     if required and not value.strip():
         raise InvalidInput(f"{name} must not be empty", context={"field": name})
     if len(value) > limit:
@@ -29,6 +33,15 @@ def text(name: str, value: str, limit: int, *, required: bool = False) -> str:
     if "\x00" in value:
         raise InvalidInput(f"{name} contains a NUL character", context={"field": name})
     return value
+
+
+def encodable(value: str) -> bool:
+    """Whether the text can be stored: lone surrogates (from bad bytes or JSON escapes) cannot."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def metadata(value: str | None) -> Any:

@@ -55,12 +55,9 @@ def validate(doc: Any) -> dict:
     if not isinstance(artifacts, list):
         raise InvalidInput("artifacts must be a list", context={"field": "artifacts"})
     for item in artifacts:
-        _string(
-            _object(item, "artifact", {"file_path", "content_type"}),
-            "file_path",
-            limits.PATH_MAX,
-            required=True,
-        )
+        artifact = _object(item, "artifact", {"file_path", "content_type"})
+        _string(artifact, "file_path", limits.PATH_MAX, required=True)
+        _string(artifact, "content_type", limits.KIND_MAX)
     if "task_status" in doc:
         status = _object(
             doc["task_status"], "task_status", {"status", "blocked_reason", "note", "force"}

@@ -45,8 +45,18 @@ def artifacts_add(inv: Any, args: argparse.Namespace) -> dict:
     )
 
 
+def _read_stdin() -> str:
+    raw = sys.stdin.buffer.read(limits.JSON_DOCUMENT_MAX * 4 + 1)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        from vybe.errors import InvalidInput
+
+        raise InvalidInput("--json on stdin is not UTF-8", context={"field": "--json"}) from None
+
+
 def push(inv: Any, args: argparse.Namespace) -> dict:
-    text = sys.stdin.read(limits.JSON_DOCUMENT_MAX + 1) if args.json == "-" else args.json
+    text = _read_stdin() if args.json == "-" else args.json
     document = limits.json_document("--json", text)
     return push_action.push(inv.store, inv.agent, inv.request_id, document=document)
 

@@ -10,7 +10,7 @@ from typing import Any
 from vybe import __version__, clock
 from vybe.cli import output
 from vybe.cli.registry import GROUPS, HelpRequested, Registry
-from vybe.errors import UsageError, VybeError
+from vybe.errors import InvalidInput, UsageError, VybeError
 
 # Global flags are accepted before or after the subcommand, as agents write them.
 GLOBAL_FLAGS = {
@@ -90,6 +90,19 @@ class Invocation:
             self._store.close()
 
 
+def _refuse_undecodable(argv: list[str]) -> None:
+    """Bytes that are not UTF-8 reach argv as lone surrogates, which cannot be stored."""
+    for position, token in enumerate(argv):
+        try:
+            token.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(
+                f"argument {position + 1} is not valid UTF-8 text",
+                context={"position": position + 1},
+                suggested_action="pass text encoded as UTF-8",
+            ) from None
+
+
 def _first_word(argv: list[str]) -> str | None:
     return next((t for t in argv if not t.startswith("-")), None)
 
@@ -115,6 +128,7 @@ def overview(registry: Registry) -> dict[str, Any]:
 def run(argv: list[str]) -> tuple[int, str]:
     invocation: Invocation | None = None
     try:
+        _refuse_undecodable(argv)
         flags, rest = split_globals(argv)
         if rest in (["--version"], ["-v"]):
             return 0, output.success({"version": __version__})

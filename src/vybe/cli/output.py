@@ -36,5 +36,12 @@ def failure(error: VybeError) -> str:
 
 
 def emit(text: str) -> None:
-    sys.stdout.write(text + "\n")
+    """Write UTF-8 whatever the locale; a lone surrogate becomes its JSON escape, not a crash."""
+    data = (text + "\n").encode("utf-8", "backslashreplace")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        sys.stdout.flush()
+        buffer.write(data)
     sys.stdout.flush()
