@@ -27,7 +27,7 @@ def init(inv: Any, args: argparse.Namespace) -> dict:
     folder = config.config_dir()
     folder.mkdir(parents=True, exist_ok=True)
     existed = inv.settings.db_path.exists()
-    applied = inv.store.migrate()
+    applied = _migrate(inv)["applied"]
     return {
         "config_dir": str(folder),
         "db_path": str(inv.settings.db_path),
@@ -40,24 +40,25 @@ def init(inv: Any, args: argparse.Namespace) -> dict:
 def status(inv: Any, args: argparse.Namespace) -> dict:
     from vybe.store import agents as agent_rows
 
-    store = inv.store
+    path = inv.settings.db_path
     try:
-        with store.snapshot() as conn:
+        with inv.store.snapshot() as conn:
             state = agent_rows.get(conn, inv.agent)
             conn.execute("SELECT COUNT(*) FROM tasks").fetchone()
-        query_ok, query_error = True, None
+        query_ok, query_error, error_code = True, None, None
     except (sqlite3.Error, VybeError) as exc:
         state, query_ok, query_error = None, False, str(exc)
+        error_code = exc.code if isinstance(exc, VybeError) else "INTERNAL"
     if args.check and not query_ok:
         raise VybeError(
             f"status check failed: {query_error}",
             code="STATUS_CHECK_FAILED",
-            context={"db_path": str(store.path)},
+            context={"db_path": str(path), "cause": error_code},
         )
     return {
         "version": __version__,
         "agent": inv.agent,
-        "db": {"path": str(store.path), "ok": query_ok, "error": query_error},
+        "db": {"path": str(path), "ok": query_ok, "error": query_error, "error_code": error_code},
         "agent_state": state,
         "query_ok": query_ok,
         "query_error": query_error,
@@ -169,7 +170,8 @@ def _hook_checks() -> list[dict]:
     return install.health(Path.cwd())
 
 
-def upgrade(inv: Any, args: argparse.Namespace) -> dict:
+def _migrate(inv: Any) -> dict:
+    """Apply migrations on a store opened without them, so the names applied are reported."""
     from vybe.store import Store
 
     store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False)
@@ -178,6 +180,10 @@ def upgrade(inv: Any, args: argparse.Namespace) -> dict:
         return {"applied": applied, "pending": store.pending_migrations()}
     finally:
         store.close()
+
+
+def upgrade(inv: Any, args: argparse.Namespace) -> dict:
+    return _migrate(inv)
 
 
 def register(registry: Registry) -> None:
