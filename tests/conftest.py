@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -64,6 +65,38 @@ class Vybe:
 
     def task(self, title: str, *extra: str, **kwargs: Any) -> str:
         return self.ok("task", "create", "--title", title, *extra, **kwargs)["task"]["id"]
+
+    def dump(self) -> str:
+        """The whole store as SQL text, to prove a refused command changed nothing."""
+        if not self.db_path.exists():
+            return ""
+        conn = sqlite3.connect(self.db_path)
+        try:
+            return "\n".join(conn.iterdump())
+        finally:
+            conn.close()
+
+    def refused(self, code: str, *args: str, exit_code: int = 1, **kwargs: Any) -> Result:
+        """Run a command that must fail with ``code`` and leave the store as it was."""
+        if not self.db_path.exists():
+            self.ok("init")
+        before = self.dump()
+        result = self(*args, **kwargs)
+        assert result.code == exit_code, result.envelope
+        assert result.error_code == code, result.envelope
+        assert self.dump() == before
+        return result
+
+    def sql(self, query: str, params: tuple = ()) -> list[tuple]:
+        """Read (or, to test the triggers, write) the store directly."""
+        conn = sqlite3.connect(self.db_path, isolation_level=None)
+        try:
+            return conn.execute(query, params).fetchall()
+        finally:
+            conn.close()
+
+    def event_count(self) -> int:
+        return self.sql("SELECT COUNT(*) FROM events")[0][0]
 
 
 @pytest.fixture

@@ -1,0 +1,108 @@
+"""Leased claims: one holder at a time, heartbeats extend, an expired lease frees the task."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+from vybe import clock
+
+
+def lease_left(task: dict) -> timedelta:
+    return clock.parse_iso(task["lease_expires_at"]) - datetime.now(UTC)
+
+
+def test_claim_by_id_takes_the_task_under_the_lease(vybe):
+    task_id = vybe.task("t")
+    task = vybe.ok("task", "claim", "--id", task_id, "--lease", "10m", agent="alice")["task"]
+    assert (task["status"], task["claimed_by"], task["claim_epoch"]) == ("in_progress", "alice", 1)
+    assert timedelta(minutes=9) < lease_left(task) <= timedelta(minutes=10)
+
+
+def test_claim_without_a_lease_uses_the_configured_default(vybe):
+    task_id = vybe.task("t")
+    task = vybe.ok("task", "claim", "--id", task_id)["task"]
+    assert timedelta(minutes=14) < lease_left(task) <= timedelta(minutes=15)
+
+
+def test_already_claimed_names_the_holder(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, agent="alice")
+    refused = vybe.refused("ALREADY_CLAIMED", "task", "claim", "--id", task_id, agent="bob")
+    assert refused.envelope["error_context"]["holder"] == "alice"
+
+
+def test_begin_by_another_agent_is_refused_while_the_lease_holds(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "begin", "--id", task_id, agent="alice")
+    vybe.refused("ALREADY_CLAIMED", "task", "begin", "--id", task_id, agent="bob")
+
+
+def test_the_holder_may_claim_again_without_a_new_epoch(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, agent="alice")
+    again = vybe.ok("task", "claim", "--id", task_id, agent="alice")["task"]
+    assert (again["claimed_by"], again["claim_epoch"]) == ("alice", 1)
+
+
+def test_an_expired_lease_lets_another_agent_take_the_task(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, "--lease", "1s", agent="alice")
+    time.sleep(1.1)
+    task = vybe.ok("task", "claim", "--id", task_id, agent="bob")["task"]
+    assert (task["claimed_by"], task["claim_epoch"]) == ("bob", 2)
+
+
+def test_claim_next_takes_a_task_whose_lease_expired(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, "--lease", "1s", agent="alice")
+    assert vybe.ok("task", "claim", "--next", agent="bob")["task"] is None
+    time.sleep(1.1)
+    assert vybe.ok("task", "claim", "--next", agent="bob")["task"]["claimed_by"] == "bob"
+
+
+def test_heartbeat_extends_the_lease(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, "--lease", "1s", agent="alice")
+    renewed = vybe.ok("task", "heartbeat", "--id", task_id, "--lease", "1h", agent="alice")["task"]
+    assert lease_left(renewed) > timedelta(minutes=59)
+    time.sleep(1.1)
+    vybe.refused("ALREADY_CLAIMED", "task", "claim", "--id", task_id, agent="bob")
+
+
+def test_heartbeat_by_an_agent_that_does_not_hold_the_claim_is_refused(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, agent="alice")
+    refused = vybe.refused("NOT_CLAIMED", "task", "heartbeat", "--id", task_id, agent="bob")
+    assert refused.envelope["error_context"]["holder"] == "alice"
+
+
+def test_claim_next_takes_the_highest_priority_ready_task(vybe):
+    vybe.task("low")
+    high = vybe.task("high", "--priority", "3")
+    claimed = vybe.ok("task", "claim", "--next")
+    assert claimed["task"]["id"] == high
+    assert claimed["event_id"]
+
+
+def test_claim_next_with_nothing_ready_returns_no_task(vybe):
+    assert vybe.ok("task", "claim", "--next") == {"task": None, "event_id": None}
+
+
+def test_claim_next_with_a_project_takes_only_that_projects_tasks(vybe):
+    vybe.ok("project", "create", "--name", "p", "--id", "p")
+    vybe.task("elsewhere", "--priority", "9")
+    inside = vybe.task("inside", "--project-id", "p")
+    assert vybe.ok("task", "claim", "--next", "--project-id", "p")["task"]["id"] == inside
+
+
+def test_a_completed_task_cannot_be_claimed(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("done", task_id)
+    vybe.refused("NOT_CLAIMABLE", "task", "claim", "--id", task_id)
+
+
+def test_claim_needs_exactly_one_of_id_or_next(vybe):
+    task_id = vybe.task("t")
+    vybe.refused("USAGE_ERROR", "task", "claim", exit_code=2)
+    vybe.refused("USAGE_ERROR", "task", "claim", "--id", task_id, "--next", exit_code=2)

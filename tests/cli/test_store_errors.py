@@ -1,0 +1,79 @@
+"""A store that cannot be used answers with a stable error code and is left as it was."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+WRITE = ["task", "create", "--title", "t"]
+READ = ["task", "list"]
+
+
+@pytest.mark.parametrize("argv", [WRITE, READ], ids=["write", "read"])
+def test_a_db_path_under_a_missing_unwritable_folder_is_db_unavailable(vybe, argv):
+    vybe.refused("DB_UNAVAILABLE", *argv, "--db-path", "/proc/vybe-nope/vybe.db")
+
+
+@pytest.mark.parametrize("argv", [WRITE, READ], ids=["write", "read"])
+def test_a_db_path_that_is_a_folder_is_db_unavailable(vybe, tmp_path, argv):
+    vybe.refused("DB_UNAVAILABLE", *argv, "--db-path", str(tmp_path))
+
+
+def test_a_db_path_below_a_regular_file_is_db_unavailable(vybe, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    vybe.refused("DB_UNAVAILABLE", *WRITE, "--db-path", str(blocker / "vybe.db"))
+
+
+@pytest.mark.parametrize("argv", [WRITE, READ, ["doctor"], ["upgrade"]], ids=" ".join)
+def test_a_file_that_is_not_sqlite_is_db_corrupt_and_left_untouched(vybe, tmp_path, argv):
+    bogus = tmp_path / "notes.txt"
+    bogus.write_bytes(b"these are my notes, not a database\n" * 50)
+    vybe.refused("DB_CORRUPT", *argv, "--db-path", str(bogus))
+    assert bogus.read_bytes() == b"these are my notes, not a database\n" * 50
+
+
+def test_status_reports_a_broken_store_and_status_check_fails(vybe, tmp_path):
+    bogus = tmp_path / "notes.txt"
+    bogus.write_text("not sqlite")
+    db = vybe.ok("status", "--db-path", str(bogus))["db"]
+    assert (db["ok"], db["error_code"]) == (False, "DB_CORRUPT")
+    refused = vybe.refused("STATUS_CHECK_FAILED", "status", "--check", "--db-path", str(bogus))
+    assert refused.envelope["error_context"]["cause"] == "DB_CORRUPT"
+
+
+@pytest.fixture
+def locked(vybe):
+    """Another process holds the write lock (BEGIN IMMEDIATE) until the test ends."""
+    vybe.task("existing")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys\n"
+            f"c = sqlite3.connect({str(vybe.db_path)!r}, isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE')\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout.readline() == "locked\n"
+    vybe.env["VYBE_BUSY_TIMEOUT_MS"] = "200"
+    yield vybe
+    holder.communicate("")
+
+
+def test_a_write_past_the_busy_timeout_is_db_locked_about_the_timeout(locked):
+    started = time.monotonic()
+    locked.refused("DB_LOCKED", *WRITE)
+    assert time.monotonic() - started < 1.5
+
+
+def test_reads_still_answer_while_another_process_holds_the_write_lock(locked):
+    assert locked.ok(*READ)["count"] == 1

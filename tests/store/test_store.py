@@ -1,0 +1,56 @@
+"""The store: migrations once, WAL, all-or-nothing transactions, a bounded wait on locks."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from vybe.errors import DatabaseLocked, NotFound
+from vybe.store import Store
+from vybe.store.db import migration_files
+
+
+@pytest.fixture
+def store(tmp_path):
+    opened = Store(tmp_path / "vybe.db")
+    yield opened
+    opened.close()
+
+
+def test_a_new_store_is_migrated_and_in_wal_mode(store):
+    assert store.pending_migrations() == []
+    assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(migration_files())
+
+
+def test_migrating_again_applies_nothing(store, tmp_path):
+    again = Store(tmp_path / "vybe.db", migrate=False)
+    assert again.migrate() == []
+    again.close()
+
+
+def test_an_error_inside_a_transaction_rolls_everything_back(store):
+    def half_then_fail(conn: sqlite3.Connection) -> None:
+        conn.execute("INSERT INTO projects (id, name, created_at) VALUES ('p', 'p', 't')")
+        raise NotFound("nothing here")
+
+    with pytest.raises(NotFound):
+        store.transact(half_then_fail)
+    assert store.conn.execute("SELECT COUNT(*) FROM projects").fetchone()[0] == 0
+    assert not store.conn.in_transaction
+
+
+def test_a_held_write_lock_becomes_db_locked_after_about_the_busy_timeout(tmp_path, store):
+    holder = sqlite3.connect(tmp_path / "vybe.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    waiting = Store(tmp_path / "vybe.db", busy_timeout_ms=300)
+    started = time.monotonic()
+    with pytest.raises(DatabaseLocked):
+        waiting.transact(lambda conn: conn.execute("SELECT 1"))
+    elapsed = time.monotonic() - started
+    holder.execute("ROLLBACK")
+    assert 0.25 < elapsed < 1.0
+    assert not waiting.conn.in_transaction
+    assert waiting.transact(lambda conn: conn.execute("SELECT 1").fetchone()[0]) == 1
