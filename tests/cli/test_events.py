@@ -51,8 +51,8 @@ def test_events_limit_caps_the_result(vybe, log):
     assert listed["count"] == 2
 
 
-def test_archived_events_show_only_with_include_archived(vybe, log):
-    first, _ = log
+@pytest.mark.usefixtures("log")
+def test_archived_events_show_only_with_include_archived(vybe):
     vybe.sql("UPDATE events SET archived_at = '2026-01-01T00:00:00.000000Z' WHERE message = 'a1'")
     assert messages(vybe) == ["first"]
     assert messages(vybe, "--include-archived") == ["a1", "first"]
