@@ -18,7 +18,7 @@ from vybe.context.budget import ModelLimits, compute, estimate
 from vybe.context.engine import Engine
 from vybe.context.recorder import record_tool, record_user
 from vybe.errors import ContextExhausted, ModelError
-from vybe.llm.base import Reply, ToolCall
+from vybe.llm.base import Reply, ToolCall, ToolSpec
 from vybe.llm.scripted import Consolidator, ScriptedModel, SloppyConsolidator
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
@@ -63,6 +63,30 @@ def test_turn_prefix_is_the_conversation_byte_for_byte(record, tmp_path):
     assert first.system == SYSTEM
     assert first.messages[:-1] == before.request.messages
     assert [t.name for t in first.tools] == ["read", "edit"]
+
+
+def test_turn_sends_the_conversations_own_system_and_tools(record, tmp_path):
+    tools = (
+        ToolSpec("bash", "Run a command.", {"type": "object"}),
+        ToolSpec("read", "Read a file.", {"type": "object"}),
+        ToolSpec("edit", "Edit a file.", {"type": "object"}),
+    )
+    opening(record)
+    work(record, 40)
+    conversation = engine(record, tmp_path, ScriptedModel([])).prepare(S, SYSTEM, tools)
+    model = Consolidator()
+    engine(record, tmp_path, model).prepare(S, SYSTEM, tools)
+    assert all(r.system == conversation.request.system for r in model.requests)
+    assert all(r.tools == conversation.request.tools == tools for r in model.requests)
+
+
+def test_turn_adds_read_and_edit_after_the_tools_lacking_them(record, tmp_path):
+    bash = ToolSpec("bash", "Run a command.", {"type": "object"})
+    opening(record)
+    work(record, 40)
+    model = Consolidator()
+    engine(record, tmp_path, model).prepare(S, SYSTEM, (bash,))
+    assert [t.name for t in model.requests[0].tools] == ["bash", "read", "edit"]
 
 
 def test_writer_sees_the_tail_that_stays(record, tmp_path):

@@ -12,7 +12,7 @@ from vybe.context.engine import Engine
 from vybe.context.recorder import record_user
 from vybe.context.turn import BUDGET_USED, REFUSAL
 from vybe.errors import ModelError
-from vybe.llm.base import Reply, ToolCall
+from vybe.llm.base import Reply, ToolCall, ToolSpec
 from vybe.llm.scripted import Consolidator, ScriptedModel
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
@@ -172,6 +172,14 @@ def test_other_tools_are_refused_and_do_nothing(primed, tmp_path):
     _, attempt, model = run(primed, tmp_path, tool("bash", command="rm -rf /"), final())
     assert model.requests[1].messages[-1].content == REFUSAL
     assert attempt.outcome == "accepted"
+
+
+def test_conversation_tools_offered_in_the_turn_are_still_refused(primed, tmp_path):
+    write = ToolSpec("write", "Write a file.", {"type": "object"})
+    model = ScriptedModel([tool("write", path="mind.md", content=""), final()])
+    Engine(primed, model, LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM, (write,))
+    assert model.requests[1].messages[-1].content == REFUSAL
+    assert ENTRY in primed.latest_checkpoint(S).mind.splitlines()
 
 
 def test_paths_outside_the_scratch_files_are_refused(primed, tmp_path):

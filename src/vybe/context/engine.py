@@ -20,12 +20,12 @@ from pathlib import Path
 from vybe import clock
 from vybe.context import assemble, carry, memo, now
 from vybe.context.assemble import View
-from vybe.context.budget import Budget, ModelLimits, compute, estimate
+from vybe.context.budget import Budget, ModelLimits, compute, estimate, tools_tokens
 from vybe.context.projection import Unit, units
 from vybe.context.prompt import digest
 from vybe.context.record import Attempt, Checkpoint, Record
 from vybe.context.scratch import Scratch
-from vybe.context.turn import TurnInput, TurnResult, run_turn
+from vybe.context.turn import TurnInput, TurnResult, run_turn, turn_tools
 from vybe.errors import ContextExhausted
 from vybe.llm.base import Model, Request, ToolSpec
 from vybe.store.record import MemoMark
@@ -94,7 +94,7 @@ class Engine:
         attempts: list[Attempt] = []
         if (budget.due(tokens) or refused) and self._may_checkpoint(session_id):
             reason = "threshold" if budget.can_fit(tokens) and not refused else "overflow"
-            attempts.append(self._checkpoint(view, budget, system, reason, tokens))
+            attempts.append(self._checkpoint(view, budget, system, tools, reason, tokens))
             view = assemble.load(self.record, session_id)
             request, tokens = self._build(view, budget, system, tools)
         rolls, cap = 0, None
@@ -104,7 +104,9 @@ class Engine:
             attempt = None
             if self._may_checkpoint(session_id) and rolls < MAX_ROLLS and several:
                 rolls += 1
-                attempt = self._checkpoint(view, budget, system, "overflow", tokens, rolling=True)
+                attempt = self._checkpoint(
+                    view, budget, system, tools, "overflow", tokens, rolling=True
+                )
             elif several:
                 attempt = self._drop(view, budget, tokens)
             elif cap is None:
@@ -126,7 +128,7 @@ class Engine:
         budget = compute(self.limits)
         view = assemble.load(self.record, session_id)
         _, tokens = self._build(view, budget, system, tools)
-        return self._checkpoint(view, budget, system, "requested", tokens)
+        return self._checkpoint(view, budget, system, tools, "requested", tokens)
 
     def _build(
         self,
@@ -161,6 +163,7 @@ class Engine:
         view: View,
         budget: Budget,
         system: str,
+        tools: tuple[ToolSpec, ...],
         reason: str,
         tokens: int,
         rolling: bool = False,
@@ -174,7 +177,8 @@ class Engine:
         prefix_view = view
         if rolling or not budget.can_fit(tokens + self._turn_overhead(view, budget)):
             mode = "rolling"
-            index = self._rolling_index(view, budget, parts, estimate(system))
+            fixed = estimate(system) + tools_tokens(turn_tools(tools))
+            index = self._rolling_index(view, budget, parts, fixed)
             prefix_view = replace(view, rows=[r for u in parts[:index] for r in u.rows])
         cut = carry.cut_at(view, index)
         previous = view.checkpoint
@@ -185,6 +189,7 @@ class Engine:
         }
         inp = TurnInput(
             system=system,
+            tools=tools,
             prefix=tuple(assemble.messages(prefix_view, budget)),
             previous_mind=previous.mind if previous else "",
             marks=tuple(offered),

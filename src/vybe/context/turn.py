@@ -1,7 +1,9 @@
 """The checkpoint turn: the same model revises mind.md, ticks memo.md and writes the NOW.
 
-Same system prompt and message prefix as the conversation, two tools (``read``, ``edit``) on
-the two scratch files, at most MAX_ROUNDS rounds of tool calls, checks, one repair request
+Same system prompt, tool list and message prefix as the conversation, so a provider's prompt
+cache (tools are part of an Anthropic prefix) hits; ``read`` and ``edit`` are added only when
+the conversation lacks them. Only those two run, and only on the two scratch files: every
+other call gets a refusal. At most MAX_ROUNDS rounds of tool calls, checks, one repair request
 naming every problem, then the fallbacks of seed 000.
 """
 
@@ -38,7 +40,6 @@ EDIT = ToolSpec(
         "required": ["path", "old_text", "new_text"],
     },
 )
-TOOLS = (READ, EDIT)
 REFUSAL = (
     "This is a checkpoint turn: only read and edit on mind.md and memo.md are available. "
     "Revise those two files with edit and write your now as your reply text."
@@ -57,6 +58,7 @@ class TurnInput:
     """Everything one checkpoint turn needs, gathered by the engine."""
 
     system: str
+    tools: tuple[ToolSpec, ...]
     prefix: tuple[Message, ...]
     previous_mind: str
     marks: tuple[MemoMark, ...]
@@ -119,8 +121,14 @@ class _Files:
         return f"edited {name}"
 
 
-def _room(inp: TurnInput, messages: list[Message]) -> int:
-    used = estimate(inp.system) + tools_tokens(TOOLS) + sum(message_tokens(m) for m in messages)
+def turn_tools(conversation: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
+    """The conversation's own tools, plus ``read`` and ``edit`` when it has no tool of that name."""
+    names = {t.name for t in conversation}
+    return conversation + tuple(t for t in (READ, EDIT) if t.name not in names)
+
+
+def _room(inp: TurnInput, tools: tuple[ToolSpec, ...], messages: list[Message]) -> int:
+    used = estimate(inp.system) + tools_tokens(tools) + sum(message_tokens(m) for m in messages)
     return inp.budget.input_limit - used - inp.budget.reply_reserve - TOOL_RESERVE
 
 
@@ -177,12 +185,13 @@ def run_turn(model: Model, inp: TurnInput, scratch: Scratch) -> TurnResult:
         MAX_ROUNDS,
     )
     files = _Files(scratch)
+    tools = turn_tools(inp.tools)
     result = TurnResult()
     messages = [*inp.prefix, Message("user", request_text)]
     closed = False
     while True:
         request = Request(
-            inp.system, tuple(messages), TOOLS, min(MAX_REPLY, inp.budget.reply_reserve)
+            inp.system, tuple(messages), tools, min(MAX_REPLY, inp.budget.reply_reserve)
         )
         try:
             reply = model.complete(request)
@@ -203,7 +212,7 @@ def run_turn(model: Model, inp: TurnInput, scratch: Scratch) -> TurnResult:
             result.rounds += 0 if closed else 1
             messages.append(Message("assistant", reply.text, reply.tool_calls))
             for call in reply.tool_calls:
-                answer = BUDGET_USED if closed else files.run(call, _room(inp, messages))
+                answer = BUDGET_USED if closed else files.run(call, _room(inp, tools, messages))
                 messages.append(Message("tool", answer, tool_call_id=call.id))
             continue
         problems = _problems(inp, reply.text, scratch, memo_file)
