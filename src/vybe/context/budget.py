@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from vybe.context.tokens import estimate
 from vybe.llm.base import Message, Request, ToolSpec
 
 DEFAULT_WINDOW = 128_000
@@ -91,11 +92,6 @@ def compute(limits: ModelLimits) -> Budget:
         skill_each=SKILL_EACH,
         skills_total=min(SKILLS_TOTAL, w // 10),
     )
-
-
-def estimate(text: str) -> int:
-    """The default estimate: ceil(UTF-8 bytes / 4)."""
-    return (len(text.encode("utf-8")) + 3) // 4
 
 
 def _compact(value: object) -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from vybe.actions import hooks as hook_actions
-from vybe.context.budget import estimate
 from vybe.context.labels import user_text
+from vybe.context.tokens import estimate
 from vybe.integrations.hooks import CONTEXT_LIMIT, Hook
 from vybe.store import agents as agent_rows
 from vybe.store import record as record_rows

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from vybe.context.budget import estimate
+from vybe.context.tokens import estimate
 from vybe.integrations import claude_code
 from vybe.integrations.hooks import Hook
 from vybe.store import record as record_rows

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,6 +79,8 @@ Handler = Callable[[Hook], "str | None"]
 def log_failure(target: str, event: str, error: BaseException) -> None:
     """Append one JSON line to hooks.log (rotated at 1 MB); never raises."""
     try:
+        import traceback
+
         folder = config.config_dir()
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / LOG_NAME

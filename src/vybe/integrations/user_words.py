@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vybe.context.budget import estimate
+from vybe.context.tokens import estimate
 from vybe.store.record import MessageRow
 
 TOKEN_BUDGET = 3000

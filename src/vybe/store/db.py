@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import random
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -48,6 +46,13 @@ def split_statements(script: str) -> list[str]:
     return statements
 
 
+def _backoff(base: float, attempt: int) -> None:
+    """Sleep before retry ``attempt``: exponential, capped at 0.5 s, jittered."""
+    import random
+
+    time.sleep(min(0.5, base * 2**attempt) * (0.5 + random.random()))
+
+
 def _is_busy(exc: sqlite3.Error) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
@@ -77,6 +82,8 @@ def _translate(exc: sqlite3.Error, path: Path) -> Exception:
 
 
 def args_digest(args: dict[str, Any]) -> str:
+    import hashlib  # loads OpenSSL (2 ms): only writes with a request id need it
+
     canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -175,7 +182,7 @@ class Store:
             except sqlite3.OperationalError as exc:
                 if not _is_busy(exc) or attempt == WRITE_ATTEMPTS - 1:
                     raise
-                time.sleep(min(0.5, 0.01 * 2**attempt) * (0.5 + random.random()))
+                _backoff(0.01, attempt)
         raise AssertionError("unreachable")
 
     def transact(self, fn: Callable[[sqlite3.Connection], T]) -> T:
@@ -197,7 +204,7 @@ class Store:
                     raise _translate(exc, self.path) from None
             except sqlite3.DatabaseError as exc:
                 raise _translate(exc, self.path) from None
-            time.sleep(min(0.5, 0.005 * 2**attempt) * (0.5 + random.random()))
+            _backoff(0.005, attempt)
         raise AssertionError("unreachable")
 
     def _once(self, fn: Callable[[sqlite3.Connection], T]) -> T:
