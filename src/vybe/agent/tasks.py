@@ -1,4 +1,4 @@
-"""vybe's own tasks as agent tools, through the actions layer, idempotent per tool call."""
+"""vybe's own tasks and memory as agent tools, through the actions layer, idempotent per call."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from vybe.actions import memory as memory_actions
 from vybe.actions import tasks as task_actions
 from vybe.agent.tools import Outcome, dumps
 from vybe.llm.base import ToolCall
@@ -30,6 +31,8 @@ class TaskTools:
             "task_create": self.create,
             "task_done": self.done,
             "task_note": self.note,
+            "remember": self.remember,
+            "memory_get": self.memory_get,
         }
 
     def list(self, call: ToolCall) -> Outcome:
@@ -69,6 +72,34 @@ class TaskTools:
             message=str(call.arguments.get("message", "")),
         )
         return Outcome(dumps(result))
+
+    def remember(self, call: ToolCall) -> Outcome:
+        args = call.arguments
+        spec = memory_actions.MemoryInput(
+            key=str(args.get("key", "")),
+            value=str(args.get("value", "")),
+            scope=str(args.get("scope") or "global"),
+            scope_id=str(args["scope_id"]) if args.get("scope_id") else None,
+            kind=str(args.get("kind") or "fact"),
+        )
+        stored = memory_actions.set_memory(self.store, self.agent, self._rid(call), spec)
+        return Outcome(dumps(_memory(stored["memory"])))
+
+    def memory_get(self, call: ToolCall) -> Outcome:
+        args = call.arguments
+        found = memory_actions.get(
+            self.store,
+            self.agent,
+            key=str(args.get("key", "")),
+            scope=str(args.get("scope") or "global"),
+            scope_id=str(args["scope_id"]) if args.get("scope_id") else None,
+        )
+        return Outcome(dumps(_memory(found["memory"])))
+
+
+def _memory(entry: dict[str, Any]) -> dict[str, Any]:
+    keys = ("key", "value", "kind", "scope", "scope_id", "pinned", "expires_at", "updated_at")
+    return {k: entry.get(k) for k in keys if entry.get(k) not in (None, "")}
 
 
 def _brief(task: dict[str, Any]) -> dict[str, Any]:

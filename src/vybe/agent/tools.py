@@ -90,6 +90,28 @@ TASK_TOOLS = (
     ),
 )
 
+MEMORY_TOOLS = (
+    _spec(
+        "remember",
+        "Store a durable memory (kept across sessions); the same key in the same scope is "
+        "replaced.",
+        ("key", "value"),
+        key="short stable key, e.g. deploy.window",
+        value="what to remember",
+        kind="fact, directive (a standing instruction) or lesson (default fact)",
+        scope="global, project, task or agent (default global)",
+        scope_id="the project, task or agent id (default: the current focus, or you)",
+    ),
+    _spec(
+        "memory_get",
+        "Read one durable memory by key.",
+        ("key",),
+        key="the key",
+        scope="global, project, task or agent (default global)",
+        scope_id="the project, task or agent id (default: the current focus, or you)",
+    ),
+)
+
 
 @dataclass(frozen=True)
 class Outcome:
@@ -107,10 +129,10 @@ class Toolbox:
     workdir: Path
     skills: dict[str, skills.Skill]
     bash: BashPermission
-    tasks: Any = None  # a TaskTools, when a store is at hand
+    tasks: Any = None  # a TaskTools (vybe's tasks and memory), when a store is at hand
 
     def specs(self) -> tuple[ToolSpec, ...]:
-        return FILE_TOOLS + (TASK_TOOLS if self.tasks is not None else ())
+        return FILE_TOOLS + (TASK_TOOLS + MEMORY_TOOLS if self.tasks is not None else ())
 
     def run(self, call: ToolCall) -> Outcome:
         """The call's outcome; a bad call or a failure is an error result, never a raise."""
