@@ -1,0 +1,189 @@
+"""Foundation costs, as ratios measured in one run:
+
+- latency of `vybe status` and `vybe task list` on a store of 100k events and 10k tasks,
+  against a bare `python -c "import sqlite3"` (goal: at most 2x);
+- commit rate of 16 processes making task mutations through vybe, against 16 processes
+  making raw BEGIN IMMEDIATE inserts (goal: at least 0.5x).
+
+Run: .venv/bin/python benchmarks/foundation.py [--events N] [--tasks N] [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from vybe import clock
+from vybe.actions import tasks
+from vybe.store import Store
+
+VYBE = shutil.which("vybe", path=str(Path(sys.executable).parent)) or "vybe"
+AGENT = "bench"
+WRITERS = 16
+
+
+def build(path: Path, events: int, task_count: int) -> None:
+    """Fill a store with direct SQL in one transaction."""
+    Store(path).close()
+    at = clock.now_iso()
+    statuses = ("pending", "pending", "in_progress", "completed", "blocked")
+    pad = "x" * 60
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany(
+        "INSERT INTO tasks (id, title, status, priority, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        [(f"task_{i:06d}", f"task {i}", statuses[i % 5], i % 7, at, at) for i in range(task_count)],
+    )
+    conn.executemany(
+        "INSERT INTO events (kind, agent_name, task_id, message, created_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        [
+            ("progress", f"agent{i % 20}", f"task_{i % task_count:06d}", f"event {i} {pad}", at)
+            for i in range(events)
+        ],
+    )
+    conn.execute(
+        "INSERT INTO agent_state (agent_name, focus_task_id, last_active_at) VALUES (?, ?, ?)",
+        (AGENT, "task_000001", at),
+    )
+    conn.execute("COMMIT")
+    conn.execute("ANALYZE")
+    conn.close()
+
+
+def latencies(commands: dict[str, list[str]], env: dict, runs: int) -> dict[str, float]:
+    """Median wall time of each command in ms, the commands interleaved round by round."""
+    samples: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(runs + 3):
+        for name, command in commands.items():
+            start = time.perf_counter()
+            done = subprocess.run(command, env=env, capture_output=True, check=False)
+            samples[name].append((time.perf_counter() - start) * 1000)
+            if done.returncode != 0:
+                raise SystemExit(f"{command} failed: {done.stdout[:300]!r} {done.stderr[-300:]!r}")
+    return {name: statistics.median(values[3:]) for name, values in samples.items()}
+
+
+def vybe_writer(path: str, n: int, count: int, start: multiprocessing.Event) -> None:
+    """Task mutations with request ids: create, note, claim, set-status, done."""
+    store = Store(Path(path))
+    agent = f"writer{n}"
+    start.wait()
+    task_id = None
+    for k in range(count):
+        rid = f"{agent}-{k}"
+        step = k % 5
+        if step == 0:
+            task_id = tasks.create(store, agent, rid, title=f"{agent} {k}")["task"]["id"]
+        elif step == 1:
+            tasks.note(store, agent, rid, task_id=task_id, message="working on it")
+        elif step == 2:
+            tasks.claim(
+                store, agent, rid, task_id=task_id, project_id=None, lease=timedelta(minutes=5)
+            )
+        elif step == 3:
+            tasks.heartbeat(store, agent, rid, task_id=task_id, lease=timedelta(minutes=5))
+        else:
+            tasks.done(store, agent, rid, task_id=task_id, note="done")
+    store.close()
+
+
+def raw_writer(path: str, n: int, count: int, start: multiprocessing.Event) -> None:
+    """The floor: one 200-byte insert per BEGIN IMMEDIATE transaction, same pragmas."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=5)
+    conn.execute("PRAGMA synchronous=NORMAL")
+    payload = "x" * 200
+    start.wait()
+    for _ in range(count):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("INSERT INTO raw (writer, payload) VALUES (?, ?)", (n, payload))
+        conn.execute("COMMIT")
+    conn.close()
+
+
+def commit_rate(target, path: Path, count: int) -> float:
+    """Commits per second of WRITERS processes released together."""
+    ctx = multiprocessing.get_context("fork")
+    start = ctx.Event()
+    procs = [ctx.Process(target=target, args=(str(path), n, count, start)) for n in range(WRITERS)]
+    for p in procs:
+        p.start()
+    time.sleep(0.5)
+    began = time.perf_counter()
+    start.set()
+    for p in procs:
+        p.join()
+        if p.exitcode != 0:
+            raise SystemExit(f"a writer failed with exit code {p.exitcode}")
+    return WRITERS * count / (time.perf_counter() - began)
+
+
+def raw_store(path: Path) -> None:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE raw (id INTEGER PRIMARY KEY, writer INTEGER, payload TEXT)")
+    conn.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--commits", type=int, default=300, help="per writer process")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="vybe-bench-") as folder:
+        big = Path(folder) / "big.db"
+        started = time.perf_counter()
+        build(big, args.events, args.tasks)
+        print(
+            f"built {args.events} events, {args.tasks} tasks"
+            f" in {time.perf_counter() - started:.1f}s ({big.stat().st_size / 1e6:.0f} MB)"
+        )
+        env = {
+            **os.environ,
+            "VYBE_AGENT": AGENT,
+            "VYBE_DB_PATH": str(big),
+            "VYBE_CONFIG_DIR": folder,
+        }
+        figures = latencies(
+            {
+                "bare": [sys.executable, "-c", "import sqlite3"],
+                "status": [VYBE, "status"],
+                "task list": [VYBE, "task", "list"],
+            },
+            env,
+            args.runs,
+        )
+        bare = figures["bare"]
+        print(f"{'python -c import sqlite3':>26}: {bare:6.1f} ms (median of {args.runs})")
+        for name in ("status", "task list"):
+            ratio = figures[name] / bare
+            print(f"{'vybe ' + name:>26}: {figures[name]:6.1f} ms  {ratio:.2f}x bare (goal 2x)")
+
+        vybe_db, raw_db = Path(folder) / "writers.db", Path(folder) / "raw.db"
+        Store(vybe_db).close()
+        raw_store(raw_db)
+        raw = commit_rate(raw_writer, raw_db, args.commits)
+        mutations = commit_rate(vybe_writer, vybe_db, args.commits)
+        print(f"{'raw BEGIN IMMEDIATE insert':>26}: {raw:8.0f} commits/s ({WRITERS} processes)")
+        print(
+            f"{'vybe task mutations':>26}: {mutations:8.0f} commits/s"
+            f"  {mutations / raw:.2f}x raw (goal 0.5x)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
