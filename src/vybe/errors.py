@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class VybeError(Exception):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Any
 
 from vybe import __version__, clock
 from vybe.cli import output
 from vybe.cli.registry import GROUPS, HelpRequested, Registry
 from vybe.errors import InvalidInput, UsageError, VybeError
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 # Global flags are accepted before or after the subcommand, as agents write them.
 GLOBAL_FLAGS = {

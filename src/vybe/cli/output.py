@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
 
 from vybe.errors import VybeError
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = "v1"
 

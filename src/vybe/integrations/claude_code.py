@@ -10,7 +10,6 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from vybe.actions import hooks as hook_actions
 from vybe.context.labels import user_text
@@ -20,6 +19,10 @@ from vybe.store import agents as agent_rows
 from vybe.store import record as record_rows
 from vybe.store import tasks as task_rows
 from vybe.store.record import MessageRow
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 PROMPT_EVENT_CHARS = 500
 INPUT_PREVIEW_CHARS = 2000

@@ -12,9 +12,12 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from vybe import config
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 CONTEXT_LIMIT = 10_000

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any
 
 from vybe.store.rows import to_dict, to_dicts
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def insert(conn: sqlite3.Connection, project_id: str, name: str, metadata: Any, at: str) -> None:

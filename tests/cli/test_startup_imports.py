@@ -1,0 +1,85 @@
+"""Start-up guard: the hook and the frequent commands import no heavy or unused module.
+
+Each one runs in a fresh interpreter as the `vybe` executable would, and the modules it
+loaded are compared against a list. A regression test, not a timed one: import cost is
+what made these commands slow (DESIGN.md, performance budgets).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+# Never on any of these paths: SDKs, parsers, the engine and the model interface.
+HEAVY = {
+    "httpx",
+    "yaml",
+    "mcp",
+    "anthropic",
+    "openai",
+    "typing",
+    "shutil",
+    "vybe.llm",
+    "vybe.agent",
+    "vybe.context.engine",
+    "vybe.context.budget",
+}
+# A hook answers before argparse or the command registry could be of any use.
+HOOK_ONLY = {"argparse", "vybe.cli.main", "vybe.cli.registry", "traceback"}
+# Reads that write nothing need no digest (hashlib loads OpenSSL).
+READ_ONLY = {"hashlib"}
+
+RUN = """
+import json, sys
+from vybe.cli.entry import main
+sys.argv = ["vybe", *json.loads(sys.argv[1])]
+main()
+sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded(vybe, args: list[str], payload: dict | None = None) -> set[str]:
+    stdin = json.dumps(payload) if payload else ""
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, json.dumps(args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=vybe.env,
+        check=True,
+    )
+    return set(json.loads(done.stderr.rsplit("MODULES ", 1)[1]))
+
+
+def heavy_in(modules: set[str], names: set[str]) -> set[str]:
+    """The loaded modules that are, or are inside, one of ``names``."""
+    return {m for m in modules if m in names or any(m.startswith(n + ".") for n in names)}
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
+        {"hook_event_name": "UserPromptSubmit", "prompt": "where are we?"},
+        {"hook_event_name": "SessionStart", "source": "startup"},
+        {"hook_event_name": "SessionStart", "source": "compact"},
+    ],
+)
+def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
+    payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
+    modules = loaded(vybe, ["hook", "run", "claude"], payload)
+    assert "vybe.integrations.claude_code" in modules
+    assert not (vybe.home / "config" / "hooks.log").exists()
+    assert heavy_in(modules, HEAVY | HOOK_ONLY) == set()
+
+
+@pytest.mark.parametrize("args", [["resume", "--peek"], ["status"], ["task", "list"]])
+def test_frequent_command_imports_no_heavy_module(vybe, args):
+    vybe("init")
+    modules = loaded(vybe, args)
+    assert "vybe.cli.registry" in modules
+    forbidden = HEAVY if args[0] == "resume" else HEAVY | READ_ONLY
+    assert heavy_in(modules, forbidden) == set()
