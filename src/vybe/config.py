@@ -57,6 +57,8 @@ def read_scalars(path: Path) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Settings:
+    """Where the store is and who acts: the resolved configuration of one run."""
+
     db_path: Path
     agent: str
     claim_lease: str

@@ -77,6 +77,8 @@ class HelpRequested(Exception):
 
 @dataclass
 class Command:
+    """One registered command: its handler, its parser and whether it writes."""
+
     name: str
     help: str
     mutates: bool

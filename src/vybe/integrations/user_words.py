@@ -34,6 +34,8 @@ DIRECTION = re.compile(
 
 @dataclass(frozen=True)
 class Chosen:
+    """One message kept for the budget, whole or cut."""
+
     row: MessageRow
     text: str
     cut: bool

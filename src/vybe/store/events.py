@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class NewEvent:
+    """One event to append to the log."""
+
     kind: str
     agent: str
     message: str = ""
@@ -44,6 +46,8 @@ def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
 
 @dataclass(frozen=True)
 class EventQuery:
+    """Filters of an event listing."""
+
     agent: str | None = None
     task_id: str | None = None
     kind: str | None = None

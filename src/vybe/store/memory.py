@@ -35,6 +35,8 @@ _RELEVANCE = (
 
 @dataclass(frozen=True)
 class MemoryRow:
+    """One memory as written: its key, value, scope, kind and provenance."""
+
     memory_id: str
     key: str
     value: str
@@ -128,6 +130,8 @@ def delete(conn: sqlite3.Connection, memory_id: str) -> int:
 
 @dataclass(frozen=True)
 class MemoryQuery:
+    """Filters of a memory listing."""
+
     scope: str | None = None
     scope_id: str | None = None
     kind: str | None = None

@@ -21,6 +21,8 @@ _NO_OPEN_BLOCKER = (
 
 @dataclass(frozen=True)
 class NewTask:
+    """One task to create."""
+
     task_id: str
     title: str
     description: str = ""
@@ -53,6 +55,8 @@ def get(conn: sqlite3.Connection, task_id: str) -> dict | None:
 
 @dataclass(frozen=True)
 class TaskQuery:
+    """Filters of a task listing."""
+
     status: str | None = None
     project_id: str | None = None
     ready: bool = False
