@@ -30,6 +30,7 @@ class Options:
     scan_recent: int = 2000
     retention: timedelta = timedelta(days=30)
     prune_limit: int = 500
+    request_retention: timedelta = timedelta(days=30)
     checkpoint: bool = True
 
     def check(self) -> Options:
@@ -106,10 +107,15 @@ def maintain(store: Store, agent: str, options: Options | None = None) -> dict:
     summaries = summarize(store, agent, options) if options.max_tasks else []
     cutoff = clock.iso(now - options.retention)
     pruned = store.transact(lambda c: maintain_rows.prune(c, cutoff, options.prune_limit))
+    requests_before = clock.iso(now - options.request_retention)
+    forgotten = store.transact(
+        lambda c: maintain_rows.forget_requests(c, requests_before, options.prune_limit)
+    )
     wal = maintain_rows.checkpoint(store.conn) if options.checkpoint else None
     return {
         "memory_gc": {"deleted": gc},
         "summarized": summaries,
         "pruned": {"deleted": pruned, "archived_before": cutoff},
+        "request_ids_forgotten": {"deleted": forgotten, "created_before": requests_before},
         "wal_checkpoint": wal,
     }

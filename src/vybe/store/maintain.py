@@ -59,6 +59,15 @@ def prune(conn: sqlite3.Connection, archived_before: str, limit: int) -> int:
     ).rowcount
 
 
+def forget_requests(conn: sqlite3.Connection, created_before: str, limit: int) -> int:
+    """Delete up to ``limit`` idempotency records made before the cut-off."""
+    return conn.execute(
+        "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency"
+        " WHERE created_at < ? ORDER BY created_at LIMIT ?)",
+        (created_before, limit),
+    ).rowcount
+
+
 def checkpoint(conn: sqlite3.Connection) -> dict:
     """A passive WAL checkpoint: copies what it can without waiting for readers."""
     busy, log, done = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
