@@ -16,6 +16,18 @@ import pytest
 VYBE = str(Path(sys.executable).with_name("vybe"))
 
 
+def _shared_transcripts() -> Path:
+    """The real session transcripts of the workplace's shared/ folder, beside the checkout."""
+    for folder in Path(__file__).resolve().parents:
+        candidate = folder / "shared" / "data" / "transcripts"
+        if candidate.is_dir():
+            return candidate
+    raise RuntimeError("shared/data/transcripts not found beside the repository")
+
+
+TRANSCRIPTS = _shared_transcripts()
+
+
 @dataclass
 class Result:
     code: int

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import TRANSCRIPTS
 from vybe.agent.replay import replay
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits, compute
@@ -18,9 +19,8 @@ from vybe.llm.scripted import Consolidator
 from vybe.store import Store
 from vybe.store.record import checkpoint_by_id
 
-TRANSCRIPTS = "/work/shared/data/transcripts/"
-COMPACTION = TRANSCRIPTS + "claude-codemie-code-624a4a58-compaction.jsonl"
-REAL = [COMPACTION, TRANSCRIPTS + "claude-codemie-code-196820da.jsonl"]
+COMPACTION = str(TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl")
+REAL = [COMPACTION, str(TRANSCRIPTS / "claude-codemie-code-196820da.jsonl")]
 LIMITS = ModelLimits(window=32_000)
 SHOWN = re.compile(r'<user-message number="(\d+)">\n(.*?)\n</user-message>', re.DOTALL)
 META = ("Caveat:", "<command-name>", "<local-command-stdout>", "This session is being continued")

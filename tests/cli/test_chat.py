@@ -11,11 +11,11 @@ import time
 
 import pytest
 
-from tests.conftest import VYBE
+from tests.conftest import TRANSCRIPTS, VYBE
 from tests.fakes.servers import FakeServer, Received, openai_reply
 
 pytest.importorskip("vybe.context.engine")
-TRANSCRIPT = "/work/shared/data/transcripts/claude-codemie-code-9eda1058-summaries.jsonl"
+TRANSCRIPT = str(TRANSCRIPTS / "claude-codemie-code-9eda1058-summaries.jsonl")
 
 
 def model_flags(server: FakeServer) -> list[str]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from tests.conftest import TRANSCRIPTS
 from tests.fakes.servers import FakeServer, openai_reply
 
-TRANSCRIPTS = "/work/shared/data/transcripts/"
-SMALL = TRANSCRIPTS + "claude-codemie-code-9eda1058-summaries.jsonl"
-COMPACTION = TRANSCRIPTS + "claude-codemie-code-624a4a58-compaction.jsonl"
+SMALL = str(TRANSCRIPTS / "claude-codemie-code-9eda1058-summaries.jsonl")
+COMPACTION = str(TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl")
 RULE = "Never push to main; please open one pull request per service."
 
 
@@ -58,3 +58,8 @@ def test_replay_of_an_unknown_session_is_not_found(vybe):
         vybe("session", "replay", "nope", "--scripted", "--window", "8000").error_code
         == "NOT_FOUND"
     )
+
+
+def test_an_imported_transcript_joins_the_session_its_hooks_record_into(vybe):
+    imported = vybe.ok("session", "import", "--claude", COMPACTION)
+    assert imported["session_id"] == "claude:624a4a58-b34c-462d-a70d-13421c8125a8"

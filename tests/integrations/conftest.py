@@ -14,7 +14,6 @@ import pytest
 from tests.conftest import VYBE
 
 FIXTURES = Path(__file__).with_name("fixtures")
-TRANSCRIPTS = Path("/work/shared/data/transcripts")
 
 
 @dataclass

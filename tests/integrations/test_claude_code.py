@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
-
-from tests.integrations.conftest import TRANSCRIPTS
+from tests.conftest import TRANSCRIPTS
 
 SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"
 PROMPTS = [
@@ -94,7 +92,6 @@ def test_a_missing_transcript_is_no_error(agent):
     assert (run.code, run.stdout, agent.log) == (0, "", "")
 
 
-@pytest.mark.skipif(not TRANSCRIPTS.is_dir(), reason="shared transcripts not present")
 def test_a_real_compacted_session_gives_back_its_first_prompt_verbatim(agent, tmp_path):
     source = TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl"
     agent.transcript = tmp_path / source.name

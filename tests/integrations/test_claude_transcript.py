@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.conftest import TRANSCRIPTS
 from vybe.context.record import MemoryRecord, SqliteRecord
 from vybe.integrations.claude_transcript import import_transcript
 from vybe.store import Store
 
-DATA = Path("/work/shared/data/transcripts")
+DATA = TRANSCRIPTS
 COMPACTION = DATA / "claude-codemie-code-624a4a58-compaction.jsonl"
 PLAIN = DATA / "claude-codemie-code-196820da.jsonl"
 SUMMARIES = DATA / "claude-codemie-code-9eda1058-summaries.jsonl"

@@ -76,7 +76,7 @@ def import_(inv: Any, args: argparse.Namespace) -> dict:
     from vybe.integrations.claude_transcript import import_transcript, transcript_id
 
     path = Path(args.claude).expanduser()
-    session = args.session or ("claude_" + transcript_id(path) if path.is_file() else "")
+    session = args.session or ("claude:" + transcript_id(path) if path.is_file() else "")
     result = import_transcript(_record(inv), session, path)
     return {
         "session_id": result.session_id,
