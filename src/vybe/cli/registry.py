@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from vybe.errors import UsageError
 
@@ -75,15 +74,18 @@ class HelpRequested(Exception):
         self.text = text
 
 
-@dataclass
 class Command:
-    """One registered command: its handler, its parser and whether it writes."""
+    """One registered command: its handler, its parser and whether it writes.
 
-    name: str
-    help: str
-    mutates: bool
-    handler: Handler
-    parser: argparse.ArgumentParser
+    A plain class, as Settings: `vybe status` then never imports the dataclasses module."""
+
+    __slots__ = ("handler", "help", "mutates", "name", "parser")
+
+    def __init__(
+        self, name: str, help: str, mutates: bool, handler: Handler, parser: argparse.ArgumentParser
+    ) -> None:
+        self.name, self.help, self.mutates = name, help, mutates
+        self.handler, self.parser = handler, parser
 
 
 class Registry:

@@ -11,7 +11,6 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from vybe import config
 
@@ -34,16 +33,22 @@ CONTEXT_EVENTS = {
 JSON_REQUIRED = {"codex": {"Stop"}}
 
 
-@dataclass
 class Hook:
-    """One event as an agent sent it, and where vybe keeps its state."""
+    """One event as an agent sent it, and where vybe keeps its state.
 
-    target: str
-    event: str
-    payload: dict[str, Any]
-    agent: str
-    settings: config.Settings
-    _store: Any = field(default=None, repr=False)
+    A plain class: nothing else on the prompt path would need the dataclasses module."""
+
+    def __init__(
+        self,
+        target: str,
+        event: str,
+        payload: dict[str, Any],
+        agent: str,
+        settings: config.Settings,
+    ) -> None:
+        self.target, self.event, self.payload = target, event, payload
+        self.agent, self.settings = agent, settings
+        self._store: Any = None
 
     @property
     def store(self) -> Any:
