@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-# Never on any of these paths: SDKs, parsers, the engine and the model interface.
+# Never on any of these paths: SDKs, parsers, the engine, the model interface, and
+# modules only a failure or a retry needs.
 HEAVY = {
     "httpx",
     "yaml",
@@ -22,13 +23,15 @@ HEAVY = {
     "openai",
     "typing",
     "shutil",
+    "random",
+    "traceback",
     "vybe.llm",
     "vybe.agent",
     "vybe.context.engine",
     "vybe.context.budget",
 }
 # A hook answers before argparse or the command registry could be of any use.
-HOOK_ONLY = {"argparse", "vybe.cli.main", "vybe.cli.registry", "traceback"}
+HOOK_ONLY = {"argparse", "vybe.cli.main", "vybe.cli.registry"}
 # Reads that write nothing need no digest (hashlib loads OpenSSL).
 READ_ONLY = {"hashlib"}
 

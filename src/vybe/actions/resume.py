@@ -4,7 +4,6 @@ forward, by CAS on the agent's state, retried when another process moved it firs
 from __future__ import annotations
 
 import os
-import random
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -160,6 +159,8 @@ def resume(
                 partial(_persist, planned=planned, project_dir=project_dir),
             )
         except _Stale:
+            import random  # only a lost race needs jitter
+
             time.sleep(min(0.2, 0.005 * 2**attempt) * (0.5 + random.random()))
     raise VersionConflict(
         f"agent {agent}'s state kept changing during resume",
