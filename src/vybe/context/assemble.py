@@ -36,6 +36,19 @@ class View:
     checkpoint: Checkpoint | None
     rows: list[MessageRow]
     extra: dict[int, MessageRow] = field(default_factory=dict)
+    converted: list[Message] = field(default_factory=list, init=False, repr=False, compare=False)
+
+    def row_messages(self) -> list[Message]:
+        """The rows as model messages, converted once per view."""
+        if len(self.converted) != len(self.rows):
+            self.converted = [to_message(r) for r in self.rows]
+        return self.converted
+
+    def extended(self, new: list[MessageRow]) -> View:
+        """The same view with rows appended since; earlier conversions are reused."""
+        view = View(self.session_id, self.checkpoint, self.rows + new, self.extra)
+        view.converted = self.row_messages() + [to_message(r) for r in new]
+        return view
 
     @property
     def kept_inputs(self) -> list[MessageRow]:
@@ -44,9 +57,9 @@ class View:
         return [self.extra[s] for s in self.checkpoint.kept_inputs if s in self.extra]
 
 
-def load(record: Record, session_id: str) -> View:
-    """The latest checkpoint, the rows after it, and the rows it refers to by number."""
-    checkpoint = record.latest_checkpoint(session_id)
+def load(record: Record, session_id: str, checkpoint: Checkpoint | None = None) -> View:
+    """The latest checkpoint (or the one given), the rows after it, and the rows it refers to."""
+    checkpoint = checkpoint or record.latest_checkpoint(session_id)
     if checkpoint is None:
         return View(session_id, None, record.messages(session_id))
     wanted = {m.seq for m in checkpoint.memo if m.checked} | set(checkpoint.kept_inputs)
@@ -181,7 +194,7 @@ def messages(view: View, budget: Budget, newest_cap: int | None = None) -> list[
     if view.checkpoint is not None:
         out.append(Message("user", recollection(view, budget)))
         out += [to_message(r) for r in view.kept_inputs]
-    out += [to_message(r) for r in view.rows]
+    out += view.row_messages()
     if newest_cap is not None:
         index = len(out)
         while index > 0 and out[index - 1].role == "tool":

@@ -26,6 +26,7 @@ from vybe.context.prompt import digest
 from vybe.context.record import Attempt, Checkpoint, Record
 from vybe.context.scratch import Scratch
 from vybe.context.turn import TurnInput, TurnResult, run_turn, turn_tools
+from vybe.context.views import Views
 from vybe.errors import ContextExhausted
 from vybe.llm.base import Model, Request, ToolSpec
 from vybe.store.record import MemoMark
@@ -73,6 +74,7 @@ class Engine:
         self.scratch_root = scratch_root or Path(tempfile.gettempdir()) / "vybe-scratch"
         self.run_id = run_id or clock.new_id("run")
         self._unproductive: dict[str, int] = {}
+        self.views = Views(record)
 
     def new_run(self) -> None:
         """Start another run: a fresh run id, and the unproductive checkpoints count from 0."""
@@ -89,13 +91,13 @@ class Engine:
     ) -> Prepared:
         """The next request of a session; ``refused`` after the provider refused the last one."""
         budget = compute(self.limits)
-        view = assemble.load(self.record, session_id)
+        view = self.views.load(session_id)
         request, tokens = self._build(view, budget, system, tools)
         attempts: list[Attempt] = []
         if (budget.due(tokens) or refused) and self._may_checkpoint(session_id):
             reason = "threshold" if budget.can_fit(tokens) and not refused else "overflow"
             attempts.append(self._checkpoint(view, budget, system, tools, reason, tokens))
-            view = assemble.load(self.record, session_id)
+            view = self.views.load(session_id)
             request, tokens = self._build(view, budget, system, tools)
         rolls, cap = 0, None
         must_move = refused and not (attempts and attempts[-1].outcome == "accepted")
@@ -116,7 +118,7 @@ class Engine:
             if attempt is not None:
                 attempts.append(attempt)
             must_move = must_move and attempt is not None and attempt.outcome == "failed"
-            view = assemble.load(self.record, session_id)
+            view = self.views.load(session_id)
             request, tokens = self._build(view, budget, system, tools, cap)
         checkpoint_id = view.checkpoint.id if view.checkpoint else None
         return Prepared(request, tokens, checkpoint_id, tuple(attempts))
@@ -126,7 +128,7 @@ class Engine:
     ) -> Attempt:
         """One checkpoint a person asked for, whatever the threshold; a failure changes nothing."""
         budget = compute(self.limits)
-        view = assemble.load(self.record, session_id)
+        view = self.views.load(session_id)
         _, tokens = self._build(view, budget, system, tools)
         return self._checkpoint(view, budget, system, tools, "requested", tokens)
 
