@@ -6,6 +6,7 @@ import hashlib
 import json
 import sqlite3
 import subprocess
+import time
 
 from tests.conftest import VYBE
 
@@ -65,6 +66,27 @@ def test_rule2_ignores_a_handoff_that_was_reassigned(vybe):
     vybe.ok("task", "assign", "--id", handed, "--to", "bob")
     vybe.ok("task", "assign", "--id", handed, "--to", "dave")
     assert vybe.ok("resume", agent="bob")["focus_rule"] == "rule4"
+
+
+def test_rule1_lets_go_of_a_focus_another_agent_claimed_after_the_lease_expired(vybe):
+    task = vybe.task("contested")
+    vybe.ok("task", "begin", "--id", task, "--lease", "1s", agent="alice")
+    time.sleep(1.2)
+    vybe.ok("task", "claim", "--next", agent="bob")
+    data = vybe.ok("resume", agent="alice")
+    assert data["focus_task_id"] != task
+
+
+def test_a_handoff_received_while_busy_waits_for_the_current_task_to_finish(vybe):
+    busy = vybe.task("busy")
+    handed = vybe.task("handed")
+    vybe.task("other", "--priority", "9")
+    vybe.ok("task", "begin", "--id", busy, agent="bob")
+    vybe.ok("task", "assign", "--id", handed, "--to", "bob", agent="alice")
+    assert vybe.ok("resume", agent="bob")["focus_rule"] == "rule1"
+    vybe.ok("done", busy, agent="bob")
+    data = vybe.ok("resume", agent="bob")
+    assert (data["focus_task_id"], data["focus_rule"]) == (handed, "rule2")
 
 
 def test_rule3_resumes_a_pending_focus(vybe):

@@ -53,13 +53,17 @@ def explicit(conn: sqlite3.Connection, task_id: str) -> Focus:
     return Focus(task, "explicit", "focus set with --focus")
 
 
-def _current(conn: sqlite3.Connection, state: dict | None, project_id: str | None) -> Focus | None:
-    """Rules 1, 1.5 and 3: keep or resume the current focus."""
+def _current(
+    conn: sqlite3.Connection, agent: str, state: dict | None, project_id: str | None
+) -> Focus | None:
+    """Rules 1 and 1.5: keep the current focus, unless another agent has claimed it since."""
     task_id = state.get("focus_task_id") if state else None
     task = task_rows.get(conn, task_id) if task_id else None
     if not _usable(conn, task, project_id):
         return None
     assert task is not None
+    if task["claimed_by"] not in (None, agent):
+        return None
     if task["status"] == "in_progress":
         return Focus(task, "rule1", "kept the current focus: it is in progress")
     reason = task["blocked_reason"] or ""
@@ -76,13 +80,11 @@ def _resumed(conn: sqlite3.Connection, state: dict | None, project_id: str | Non
     return None
 
 
-def _handed_off(
-    conn: sqlite3.Connection, agent: str, cursor: int, project_id: str | None
-) -> Focus | None:
-    """Rule 2: a hand-off addressed to this agent since its cursor (project, then global)."""
+def _handed_off(conn: sqlite3.Connection, agent: str, project_id: str | None) -> Focus | None:
+    """Rule 2: a standing hand-off addressed to this agent (project, then global)."""
     scopes = [project_id, None] if project_id is not None else [None]
     for scope in scopes:
-        found = brief_rows.handoff(conn, agent, cursor, scope)
+        found = brief_rows.handoff(conn, agent, scope)
         if found:
             event_id, task_id = found
             task = task_rows.get(conn, task_id)
@@ -116,10 +118,9 @@ def decide(
     """Apply the rules in the seed's order; the first that holds decides."""
     if explicit_task_id is not None:
         return explicit(conn, explicit_task_id)
-    cursor = int(state["last_seen_event_id"]) if state else 0
     return (
-        _current(conn, state, project_id)
-        or _handed_off(conn, agent, cursor, project_id)
+        _current(conn, agent, state, project_id)
+        or _handed_off(conn, agent, project_id)
         or _resumed(conn, state, project_id)
         or _picked(conn, project_id)
     )

@@ -39,21 +39,20 @@ def _project_clause(project_id: str | None, alias: str = "tasks") -> tuple[str, 
     return f"{alias}.project_id = ?", (project_id,)
 
 
-def handoff(
-    conn: sqlite3.Connection, agent: str, since_id: int, project_id: str | None
-) -> tuple[int, str] | None:
-    """The first unseen hand-off to ``agent`` that still stands (no later one for the task)
-    and whose task is pending with no open blocker: ``(event_id, task_id)``. The CROSS JOIN
+def handoff(conn: sqlite3.Connection, agent: str, project_id: str | None) -> tuple[int, str] | None:
+    """The oldest hand-off to ``agent`` that still stands (no later one for the task) and
+    whose task is pending with no open blocker: ``(event_id, task_id)``. A hand-off is not
+    consumed by being seen, so one that arrives while the agent is busy waits. The CROSS JOIN
     keeps SQLite on the assignee index (a few rows) instead of the project's tasks."""
     where, params = _project_clause(project_id)
     row = conn.execute(
         "SELECT e.id, e.task_id FROM events e CROSS JOIN tasks ON tasks.id = e.task_id"
-        " WHERE e.assignee_agent = ? AND e.id > ? AND e.kind = 'task_assigned'"
+        " WHERE e.assignee_agent = ? AND e.kind = 'task_assigned'"
         f" AND tasks.status = 'pending' AND {where} AND {_NO_OPEN_BLOCKER}"
         " AND NOT EXISTS (SELECT 1 FROM events later WHERE later.task_id = e.task_id"
         "   AND later.id > e.id AND later.kind = 'task_assigned')"
         " ORDER BY e.id LIMIT 1",
-        (agent, since_id, *params),
+        (agent, *params),
     ).fetchone()
     return (int(row[0]), row[1]) if row else None
 
