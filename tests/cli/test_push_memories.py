@@ -27,7 +27,7 @@ def test_a_bad_memory_fails_the_whole_push(vybe):
     doc = {
         "task_id": task,
         "event": {"kind": "progress", "message": "m"},
-        "memories": [{"key": "ok", "value": "v"}, {"key": "bad", "value": "v", "scope": "task"}],
+        "memories": [{"key": "ok", "value": "v"}, {"key": "bad", "value": "v", "kind": "opinion"}],
     }
     before = len(vybe.ok("events", "--all")["events"])
     assert vybe("push", "--json", json.dumps(doc)).error_code == "INVALID_INPUT"
@@ -38,3 +38,15 @@ def test_a_bad_memory_fails_the_whole_push(vybe):
 def test_unknown_memory_field_is_refused(vybe):
     doc = {"memories": [{"key": "k", "value": "v", "colour": "red"}]}
     assert vybe("push", "--json", json.dumps(doc)).error_code == "INVALID_INPUT"
+
+
+def test_a_task_scoped_memory_without_scope_id_belongs_to_the_pushed_task(vybe):
+    focus = vybe.task("focus")
+    pushed = vybe.task("pushed")
+    vybe.ok("task", "begin", "--id", focus)
+    doc = {"task_id": pushed, "memories": [{"key": "k", "value": "v", "scope": "task"}]}
+    vybe.ok("push", "--json", json.dumps(doc))
+    on_pushed = vybe.ok("memory", "list", "--scope", "task", "--scope-id", pushed)
+    on_focus = vybe.ok("memory", "list", "--scope", "task", "--scope-id", focus)
+    assert [m["key"] for m in on_pushed["memories"]] == ["k"]
+    assert on_focus["memories"] == []

@@ -115,6 +115,9 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                 spec = replace(spec, source_event_id=result["event_id"])
             if spec.source_task_id is None and task is not None:
                 spec = replace(spec, source_task_id=task["id"])
+            if spec.scope_id is None and task is not None and spec.scope in ("task", "project"):
+                own = task["id"] if spec.scope == "task" else task["project_id"]
+                spec = replace(spec, scope_id=own)
             written = memories.write(conn, agent, spec)
             result["memories"].append(
                 {
