@@ -31,6 +31,7 @@ def new_id(kind: str) -> str:
     return f"{kind}_{time.time_ns()}_{os.urandom(4).hex()}"
 
 
+MAX_DURATION_SECONDS = 100 * 365 * 86400
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
@@ -40,6 +41,6 @@ def parse_duration(text: str) -> timedelta:
     if len(text) < 2 or text[-1] not in _UNITS or not text[:-1].isdigit():
         raise ValueError(f"invalid duration {text!r}: use a number and one of s, m, h, d, w")
     seconds = int(text[:-1]) * _UNITS[text[-1]]
-    if seconds <= 0:
-        raise ValueError(f"invalid duration {text!r}: must be positive")
+    if not 0 < seconds <= MAX_DURATION_SECONDS:
+        raise ValueError(f"invalid duration {text!r}: must be positive and at most 100 years")
     return timedelta(seconds=seconds)

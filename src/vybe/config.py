@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from vybe.actions.limits import AGENT_MAX
 from vybe.errors import InvalidInput
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -83,6 +84,11 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
 
     chosen_db = db_path or os.environ.get("VYBE_DB_PATH") or file_values.get("db_path")
     agent_name = agent or os.environ.get("VYBE_AGENT") or pick("default_agent") or "default"
+    if not agent_name.strip() or len(agent_name) > AGENT_MAX:
+        raise InvalidInput(
+            f"the agent name must be 1 to {AGENT_MAX} characters",
+            context={"field": "agent", "length": len(agent_name)},
+        )
     try:
         busy = int(pick("busy_timeout_ms") or 5000)
     except ValueError:

@@ -47,6 +47,7 @@ MALFORMED_FLAGS = [
     ["task", "create", "--title", "t", "--no-such-flag"],
     ["frobnicate"],
     ["--agent", "", "status"],
+    ["task", "claim", "--next", "--lease", "99999999999999d"],
 ]
 
 
@@ -108,9 +109,11 @@ def test_text_at_the_limit_is_accepted_counting_characters_not_bytes(vybe, task_
         ["task", "assign", "--id", "{t}", "--to", " "],
         ["artifacts", "add", "--task-id", "{t}", "--path", ""],
         ["note", "{t}", "nul \x01 is fine but bytes are not: \udcff"],
+        ["task", "create", "--title", "t", "--metadata", '{"a": NaN}'],
+        ["status", "--agent", "a" * 129],
     ],
     ids=["bad-metadata", "bad-project-metadata", "blank-title", "empty-note", "empty-reason",
-         "blank-assignee", "empty-path", "not-utf8"],
+         "blank-assignee", "empty-path", "not-utf8", "nan-metadata", "long-agent"],
 )  # fmt: skip
 def test_invalid_text_is_invalid_input(vybe, task_id, argv):
     vybe.refused("INVALID_INPUT", *[a.replace("{t}", task_id) for a in argv])

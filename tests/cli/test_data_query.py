@@ -64,3 +64,27 @@ def test_bad_sql_is_invalid_input(recorded):
 def test_query_works_on_a_fresh_store(vybe):
     data = vybe.ok("data", "query", "--sql", "SELECT count(*) AS n FROM checkpoints")
     assert data["rows"] == [{"n": 0}]
+
+
+@pytest.mark.parametrize("sql", ["ATTACH DATABASE '{f}' AS e", "VACUUM INTO '{f}'"])
+def test_a_query_cannot_create_a_file(recorded, sql, tmp_path):
+    target = tmp_path / "made.db"
+    result = recorded("data", "query", "--sql", sql.format(f=target))
+    assert result.error_code == "READ_ONLY_VIOLATION"
+    assert not target.exists()
+
+
+def test_blobs_and_infinities_come_back_as_json_text(recorded):
+    data = recorded.ok("data", "query", "--sql", "SELECT x'00ff' AS blob, 1e999 AS big")
+    assert data["rows"] == [{"blob": "00ff", "big": "inf"}]
+
+
+def test_a_database_path_with_uri_characters_is_opened_as_is(vybe, tmp_path):
+    folder = tmp_path / "we?ird#dir"
+    folder.mkdir()
+    vybe.db_path = folder / "x.db"
+    vybe.env["VYBE_DB_PATH"] = str(vybe.db_path)
+    vybe.task("t")
+    data = vybe.ok("data", "query", "--sql", "SELECT count(*) AS n FROM tasks")
+    assert data["rows"] == [{"n": 1}]
+    assert not (tmp_path / "we").exists()

@@ -222,12 +222,13 @@ def _tail(brief: dict) -> list[str]:
     lines += [
         "",
         "== COMMANDS ==",
-        f'DONE:  vybe done {tid} --note "<summary>" --request-id=done_$RANDOM',
-        f'STUCK: vybe block {tid} --reason "<why>" --failure --request-id=stuck_$RANDOM',
-        f'LOG:   vybe note {tid} "<what changed>" --request-id=log_$RANDOM',
-        f'SAVE:  vybe remember "<key>=<value>"{scope} --request-id=save_$RANDOM',
-        f'THINK: vybe note {tid} "<intent and approach>" --kind reasoning'
-        " --request-id=think_$RANDOM",
+        f'DONE:  vybe done {tid} --note "<summary>"',
+        f'STUCK: vybe block {tid} --reason "<why>" --failure',
+        f'LOG:   vybe note {tid} "<what changed>"',
+        f'SAVE:  vybe remember "<key>=<value>"{scope}',
+        f'THINK: vybe note {tid} "<intent and approach>" --kind reasoning',
+        "(Each command gets a fresh request id; to retry one safely, pass the same"
+        " --request-id both times.)",
     ]
     return lines
 

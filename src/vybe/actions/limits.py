@@ -62,12 +62,16 @@ def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:
             context={"field": name, "length": len(value), "limit": limit},
         )
     try:
-        return json.loads(value)
+        return json.loads(value, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             context={"field": name},
         ) from None
+
+
+def _no_constant(name: str) -> Any:
+    raise json.JSONDecodeError(f"{name} is not JSON (use a string or null)", name, 0)
 
 
 def metadata_value(value: Any) -> Any:

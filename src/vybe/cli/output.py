@@ -16,9 +16,12 @@ SCHEMA_VERSION = "v1"
 
 
 def _dump(payload: dict[str, Any]) -> str:
+    """Strict JSON: a NaN or Infinity that slipped through fails here, never reaches stdout."""
     if os.environ.get("VYBE_PRETTY_JSON"):
-        return json.dumps(payload, indent=2, ensure_ascii=False, default=str)
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+        return json.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    return json.dumps(
+        payload, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
+    )
 
 
 def success(data: Any) -> str:

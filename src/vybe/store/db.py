@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import sqlite3
 import time
@@ -270,26 +271,67 @@ class Store:
         return self.transact(body)
 
 
+READ_PRAGMAS = frozenset(
+    {
+        "table_info",
+        "table_xinfo",
+        "table_list",
+        "index_list",
+        "index_info",
+        "index_xinfo",
+        "foreign_key_list",
+        "user_version",
+        "schema_version",
+        "page_count",
+        "page_size",
+    }
+)
+_READ_ACTIONS = frozenset(
+    {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+)
+
+
+def _reads_only(action: int, first: str | None, second: str | None, *_: object) -> int:
+    """An authorizer that lets a statement read and nothing else: no ATTACH, no VACUUM INTO."""
+    if action in _READ_ACTIONS or (action == sqlite3.SQLITE_PRAGMA and first in READ_PRAGMAS):
+        return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY
+
+
 def open_readonly(path: Path) -> sqlite3.Connection:
-    """A connection that cannot write, for ad-hoc queries over the record."""
-    if not Path(path).exists():
+    """A connection that cannot write or create files, for ad-hoc queries over the record."""
+    from urllib.parse import quote
+
+    if not Path(path).is_file():
         raise DatabaseUnavailable(f"no database at {path}", context={"path": str(path)})
+    uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
     try:
-        conn = sqlite3.connect(f"file:{os.fspath(path)}?mode=ro", uri=True, isolation_level=None)
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None)
         conn.execute("PRAGMA query_only=1")
     except sqlite3.Error as exc:
         raise _translate(exc, Path(path)) from None
+    conn.set_authorizer(_reads_only)
     conn.row_factory = sqlite3.Row
     return conn
+
+
+def _plain(value: object) -> object:
+    """A value JSON can carry: blobs as hex, non-finite floats as text."""
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
 
 
 def query_readonly(conn: sqlite3.Connection, sql: str, limit: int) -> list[dict[str, Any]]:
     try:
         cursor = conn.execute(sql)
-        return [dict(r) for r in cursor.fetchmany(limit)]
+        names = [column[0] for column in cursor.description or ()]
+        return [dict(zip(names, map(_plain, row), strict=True)) for row in cursor.fetchmany(limit)]
     except sqlite3.Error as exc:
         text = str(exc).lower()
-        if "readonly" in text or "read-only" in text or "query_only" in text:
+        if any(word in text for word in ("readonly", "read-only", "query_only", "authoriz")):
             raise ReadOnlyViolation(
                 "this query would write; vybe data query only reads",
                 suggested_action="use a SELECT statement",
