@@ -63,3 +63,24 @@ def test_replay_of_an_unknown_session_is_not_found(vybe):
 def test_an_imported_transcript_joins_the_session_its_hooks_record_into(vybe):
     imported = vybe.ok("session", "import", "--claude", COMPACTION)
     assert imported["session_id"] == "claude:624a4a58-b34c-462d-a70d-13421c8125a8"
+
+
+def test_an_imported_codex_rollout_joins_its_hook_session_and_resumes(vybe):
+    rollout = str(TRANSCRIPTS / "codex-codemie-code-019e1625-v0.125.jsonl")
+    data = vybe.ok("session", "import", "--codex", rollout)
+    assert data["session_id"] == "codex:019e1625-789d-76c0-80ab-3724b5ddb799"
+    assert data["imported"] == {"user": 2, "assistant": 66, "tool": 102}
+    assert (data["lines"], data["skipped_lines"]) == (386, 0)
+    again = vybe.ok("session", "import", "--codex", rollout)
+    assert again["lines"] == 0 and again["offset"] == data["offset"]
+
+
+def test_import_needs_exactly_one_source(vybe):
+    assert vybe("session", "import").error_code == "USAGE_ERROR"
+    both = vybe("session", "import", "--claude", SMALL, "--codex", SMALL)
+    assert both.error_code == "USAGE_ERROR"
+
+
+def test_import_of_a_missing_rollout_is_not_found(vybe, tmp_path):
+    missing = str(tmp_path / "gone.jsonl")
+    assert vybe("session", "import", "--codex", missing).error_code == "NOT_FOUND"

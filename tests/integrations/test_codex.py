@@ -1,8 +1,41 @@
-"""Codex handlers: failed Bash calls through PostToolUse, a JSON answer to Stop."""
+"""Codex handlers: failed Bash calls, a JSON answer to Stop, the rollout in the record."""
 
 from __future__ import annotations
 
+import json
+import shutil
+
+from tests.conftest import TRANSCRIPTS
+
 SESSION = "codex:019b7f94-51b4-7593-922e-ba12b5b73b52"
+V77 = TRANSCRIPTS / "codex-codemie-code-019b7f94-v0.77.jsonl"
+V125 = TRANSCRIPTS / "codex-codemie-code-019e1625-v0.125.jsonl"
+V125_SESSION = "019e1625-789d-76c0-80ab-3724b5ddb799"
+V77_PROMPT = "what is current repository about? summarize purpuse and explain goals"
+TYPED = "Never touch payments/ — frozen until Friday.\n  Tabs\tand ünïcödé 🚀 survive.  "
+
+
+def _rows(agent, session=SESSION, kind="user"):
+    return [
+        r[0]
+        for r in agent.rows(
+            "SELECT content_text FROM messages WHERE session_id = ? AND type = ?"
+            " ORDER BY context_seq",
+            session,
+            kind,
+        )
+    ]
+
+
+def _rollout(agent, tmp_path, lines: list[bytes]) -> None:
+    agent.transcript = tmp_path / "rollout.jsonl"
+    agent.transcript.write_bytes(b"".join(lines))
+
+
+def _typed_line(text: str) -> bytes:
+    event = {"type": "user_message", "message": text, "images": []}
+    line = {"timestamp": "2026-01-02T16:40:00.000Z", "type": "event_msg", "payload": event}
+    return json.dumps(line, ensure_ascii=False).encode() + b"\n"
 
 
 def test_a_failed_bash_call_is_logged_and_a_passing_one_is_not(agent):
@@ -18,8 +51,8 @@ def test_an_exit_code_in_text_output_counts_as_failure(agent):
 
 
 def test_stop_answers_json_and_records_the_reply_after_the_prompt(agent):
-    agent.send("codex", "user_prompt_submit")
-    run = agent.send("codex", "stop")
+    agent.send("codex", "user_prompt_submit", transcript_path=None)
+    run = agent.send("codex", "stop", transcript_path=None)
     assert run.output == {}
     rows = agent.rows(
         "SELECT type, content_text FROM messages WHERE session_id = ? ORDER BY context_seq",
@@ -35,3 +68,84 @@ def test_compact_start_gives_back_the_prompts_verbatim(agent):
     agent.send("codex", "user_prompt_submit")
     context = agent.send("codex", "session_start_compact").context
     assert "Rename foo to bar everywhere, but keep the public API." in context
+
+
+def test_pre_compact_imports_the_rollout_without_duplicating_the_hooked_prompt(agent, tmp_path):
+    _rollout(agent, tmp_path, V77.read_bytes().splitlines(keepends=True))
+    agent.send("codex", "user_prompt_submit", prompt=V77_PROMPT)
+    assert agent.send("codex", "pre_compact").stdout == ""
+    assert agent.send("codex", "pre_compact").stdout == ""
+    assert _rows(agent) == [V77_PROMPT]
+    assert _rows(agent, kind="tool")[1] == "docs/AGENTS.md\n"
+    assert len(_rows(agent, kind="assistant")) == 3
+    assert agent.log == ""
+
+
+def test_compact_start_gives_back_byte_identical_user_text_from_the_rollout(agent, tmp_path):
+    _rollout(agent, tmp_path, [*V77.read_bytes().splitlines(keepends=True), _typed_line(TYPED)])
+    agent.send("codex", "user_prompt_submit", prompt=V77_PROMPT)
+    agent.send("codex", "user_prompt_submit", prompt=TYPED)
+    agent.send("codex", "pre_compact")
+    assert _rows(agent) == [V77_PROMPT, TYPED]
+    context = agent.send("codex", "session_start_compact").context
+    assert f"\n{TYPED}" in context and f"\n{V77_PROMPT}\n" in context
+    assert "<environment_context>" not in context and "AGENTS.md instructions" not in context
+
+
+def test_a_real_rollout_imported_at_compaction_gives_back_both_prompts(agent, tmp_path):
+    agent.transcript = tmp_path / V125.name
+    shutil.copy(V125, agent.transcript)
+    assert agent.send("codex", "pre_compact", session_id=V125_SESSION).code == 0
+    typed = _rows(agent, f"codex:{V125_SESSION}")
+    assert typed == ["show tools", "let's update the defailt context compart to 90 in env var"]
+    context = agent.send("codex", "session_start_compact", session_id=V125_SESSION).context
+    assert all(f"\n{text}" in context for text in typed)
+    assert agent.log == ""
+
+
+def test_stop_imports_the_turn_and_keeps_its_final_reply_once(agent, tmp_path):
+    lines = V125.read_bytes().splitlines(keepends=True)
+    final = json.loads(lines[16])["payload"]["content"][0]["text"]
+    session = f"codex:{V125_SESSION}"
+    _rollout(agent, tmp_path, lines[:19])
+    agent.send("codex", "user_prompt_submit", session_id=V125_SESSION, prompt="show tools")
+    run = agent.send("codex", "stop", session_id=V125_SESSION, last_assistant_message=final)
+    assert run.output == {}
+    assert _rows(agent, session) == ["show tools"]
+    assert _rows(agent, session, "assistant") == ["", "", final]
+    assert len(_rows(agent, session, "tool")) == 2
+
+
+def test_a_reply_not_yet_in_the_rollout_at_stop_is_kept_once(agent, tmp_path):
+    lines = V125.read_bytes().splitlines(keepends=True)
+    final = json.loads(lines[16])["payload"]["content"][0]["text"]
+    second = "let's update the defailt context compart to 90 in env var"
+    session = f"codex:{V125_SESSION}"
+    _rollout(agent, tmp_path, lines[:15])
+    agent.send("codex", "user_prompt_submit", session_id=V125_SESSION, prompt="show tools")
+    agent.send("codex", "stop", session_id=V125_SESSION, last_assistant_message=final)
+    agent.transcript.write_bytes(b"".join(lines))
+    agent.send("codex", "user_prompt_submit", session_id=V125_SESSION, prompt=second)
+    agent.send("codex", "pre_compact", session_id=V125_SESSION)
+    assert _rows(agent, session) == ["show tools", second]
+    rows = agent.rows(
+        "SELECT type, content_text FROM messages WHERE session_id = ? ORDER BY context_seq",
+        session,
+    )
+    assert rows.count(("assistant", final)) == 1
+    assert rows[rows.index(("assistant", final)) + 1] == ("user", second)
+
+
+def test_a_missing_rollout_is_no_error(agent):
+    run = agent.send("codex", "pre_compact", transcript_path="/nowhere/gone.jsonl")
+    assert (run.code, run.stdout, agent.log) == (0, "", "")
+    run = agent.send("codex", "stop", transcript_path="/nowhere/gone.jsonl")
+    assert (run.code, run.output, agent.log) == (0, {}, "")
+    assert _rows(agent, kind="assistant") == ["Renamed foo to bar in 4 files."]
+
+
+def test_malformed_rollout_lines_are_skipped_and_the_rest_imported(agent, tmp_path):
+    _rollout(agent, tmp_path, [b"{not json\n", b"[1, 2]\n", _typed_line(TYPED), b'{"type":'])
+    assert agent.send("codex", "pre_compact").code == 0
+    assert _rows(agent) == [TYPED]
+    assert agent.log == ""

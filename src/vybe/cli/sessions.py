@@ -73,14 +73,23 @@ def say(inv: Any, args: argparse.Namespace) -> dict:
 
 
 def import_(inv: Any, args: argparse.Namespace) -> dict:
-    from vybe.integrations.claude_transcript import import_transcript, transcript_id
+    """A Claude Code transcript or a Codex rollout, by default into the session its hooks
+    record into (``claude:<id>``, ``codex:<id>``)."""
+    if args.codex:
+        from vybe.integrations.codex_rollout import import_rollout as run
+        from vybe.integrations.codex_rollout import rollout_id as name
+    else:
+        from vybe.integrations.claude_transcript import import_transcript as run
+        from vybe.integrations.claude_transcript import transcript_id as name
 
-    path = Path(args.claude).expanduser()
-    session = args.session or ("claude:" + transcript_id(path) if path.is_file() else "")
-    result = import_transcript(_record(inv), session, path)
+    prefix = "codex:" if args.codex else "claude:"
+    path = Path(args.codex or args.claude).expanduser()
+    session = args.session or (prefix + name(path) if path.is_file() else "")
+    result = run(_record(inv), session, path)
     return {
         "session_id": result.session_id,
         "lines": result.lines,
+        "skipped_lines": result.skipped,
         "offset": result.offset,
         "imported": result.counts,
     }
@@ -128,9 +137,16 @@ def register(registry: Registry) -> None:
     p.add_argument("id")
     p.add_argument("text")
     p.add_argument("--harness", metavar="LABEL", help="""e.g. 'Watch w1 "nightly"'""")
-    p = registry.command("session import", import_, "import a Claude Code transcript", mutates=True)
-    p.add_argument("--claude", required=True, metavar="PATH.jsonl")
-    p.add_argument("--session", help="target session (default claude_<its session id>)")
+    p = registry.command(
+        "session import",
+        import_,
+        "import a Claude Code transcript or a Codex rollout, from where the last import ended",
+        mutates=True,
+    )
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--claude", metavar="PATH.jsonl", help="a Claude Code transcript")
+    source.add_argument("--codex", metavar="PATH.jsonl", help="a Codex rollout")
+    p.add_argument("--session", help="target session (default claude:<id> or codex:<id>)")
     p = registry.command(
         "session checkpoint", checkpoint, "take a checkpoint now, due or not", mutates=True
     )

@@ -158,15 +158,27 @@ def tool_failure(hook: Hook) -> str | None:
     return None
 
 
-class _SkipHooked:
-    """The record, minus transcript copies of prompts the prompt hook already recorded."""
+# Rows the hooks write that a transcript holds too: the prompt, and Codex's final reply.
+HOOKED_SOURCES = (HOOK_SOURCE, "codex_stop")
 
-    def __init__(self, record: Any, pending: list[str]) -> None:
+
+def _hooked_key(message: MessageRow) -> tuple[str, str, bool]:
+    return message.type, message.text, bool(message.data.get("tool_calls"))
+
+
+class SkipHooked:
+    """The record, minus transcript copies of rows the hooks already recorded."""
+
+    def __init__(self, record: Any, pending: list[tuple[str, str, bool]]) -> None:
         self.record, self.pending = record, pending
+        self.last_reply: str | None = None  # the text of the last reply the file held
 
     def append(self, message: MessageRow) -> MessageRow:
-        if message.type == "user" and message.text in self.pending:
-            self.pending.remove(message.text)
+        if message.type == "assistant":
+            self.last_reply = message.text
+        key = _hooked_key(message)
+        if key in self.pending:
+            self.pending.remove(key)
             return message
         return self.record.append(message)
 
@@ -174,25 +186,31 @@ class _SkipHooked:
         return getattr(self.record, name)
 
 
-def _hooked_since_import(rows: list[MessageRow]) -> list[str]:
-    """Prompts the hook recorded after the last imported row: not yet matched in the file."""
-    from vybe.integrations.claude_transcript import STAMP
-
-    last = max((r.seq for r in rows if STAMP in r.data), default=0)
-    return [r.text for r in rows if r.seq > last and r.source == HOOK_SOURCE]
+def _hooked_since_import(rows: list[MessageRow], stamp: str) -> list[tuple[str, str, bool]]:
+    """Rows the hooks recorded after the last imported row: not yet matched in the file."""
+    last = max((r.seq for r in rows if stamp in r.data), default=0)
+    return [_hooked_key(r) for r in rows if r.seq > last and r.source in HOOKED_SOURCES]
 
 
-def import_transcript(hook: Hook) -> str | None:
-    """Bring the transcript's new lines into the record (snapshot only: nothing is injected)."""
+def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
+    """Run ``run`` (an importer) over the hook's transcript into the record, leaving out
+    copies of what the hooks recorded since the last import; None without a transcript."""
     from vybe.context.record import SqliteRecord
-    from vybe.integrations import claude_transcript
 
     path = Path(hook.text("transcript_path"))
     if not hook.text("transcript_path") or not path.is_file():
         return None
     record = SqliteRecord(hook.store)
-    pending = _hooked_since_import(record.messages(hook.record_session))
-    claude_transcript.import_transcript(_SkipHooked(record, pending), hook.record_session, path)
+    target = SkipHooked(record, _hooked_since_import(record.messages(hook.record_session), stamp))
+    run(target, hook.record_session, path)
+    return target
+
+
+def import_transcript(hook: Hook) -> str | None:
+    """Bring the transcript's new lines into the record (snapshot only: nothing is injected)."""
+    from vybe.integrations import claude_transcript
+
+    import_since_hooks(hook, claude_transcript.STAMP, claude_transcript.import_transcript)
     return None
 
 

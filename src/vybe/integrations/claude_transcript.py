@@ -8,51 +8,24 @@ caveats), command output, interruption markers, compact summaries and ``summary`
 (not the person's words), thinking blocks, and subagent (sidechain) threads.
 
 Each imported row carries ``data.claude_import`` = {transcript session, byte offset after
-its line}, so the next import of the same file starts after the last line imported, and an
-unfinished last line (no newline yet) is left for next time.
+its line}: the next import resumes there (``transcript_import`` holds what Codex shares).
 """
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vybe.agent.pending import unanswered_calls
-from vybe.context.record import MessageRow, Record
-from vybe.context.recorder import record_assistant, record_tool, record_user
-from vybe.errors import InvalidInput, NotFound
-from vybe.llm.base import Reply, ToolCall
+from vybe.context.record import Record
+from vybe.integrations.transcript_import import Builder, ImportResult, first_field, import_file
+from vybe.llm.base import ToolCall
 
 STAMP = "claude_import"
 INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
 COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
 COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 NOT_TYPED = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "Caveat:")
-NO_RESULT = "(no result was recorded: the call was interrupted)"
-
-
-@dataclass
-class ImportResult:
-    """What one import added, and where the next one starts."""
-
-    session_id: str
-    offset: int
-    lines: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: {"user": 0, "assistant": 0, "tool": 0})
-
-
-class _Stamped:
-    """A record whose appended rows remember the transcript line they came from."""
-
-    def __init__(self, record: Record, transcript: str) -> None:
-        self.record = record
-        self.stamp: dict[str, Any] = {"transcript": transcript, "offset": 0}
-
-    def append(self, message: MessageRow) -> MessageRow:
-        return self.record.append(replace(message, data={**message.data, STAMP: {**self.stamp}}))
 
 
 def _text_blocks(content: Any) -> str:
@@ -92,15 +65,10 @@ def _result_text(block: dict[str, Any]) -> str:
     return content if isinstance(content, str) else _text_blocks(content)
 
 
-class _Importer:
-    """Turns transcript lines into rows, joining one message's blocks into one reply."""
+class _Importer(Builder):
+    """Claude Code writes one message's blocks on separate lines: they become one reply."""
 
-    def __init__(self, record: _Stamped, session_id: str, result: ImportResult) -> None:
-        self.record, self.session_id, self.result = record, session_id, result
-        self.pending_id: str | None = None
-        self.text: list[str] = []
-        self.calls: list[ToolCall] = []
-        self.unanswered: dict[str, ToolCall] = {}
+    pending_id: str | None = None
 
     def line(self, data: dict[str, Any]) -> None:
         if data.get("isSidechain"):
@@ -126,89 +94,26 @@ class _Importer:
         content = data.get("message", {}).get("content")
         results = [b for b in content or () if isinstance(content, list)]
         results = [b for b in results if b.get("type") == "tool_result"]
-        if results:
-            self.flush()
-            for block in results:
-                call = self.unanswered.pop(block.get("tool_use_id"), None)
-                if call is not None:
-                    self.tool(call, _result_text(block), bool(block.get("is_error")))
-            return
-        words = typed_text(data)
+        for block in results:
+            self.answer(block.get("tool_use_id"), _result_text(block), bool(block.get("is_error")))
+        words = None if results else typed_text(data)
         if words is not None:
-            self.flush()
-            self.close_calls()
-            record_user(self.record, self.session_id, words)
-            self.result.counts["user"] += 1
-
-    def tool(self, call: ToolCall, output: str, is_error: bool) -> None:
-        record_tool(self.record, self.session_id, call, output, is_error=is_error)
-        self.result.counts["tool"] += 1
+            self.person(words)
 
     def flush(self) -> None:
-        """Append the reply being gathered, if any."""
-        if self.text or self.calls:
-            reply = Reply("\n\n".join(self.text), tuple(self.calls))
-            record_assistant(self.record, self.session_id, reply)
-            self.result.counts["assistant"] += 1
-            self.unanswered.update({c.id: c for c in self.calls})
-        self.pending_id, self.text, self.calls = None, [], []
-
-    def close_calls(self) -> None:
-        """Calls that never got a result get a note, so every call is answered in the record."""
-        for call in list(self.unanswered.values()):
-            self.tool(call, NO_RESULT, True)
-        self.unanswered.clear()
-
-
-def last_offset(rows: list[MessageRow], transcript: str) -> int:
-    """Where the previous import of this transcript into these rows ended (0 if none)."""
-    for row in reversed(rows):
-        stamp = row.data.get(STAMP)
-        if stamp and stamp.get("transcript") == transcript:
-            return int(stamp["offset"])
-    return 0
+        super().flush()
+        self.pending_id = None
 
 
 def transcript_id(path: Path) -> str:
     """The Claude session id a transcript belongs to (from its lines, else its file name)."""
-    with path.open(encoding="utf-8") as handle:
-        for raw in handle:
-            try:
-                line = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(line, dict) and line.get("sessionId"):
-                return str(line["sessionId"])
-    return path.stem
+    return first_field(path, lambda line: line.get("sessionId")) or path.stem
 
 
 def import_transcript(
     record: Record, session_id: str, path: Path, offset: int | None = None
 ) -> ImportResult:
     """Append the transcript's new lines to ``session_id``; ``offset`` None resumes."""
-    if not path.is_file():
-        raise NotFound(f"no transcript at {path}", context={"path": str(path)})
-    transcript = transcript_id(path)
-    rows = record.messages(session_id)
-    start = last_offset(rows, transcript) if offset is None else offset
-    stamped = _Stamped(record, transcript)
-    result = ImportResult(session_id, start)
-    importer = _Importer(stamped, session_id, result)
-    importer.unanswered = {c.id: c for c in unanswered_calls(rows)}
-    with path.open("rb") as handle:
-        handle.seek(start)
-        for raw in handle:
-            if not raw.endswith(b"\n"):
-                break
-            stamped.stamp["offset"] = result.offset = result.offset + len(raw)
-            result.lines += 1
-            try:
-                data = json.loads(raw)
-            except ValueError:
-                raise InvalidInput(
-                    f"{path}: the line at byte {result.offset - len(raw)} is not JSON"
-                ) from None
-            if isinstance(data, dict):
-                importer.line(data)
-    importer.flush()
-    return result
+    return import_file(
+        record, session_id, path, offset, key=STAMP, transcript=transcript_id, builder=_Importer
+    )

@@ -2,18 +2,23 @@
 
 Codex has no PostToolUseFailure: a failed Bash call arrives as PostToolUse whose
 ``tool_response`` carries a non-zero exit code. Its Stop hook must answer with JSON.
+PreCompact and Stop import the rollout (``transcript_path``) since the last import, as
+Claude's do with its transcript; the prompts UserPromptSubmit recorded are not added twice.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from vybe.context.tokens import estimate
 from vybe.integrations import claude_code
 from vybe.integrations.hooks import Hook
 from vybe.store import record as record_rows
 from vybe.store.record import MessageRow
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
 
 EXIT_LINE = re.compile(r"(?:exit code|exit status|exited with code)\s*:?\s*(-?\d+)", re.I)
 
@@ -39,10 +44,24 @@ def post_tool_use(hook: Hook) -> str | None:
     return claude_code.tool_failure(hook)
 
 
+def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
+    """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
+    from vybe.integrations import codex_rollout
+
+    return claude_code.import_since_hooks(hook, codex_rollout.STAMP, codex_rollout.import_rollout)
+
+
+def pre_compact(hook: Hook) -> str | None:
+    import_rollout(hook)
+    return None
+
+
 def stop(hook: Hook) -> str | None:
-    """Keep the turn's final reply in the record, after the prompt the hook recorded."""
+    """Import the rollout; keep the turn's final reply from the payload when the rollout does
+    not hold it yet (a later import then leaves out its copy)."""
+    imported = import_rollout(hook)
     text = hook.text("last_assistant_message")
-    if text.strip():
+    if text.strip() and (imported is None or imported.last_reply != text):
         row = MessageRow(
             hook.record_session, 0, "assistant", text, source="codex_stop", tokens=estimate(text)
         )
@@ -54,6 +73,7 @@ HANDLERS = {
     "SessionStart": claude_code.session_start,
     "UserPromptSubmit": claude_code.user_prompt,
     "PostToolUse": post_tool_use,
+    "PreCompact": pre_compact,
     "Stop": stop,
     "SessionEnd": claude_code.session_end,
 }

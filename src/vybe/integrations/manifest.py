@@ -39,7 +39,8 @@ DEFAULT: dict[str, tuple[HookSpec, ...]] = {
         HookSpec("SessionStart", 10, "startup|resume|clear|compact"),
         HookSpec("UserPromptSubmit", 5),
         HookSpec("PostToolUse", 5, "Bash"),
-        HookSpec("Stop", 5),
+        HookSpec("PreCompact", 10, "auto|manual"),
+        HookSpec("Stop", 10),
     ),
 }
 

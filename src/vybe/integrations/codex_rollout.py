@@ -1,0 +1,131 @@
+"""Import a Codex rollout (.jsonl) into the record, from where the last import ended.
+
+Each line is ``{"timestamp", "type", "payload"}`` (hook-protocols.md §2.3). The person's
+words come only from ``event_msg`` ``user_message`` items: Codex also puts its environment
+context, AGENTS.md text and other instructions in ``user``-role ``message`` items, and the
+prompt itself is there a second time, so those items are never taken as typed. Assistant
+``message`` items and the tool calls that follow them (``function_call``,
+``custom_tool_call``, ``local_shell_call``) become ``assistant`` rows, each call's output a
+``tool`` row. Skipped: reasoning, developer messages, ``compacted`` summaries (not the
+person's words), turn context, other events, and any line type this does not know.
+Rollouts older than the ``payload`` wrapper (Codex before 0.3x) import nothing.
+
+Rows carry ``data.codex_import`` = {rollout id, byte offset}; see ``transcript_import``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from vybe.context.record import Record
+from vybe.integrations.codex import exit_code
+from vybe.integrations.transcript_import import Builder, ImportResult, first_field, import_file
+from vybe.llm.base import ToolCall
+
+STAMP = "codex_import"
+CALLS = ("function_call", "custom_tool_call", "local_shell_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
+TYPED_KINDS = (None, "plain")  # user_message kinds older releases set on injected context
+
+
+def typed_words(event: dict[str, Any]) -> str | None:
+    """What the person typed, from a ``user_message`` event, or None when it holds none."""
+    if event.get("kind") not in TYPED_KINDS:
+        return None
+    text = event.get("message")
+    if isinstance(text, str) and text.strip():
+        return text
+    return "[image]" if event.get("images") or event.get("local_images") else None
+
+
+def _texts(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [c.get("text") for c in content or () if isinstance(c, dict)]
+    return "".join(p for p in parts if isinstance(p, str))
+
+
+def _arguments(item: dict[str, Any]) -> dict[str, Any]:
+    if item["type"] == "local_shell_call":
+        action = item.get("action")
+        return action if isinstance(action, dict) else {}
+    if item["type"] == "custom_tool_call":
+        return {"input": item.get("input", "")}
+    raw = item.get("arguments")
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        parsed = None
+    return parsed if isinstance(parsed, dict) else {"arguments": raw}
+
+
+def tool_call(item: dict[str, Any]) -> ToolCall:
+    """A call item as the record keeps calls; a shell call without a name is ``shell``."""
+    call_id = item.get("call_id") or item.get("id") or ""
+    return ToolCall(str(call_id), str(item.get("name") or "shell"), _arguments(item))
+
+
+def output(raw: Any) -> tuple[str, bool]:
+    """A call's output text, and whether it failed (a non-zero exit, ``success`` false)."""
+    if isinstance(raw, dict):
+        text = _texts(raw.get("content"))
+        return text, raw.get("success") is False or exit_code(raw) not in (None, 0)
+    text = _texts(raw)
+    try:
+        wrapped = json.loads(text) if text.startswith("{") else None
+    except ValueError:
+        wrapped = None
+    if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
+        code = exit_code(wrapped.get("metadata") or {})
+        return wrapped["output"], code not in (None, 0)
+    return text, exit_code(text) not in (None, 0)
+
+
+class _Importer(Builder):
+    """Each assistant message starts a reply; the calls after it belong to that reply."""
+
+    def line(self, data: dict[str, Any]) -> None:
+        payload = data.get("payload")
+        if not isinstance(payload, dict):
+            return
+        if data.get("type") == "event_msg" and payload.get("type") == "user_message":
+            words = typed_words(payload)
+            if words is not None:
+                self.person(words)
+        elif data.get("type") == "response_item":
+            self.item(payload)
+
+    def item(self, item: dict[str, Any]) -> None:
+        kind = item.get("type")
+        if kind == "message" and item.get("role") == "assistant":
+            text = _texts(item.get("content"))
+            if text.strip():
+                self.flush()
+                self.close_calls()
+                self.text.append(text)
+        elif kind in CALLS:
+            self.calls.append(tool_call(item))
+        elif kind in OUTPUTS:
+            self.answer(item.get("call_id"), *output(item.get("output")))
+
+
+def rollout_id(path: Path) -> str:
+    """The Codex session (thread) id of a rollout: its ``session_meta``, else its file name."""
+
+    def meta_id(line: dict[str, Any]) -> Any:
+        payload = line.get("payload")
+        is_meta = line.get("type") == "session_meta" and isinstance(payload, dict)
+        return payload.get("id") if is_meta else None
+
+    return first_field(path, meta_id) or path.stem
+
+
+def import_rollout(
+    record: Record, session_id: str, path: Path, offset: int | None = None
+) -> ImportResult:
+    """Append the rollout's new lines to ``session_id``; ``offset`` None resumes."""
+    return import_file(
+        record, session_id, path, offset, key=STAMP, transcript=rollout_id, builder=_Importer
+    )

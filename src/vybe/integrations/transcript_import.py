@@ -1,0 +1,155 @@
+"""What importing any agent's JSONL transcript into the record shares, whatever its format.
+
+Each imported row carries ``data[<stamp>]`` = {transcript id, byte offset after its line},
+so the next import of the same file starts after the last line imported; an unfinished last
+line (no newline yet) is left for next time, and a complete line that is not JSON is counted
+and skipped (failing on it would stop every later import at the same line). A ``Builder``
+gathers one reply's text and tool calls, writes it, then the calls' results right after it,
+so every call is answered once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from vybe.agent.pending import unanswered_calls
+from vybe.context.record import MessageRow, Record
+from vybe.context.recorder import record_assistant, record_tool, record_user
+from vybe.errors import NotFound
+from vybe.llm.base import Reply, ToolCall
+
+NO_RESULT = "(no result was recorded: the call was interrupted)"
+
+
+@dataclass
+class ImportResult:
+    """What one import added, and where the next one starts."""
+
+    session_id: str
+    offset: int
+    lines: int = 0
+    skipped: int = 0  # complete lines that are not JSON: left out, never retried
+    counts: dict[str, int] = field(default_factory=lambda: {"user": 0, "assistant": 0, "tool": 0})
+
+
+class Stamped:
+    """A record whose appended rows remember the transcript line they came from."""
+
+    def __init__(self, record: Record, key: str, transcript: str) -> None:
+        self.record, self.key = record, key
+        self.stamp: dict[str, Any] = {"transcript": transcript, "offset": 0}
+
+    def append(self, message: MessageRow) -> MessageRow:
+        return self.record.append(replace(message, data={**message.data, self.key: {**self.stamp}}))
+
+
+class Builder:
+    """Turns a transcript's messages into rows: the person's words, replies, call results."""
+
+    def __init__(self, record: Stamped, session_id: str, result: ImportResult) -> None:
+        self.record, self.session_id, self.result = record, session_id, result
+        self.text: list[str] = []
+        self.calls: list[ToolCall] = []
+        self.unanswered: dict[str, ToolCall] = {}
+
+    def line(self, data: dict[str, Any]) -> None:
+        """One parsed transcript line; each format says what its lines mean."""
+        raise NotImplementedError
+
+    def person(self, words: str) -> None:
+        """What a person typed: it ends the reply being gathered and any unanswered call."""
+        self.flush()
+        self.close_calls()
+        record_user(self.record, self.session_id, words)
+        self.result.counts["user"] += 1
+
+    def answer(self, call_id: Any, output: str, is_error: bool) -> None:
+        """The result of a call; a result for no known call is dropped."""
+        self.flush()
+        call = self.unanswered.pop(call_id, None)
+        if call is not None:
+            self.tool(call, output, is_error)
+
+    def tool(self, call: ToolCall, output: str, is_error: bool) -> None:
+        record_tool(self.record, self.session_id, call, output, is_error=is_error)
+        self.result.counts["tool"] += 1
+
+    def flush(self) -> None:
+        """Append the reply being gathered, if any."""
+        if self.text or self.calls:
+            reply = Reply("\n\n".join(self.text), tuple(self.calls))
+            record_assistant(self.record, self.session_id, reply)
+            self.result.counts["assistant"] += 1
+            self.unanswered.update({c.id: c for c in self.calls})
+        self.text, self.calls = [], []
+
+    def close_calls(self) -> None:
+        """Calls that never got a result get a note, so every call is answered in the record."""
+        for call in list(self.unanswered.values()):
+            self.tool(call, NO_RESULT, True)
+        self.unanswered.clear()
+
+
+def last_offset(rows: list[MessageRow], key: str, transcript: str) -> int:
+    """Where the previous import of this transcript into these rows ended (0 if none)."""
+    for row in reversed(rows):
+        stamp = row.data.get(key)
+        if stamp and stamp.get("transcript") == transcript:
+            return int(stamp["offset"])
+    return 0
+
+
+def first_field(path: Path, pick: Callable[[dict[str, Any]], Any]) -> str | None:
+    """The first non-empty value ``pick`` finds on a line of the file (bad lines skipped)."""
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for raw in handle:
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            value = pick(line) if isinstance(line, dict) else None
+            if value:
+                return str(value)
+    return None
+
+
+def import_file(
+    record: Record,
+    session_id: str,
+    path: Path,
+    offset: int | None,
+    *,
+    key: str,
+    transcript: Callable[[Path], str],
+    builder: Callable[[Stamped, str, ImportResult], Builder],
+) -> ImportResult:
+    """Append the file's new lines to ``session_id``; ``offset`` None resumes."""
+    if not path.is_file():
+        raise NotFound(f"no transcript at {path}", context={"path": str(path)})
+    name = transcript(path)
+    rows = record.messages(session_id)
+    start = last_offset(rows, key, name) if offset is None else offset
+    stamped = Stamped(record, key, name)
+    result = ImportResult(session_id, start)
+    importer = builder(stamped, session_id, result)
+    importer.unanswered = {c.id: c for c in unanswered_calls(rows)}
+    with path.open("rb") as handle:
+        handle.seek(start)
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                break
+            stamped.stamp["offset"] = result.offset = result.offset + len(raw)
+            result.lines += 1
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                result.skipped += 1
+                continue
+            if isinstance(data, dict):
+                importer.line(data)
+    importer.flush()
+    return result
