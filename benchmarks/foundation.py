@@ -23,6 +23,8 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from _common import compile_vybe
+
 from vybe import clock
 from vybe.actions import tasks
 from vybe.store import Store
@@ -159,6 +161,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--commits", type=int, default=300, help="per writer process")
     args = parser.parse_args()
+    compile_vybe()
     with tempfile.TemporaryDirectory(prefix="vybe-bench-") as folder:
         big = Path(folder) / "big.db"
         started = time.perf_counter()

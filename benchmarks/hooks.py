@@ -7,7 +7,6 @@ Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memor
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import sqlite3
@@ -18,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import vybe
+from _common import compile_vybe
 
 VYBE = str(Path(sys.executable).with_name("vybe"))
 NOW = "2026-08-01T10:00:00.000000Z"
@@ -75,9 +74,7 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--memories", type=int, default=10_000)
     args = parser.parse_args()
-    # vybe as installed, with bytecode: under PYTHONDONTWRITEBYTECODE every run would compile
-    # each module from source again (about 10 ms a run here).
-    compileall.compile_dir(Path(vybe.__file__).parent, quiet=1)
+    compile_vybe()
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
         project = str(home / "proj")

@@ -7,7 +7,6 @@ Run: .venv/bin/python benchmarks/resume.py [--events N] [--runs N]
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import random
 import shutil
@@ -19,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-import vybe
+from _common import compile_vybe
+
 from vybe import clock
 from vybe.actions import resume as resumes
 from vybe.store import Store
@@ -165,9 +165,7 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    # vybe as installed, with bytecode: under PYTHONDONTWRITEBYTECODE every run would compile
-    # each module from source again (about 10 ms a run here).
-    compileall.compile_dir(Path(vybe.__file__).parent, quiet=1)
+    compile_vybe()
     with tempfile.TemporaryDirectory(prefix="vybe-bench-") as folder:
         big, empty = Path(folder) / "big.db", Path(folder) / "empty.db"
         start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""`make bench`: run every benchmarks/*.py but this one, each in its own process, in order."""
+"""`make bench`: every benchmarks/*.py but this one and _helpers, each in its own process."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 def main() -> int:
     here = Path(__file__).resolve()
     failed = []
-    for script in sorted(p for p in here.parent.glob("*.py") if p != here):
+    for script in sorted(p for p in here.parent.glob("*.py") if p != here and p.name[0] != "_"):
         print(f"== {script.name} ==", flush=True)
         started = time.perf_counter()
         done = subprocess.run([sys.executable, str(script)], check=False)
