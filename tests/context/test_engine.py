@@ -14,9 +14,9 @@ from tests.context.sessions import (
     work,
 )
 from vybe.context import assemble
-from vybe.context.budget import ModelLimits, compute, estimate
+from vybe.context.budget import ModelLimits, compute, estimate, request_tokens
 from vybe.context.engine import Engine
-from vybe.context.recorder import record_tool, record_user
+from vybe.context.recorder import record_assistant, record_tool, record_user
 from vybe.errors import ContextExhausted, ModelError
 from vybe.llm.base import Reply, ToolCall, ToolSpec
 from vybe.llm.scripted import Consolidator, ScriptedModel, SloppyConsolidator
@@ -198,6 +198,23 @@ def test_request_that_cannot_fit_rolls_then_moves_half_without_the_model(record,
     assert dropped.now.startswith(previous.now) and "may be stale" in dropped.now
     assert {m.seq for m in previous.memo if m.checked} <= {m.seq for m in dropped.memo if m.checked}
     assert compute(LIMITS).can_fit(prepared.tokens)
+
+
+def test_checkpoint_turn_that_cannot_fit_is_never_sent(record, tmp_path):
+    opening(record)
+    call = ToolCall("big", "read", {"path": "dump.sql"})
+    record_assistant(record, S, Reply("", (call,), "tool_use"))
+    record_tool(record, S, call, "row;" * 28_000)
+    answer(record, "Read the dump.")
+    model = Consolidator()
+    prepared = engine(record, tmp_path, model).prepare(S, SYSTEM)
+    budget = compute(LIMITS)
+    assert model.requests
+    assert all(request_tokens(r) + r.max_tokens <= budget.input_limit for r in model.requests)
+    failed = [a for a in record.attempts(S) if a.outcome == "failed"]
+    assert len(failed) == 1 and "cannot fit" in failed[0].error
+    assert prepared.attempts[-1].mode == "dropped"
+    assert budget.can_fit(prepared.tokens)
 
 
 def test_dropped_half_keeps_every_user_message_it_moves(record, tmp_path):

@@ -111,11 +111,17 @@ def test_over_long_section_is_stored_whole_and_shown_cut(primed, tmp_path):
     assert "SELECT mind FROM checkpoints" in shown
 
 
-def test_mind_grown_past_twice_its_limits_keeps_previous(primed, tmp_path):
-    before = primed.latest_checkpoint(S).mind
-    huge = edit("mind.md", "(none yet: lessons)", "z" * 40_000)
-    _, attempt, _ = run(primed, tmp_path, huge, final(), final())
-    assert primed.latest_checkpoint(S).mind == before
+def test_mind_grown_past_twice_its_limits_keeps_previous(record, tmp_path):
+    opening(record)
+    work(record, 40)
+    Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+    before = record.latest_checkpoint(S).mind
+    work(record, 5, start=40)
+    huge = edit("mind.md", "(none yet: lessons)", "z" * 12_000)
+    model = ScriptedModel([huge, final(), final()])
+    engine = Engine(record, model, LIMITS, scratch_root=tmp_path)
+    attempt = engine.checkpoint_now(S, SYSTEM)
+    assert record.latest_checkpoint(S).mind == before
     assert attempt.fallbacks == ("mind_too_large_kept_previous",)
 
 

@@ -25,7 +25,7 @@ from vybe.context.projection import Unit, units
 from vybe.context.prompt import digest
 from vybe.context.record import Attempt, Checkpoint, Record
 from vybe.context.scratch import Scratch
-from vybe.context.turn import TurnInput, TurnResult, run_turn, turn_tools
+from vybe.context.turn import TOO_LARGE, TurnInput, TurnResult, run_turn, turn_tools
 from vybe.context.views import Views
 from vybe.errors import ContextExhausted
 from vybe.llm.base import Model, Request, ToolSpec
@@ -99,7 +99,8 @@ class Engine:
             attempts.append(self._checkpoint(view, budget, system, tools, reason, tokens))
             view = self.views.load(session_id)
             request, tokens = self._build(view, budget, system, tools)
-        rolls, cap = 0, None
+        rolls = MAX_ROLLS if attempts and _too_large(attempts[-1]) else 0
+        cap = None
         must_move = refused and not (attempts and attempts[-1].outcome == "accepted")
         while not budget.can_fit(tokens) or must_move:
             several = len(units(view.rows)) > 1
@@ -109,6 +110,7 @@ class Engine:
                 attempt = self._checkpoint(
                     view, budget, system, tools, "overflow", tokens, rolling=True
                 )
+                rolls = MAX_ROLLS if _too_large(attempt) else rolls
             elif several:
                 attempt = self._drop(view, budget, tokens)
             elif cap is None:
@@ -180,7 +182,11 @@ class Engine:
         if rolling or not budget.can_fit(tokens + self._turn_overhead(view, budget)):
             mode = "rolling"
             fixed = estimate(system) + tools_tokens(turn_tools(tools))
-            index = self._rolling_index(view, budget, parts, fixed)
+            found = self._rolling_index(view, budget, parts, fixed)
+            if found is None:
+                error = f"{TOO_LARGE}: not even the first unit of the conversation fits in one"
+                return self._fail(view, mode, reason, tokens, error)
+            index = found
             prefix_view = replace(view, rows=[r for u in parts[:index] for r in u.rows])
         cut = carry.cut_at(view, index)
         previous = view.checkpoint
@@ -224,15 +230,19 @@ class Engine:
     def _digest_room(self, budget: Budget) -> int:
         return min(DIGEST_ROOM, budget.keep // 5)
 
-    def _rolling_index(self, view: View, budget: Budget, parts: list[Unit], fixed: int) -> int:
-        """About half the tokens, moved earlier until the checkpoint turn fits."""
+    def _rolling_index(
+        self, view: View, budget: Budget, parts: list[Unit], fixed: int
+    ) -> int | None:
+        """About half the tokens, moved earlier until the checkpoint turn fits; None if never."""
         fraction = 0.5
         while True:
             index = carry.fraction_index(parts, fraction)
             prefix = replace(view, rows=[r for u in parts[:index] for r in u.rows])
             _, size = assemble.build(prefix, budget, "", ())
-            if index <= 1 or budget.can_fit(size + fixed + self._turn_overhead(view, budget)):
+            if budget.can_fit(size + fixed + self._turn_overhead(view, budget)):
                 return index
+            if index <= 1:
+                return None
             fraction /= 2
 
     def _new_checkpoint(
@@ -373,3 +383,8 @@ class Engine:
             },
             suggested_action="start a new session; this one stays in the record",
         )
+
+
+def _too_large(attempt: Attempt) -> bool:
+    """A checkpoint turn that could not be sent: another roll of the same cut cannot fit either."""
+    return attempt.outcome == "failed" and (attempt.error or "").startswith(TOO_LARGE)

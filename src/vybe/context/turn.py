@@ -12,7 +12,14 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from vybe.context import memo, mind, now
-from vybe.context.budget import Budget, cut, estimate, message_tokens, tools_tokens
+from vybe.context.budget import (
+    Budget,
+    cut,
+    estimate,
+    message_tokens,
+    request_tokens,
+    tools_tokens,
+)
 from vybe.context.prompt import checkpoint_request
 from vybe.context.scratch import Scratch
 from vybe.errors import ModelError
@@ -48,6 +55,7 @@ BUDGET_USED = (
     "This checkpoint turn's tool budget is used up. Write your now as your reply text; "
     "mind.md and memo.md stay as they are. Calling a tool again fails the checkpoint."
 )
+TOO_LARGE = "the checkpoint turn's request cannot fit"
 MEMO_EDITED = (
     "memo.md was changed beyond its checkboxes: change only a [ ] to [x] or back, and nothing else"
 )
@@ -193,6 +201,13 @@ def run_turn(model: Model, inp: TurnInput, scratch: Scratch) -> TurnResult:
         request = Request(
             inp.system, tuple(messages), tools, min(MAX_REPLY, inp.budget.reply_reserve)
         )
+        size = request_tokens(request)
+        if size + request.max_tokens > inp.budget.input_limit:
+            result.error = (
+                f"{TOO_LARGE}: about {size} tokens and a {request.max_tokens}-token reply, over"
+                f" the input limit of {inp.budget.input_limit}; the model was not called"
+            )
+            return result
         try:
             reply = model.complete(request)
         except ModelError as exc:
