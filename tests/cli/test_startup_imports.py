@@ -80,6 +80,22 @@ def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
 
 
 @pytest.mark.parametrize(
+    "event",
+    [
+        {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
+        {"hook_event_name": "SessionStart", "source": "compact"},
+        {"hook_event_name": "PostToolUse", "tool_response": {"exit_code": 1}},
+    ],
+)
+def test_codex_hook_imports_no_heavy_module(vybe, tmp_path, event):
+    payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
+    modules = loaded(vybe, ["hook", "run", "codex"], payload)
+    assert "vybe.integrations.codex" in modules
+    assert not (vybe.home / "config" / "hooks.log").exists()
+    assert heavy_in(modules, HEAVY | HOOK_ONLY) == set()
+
+
+@pytest.mark.parametrize(
     ("args", "also"),
     [
         (["resume", "--peek"], set()),

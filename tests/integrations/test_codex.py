@@ -149,3 +149,12 @@ def test_malformed_rollout_lines_are_skipped_and_the_rest_imported(agent, tmp_pa
     assert agent.send("codex", "pre_compact").code == 0
     assert _rows(agent) == [TYPED]
     assert agent.log == ""
+
+
+def test_a_rollout_imported_by_hand_leaves_out_the_prompt_the_hook_recorded(agent):
+    agent.send("codex", "user_prompt_submit", prompt=V77_PROMPT)
+    data = agent.vybe.ok("session", "import", "--codex", str(V77))
+    assert data["session_id"] == SESSION
+    assert data["imported"] == {"user": 1, "assistant": 3, "tool": 3}
+    assert data["already_recorded"] == 1
+    assert _rows(agent) == [V77_PROMPT]

@@ -74,24 +74,27 @@ def say(inv: Any, args: argparse.Namespace) -> dict:
 
 def import_(inv: Any, args: argparse.Namespace) -> dict:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
-    record into (``claude:<id>``, ``codex:<id>``)."""
-    if args.codex:
-        from vybe.integrations.codex_rollout import import_rollout as run
-        from vybe.integrations.codex_rollout import rollout_id as name
-    else:
-        from vybe.integrations.claude_transcript import import_transcript as run
-        from vybe.integrations.claude_transcript import transcript_id as name
+    record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
+    from vybe.integrations import claude_transcript, codex_rollout
+    from vybe.integrations.claude_code import import_skipping_hooked
 
-    prefix = "codex:" if args.codex else "claude:"
+    if args.codex:
+        kind, stamp = "codex", codex_rollout.STAMP
+        run, name = codex_rollout.import_rollout, codex_rollout.rollout_id
+    else:
+        kind, stamp = "claude", claude_transcript.STAMP
+        run, name = claude_transcript.import_transcript, claude_transcript.transcript_id
     path = Path(args.codex or args.claude).expanduser()
-    session = args.session or (prefix + name(path) if path.is_file() else "")
-    result = run(_record(inv), session, path)
+    session = args.session or (f"{kind}:{name(path)}" if path.is_file() else "")
+    imported = import_skipping_hooked(_record(inv), session, path, stamp, run)
+    result = imported.result
     return {
         "session_id": result.session_id,
         "lines": result.lines,
         "skipped_lines": result.skipped,
         "offset": result.offset,
         "imported": result.counts,
+        "already_recorded": imported.left_out,
     }
 
 

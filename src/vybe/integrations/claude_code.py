@@ -172,6 +172,8 @@ class SkipHooked:
     def __init__(self, record: Any, pending: list[tuple[str, str, bool]]) -> None:
         self.record, self.pending = record, pending
         self.last_reply: str | None = None  # the text of the last reply the file held
+        self.result: Any = None
+        self.left_out = 0  # copies of hooked rows not appended again
 
     def append(self, message: MessageRow) -> MessageRow:
         if message.type == "assistant":
@@ -179,6 +181,7 @@ class SkipHooked:
         key = _hooked_key(message)
         if key in self.pending:
             self.pending.remove(key)
+            self.left_out += 1
             return message
         return self.record.append(message)
 
@@ -192,18 +195,22 @@ def _hooked_since_import(rows: list[MessageRow], stamp: str) -> list[tuple[str, 
     return [_hooked_key(r) for r in rows if r.seq > last and r.source in HOOKED_SOURCES]
 
 
+def import_skipping_hooked(record: Any, session_id: str, path: Path, stamp: str, run: Any) -> Any:
+    """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
+    recorded there since the last import; the wrapper, its ``result`` set."""
+    target = SkipHooked(record, _hooked_since_import(record.messages(session_id), stamp))
+    target.result = run(target, session_id, path)
+    return target
+
+
 def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
-    """Run ``run`` (an importer) over the hook's transcript into the record, leaving out
-    copies of what the hooks recorded since the last import; None without a transcript."""
+    """The hook's transcript into its record session; None without a transcript."""
     from vybe.context.record import SqliteRecord
 
     path = Path(hook.text("transcript_path"))
     if not hook.text("transcript_path") or not path.is_file():
         return None
-    record = SqliteRecord(hook.store)
-    target = SkipHooked(record, _hooked_since_import(record.messages(hook.record_session), stamp))
-    run(target, hook.record_session, path)
-    return target
+    return import_skipping_hooked(SqliteRecord(hook.store), hook.record_session, path, stamp, run)
 
 
 def import_transcript(hook: Hook) -> str | None:
