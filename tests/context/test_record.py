@@ -1,5 +1,6 @@
 """The record: append-only rows, one context_seq per session, checkpoints with their audit."""
 
+import gc
 import sqlite3
 
 import pytest
@@ -96,3 +97,34 @@ def test_rows_are_append_only(tmp_path, statement):
         store.conn.execute(statement)
     assert record.messages("s")[0].text == "keep me"
     store.close()
+
+
+def test_rows_read_back_exactly_as_they_were_appended(record):
+    datas = [{}, {"tool_calls": [{"id": "c1", "arguments": {"q": 'é, "x"]'}}]}, {"n": None}]
+    appended = [
+        record.append(MessageRow("s", 0, "tool", f"t{i} ✓", data=d)) for i, d in enumerate(datas)
+    ]
+    assert record.messages("s") == appended
+    assert record.messages_at("s", [3, 1]) == [appended[0], appended[2]]
+
+
+def test_reading_thousands_of_rows_runs_no_garbage_collection(tmp_path):
+    store = Store(tmp_path / "vybe.db")
+    record = SqliteRecord(store)
+    for i in range(1_500):
+        call = ToolCall(f"c{i}", "read", {"path": "a.py"})
+        record_assistant(record, "s", Reply("", (call,), "tool_use"))
+        record_tool(record, "s", call, "print(1)")
+    collections = []
+
+    def count(phase, info):
+        collections.append(phase)
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        rows = record.messages("s")
+    finally:
+        gc.callbacks.remove(count)
+        store.close()
+    assert len(rows) == 3_000 and collections == []
