@@ -16,6 +16,7 @@ from vybe.agent.tools import Toolbox
 from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_user
 from vybe.llm.anthropic import AnthropicMessages
+from vybe.llm.base import Reply, Request, ToolCall
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
 from vybe.store import Store
@@ -200,3 +201,37 @@ def test_path_argument_missing_is_an_error_result(store, tmp_path):
         report = runner.run("s1")
     assert report.tool_calls[0]["error"] is True
     assert Path(tmp_path / "work").is_dir()
+
+
+class FailingConsolidator:
+    """Never writes a usable now; otherwise calls one tool, then answers."""
+
+    name = "failing"
+
+    def complete(self, request: Request) -> Reply:
+        last = request.messages[-1]
+        if "<context-checkpoint-request>" in last.content:
+            return Reply("no")
+        if last.role == "user":
+            return Reply(
+                "", (ToolCall(f"c{len(request.messages)}", "read", {"path": "x"}),), "tool_use"
+            )
+        return Reply("Done.")
+
+
+def test_each_persons_message_starts_a_run_with_its_own_checkpoint_failures(store, tmp_path):
+    model = FailingConsolidator()
+    record = SqliteRecord(store)
+    limits = budget.ModelLimits(window=8000, max_output=1000)
+    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    tools = Toolbox(tmp_path, {}, BashPermission(False), TaskTools(store, "tester", "s1"))
+    runner = Runner(record, engine, model, tools, tmp_path)
+    for turn in range(1, 18):
+        record_user(record, "s1", filler(turn))
+    first = runner.run("s1")
+    record_user(record, "s1", "Go on with the next item.")
+    second = runner.run("s1")
+    assert [c["outcome"] for c in first.checkpoints] == ["failed", "failed"]
+    assert second.checkpoints and second.checkpoints[0]["outcome"] == "failed"
+    runs = [a.run_id for a in record.attempts("s1")]
+    assert len(set(runs)) == 2 and runs[0] == runs[1] != runs[2]

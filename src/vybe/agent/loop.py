@@ -30,6 +30,8 @@ INTERRUPTED = (
 
 
 class Engine(Protocol):
+    def new_run(self) -> None: ...
+
     def prepare(
         self, session_id: str, system: str, tools: tuple[ToolSpec, ...] = (), *, refused: bool
     ) -> Any: ...
@@ -66,7 +68,12 @@ class Runner:
     max_rounds: int = MAX_ROUNDS
 
     def run(self, session_id: str) -> TurnReport:
-        """Answer what the session owes: tools left unanswered, then model rounds until done."""
+        """Answer what the session owes: tools left unanswered, then model rounds until done.
+
+        One call is one run (a person's message through to the final reply): the engine's
+        count of unproductive checkpoints starts again, as seed 000 has it, in chat as in replay.
+        """
+        self.engine.new_run()
         report = TurnReport(session_id)
         for call in pending.unanswered_calls(self.record.messages(session_id)):
             record_tool(self.record, session_id, call, INTERRUPTED, is_error=True)
