@@ -126,4 +126,5 @@ def test_import_then_list_and_show(vybe):
 
 
 def test_show_unknown_session_is_not_found(vybe):
+    vybe.ok("init")
     assert vybe("session", "show", "nope").error_code == "NOT_FOUND"

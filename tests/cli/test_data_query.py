@@ -62,6 +62,7 @@ def test_bad_sql_is_invalid_input(recorded):
 
 
 def test_query_works_on_a_fresh_store(vybe):
+    vybe.ok("init")
     data = vybe.ok("data", "query", "--sql", "SELECT count(*) AS n FROM checkpoints")
     assert data["rows"] == [{"n": 0}]
 

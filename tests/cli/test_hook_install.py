@@ -175,6 +175,7 @@ def test_concurrent_installs_leave_one_entry_per_event(vybe):
 
 
 def test_doctor_reports_stale_paths_and_duplicates(vybe):
+    vybe.ok("init")
     path = _claude_settings(vybe)
     gone = {"type": "command", "command": "/nowhere/vybe hook run claude", "timeout": 5}
     _write(path, {"hooks": {"Stop": [{"hooks": [gone]}, {"hooks": [dict(gone)]}]}})

@@ -95,7 +95,7 @@ def test_request_ids_older_than_the_retention_are_forgotten(vybe):
 
 
 def test_assignee_and_archive_lookups_use_their_partial_indexes(vybe):
-    vybe.ok("status")
+    vybe.ok("init")
     with sqlite3.connect(vybe.db_path) as conn:
         plans = {
             "assignee": conn.execute(

@@ -123,4 +123,5 @@ def test_delete_of_a_missing_entry_succeeds(vybe):
     ],
 )
 def test_bad_input_is_a_json_error_with_a_stable_code(vybe, args, code):
+    vybe.ok("init")
     assert vybe(*args).error_code == code

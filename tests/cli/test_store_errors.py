@@ -77,3 +77,51 @@ def test_a_write_past_the_busy_timeout_is_db_locked_about_the_timeout(locked):
 
 def test_reads_still_answer_while_another_process_holds_the_write_lock(locked):
     assert locked.ok(*READ)["count"] == 1
+
+
+READS = [
+    ["status", "--check"],
+    ["resume", "--peek"],
+    ["doctor"],
+    ["events"],
+    ["task", "list"],
+    ["task", "get", "t"],
+    ["memory", "list"],
+    ["memory", "get", "-k", "k"],
+    ["session", "list"],
+    ["data", "query", "--sql", "SELECT 1"],
+]
+
+
+@pytest.mark.parametrize("argv", READS, ids=" ".join)
+def test_a_read_of_a_missing_store_creates_nothing(vybe, tmp_path, argv):
+    missing = tmp_path / "nowhere" / "x.db"
+    result = vybe(*argv, "--db-path", str(missing))
+    assert not result.envelope["success"]
+    assert not missing.parent.exists()
+
+
+def test_a_read_of_a_missing_store_says_how_to_make_one(vybe, tmp_path):
+    missing = tmp_path / "x.db"
+    result = vybe("task", "list", "--db-path", str(missing))
+    assert result.error_code == "DB_UNAVAILABLE"
+    assert "vybe init" in result.envelope["error"]
+    assert not missing.exists()
+
+
+def test_status_of_a_missing_store_reports_it_does_not_exist(vybe, tmp_path):
+    missing = tmp_path / "nowhere" / "x.db"
+    db = vybe.ok("status", "--db-path", str(missing))["db"]
+    assert (db["exists"], db["ok"], db["error_code"]) == (False, False, "DB_UNAVAILABLE")
+    assert not missing.parent.exists()
+
+
+def test_status_of_a_folder_is_not_ok(vybe, tmp_path):
+    db = vybe.ok("status", "--db-path", str(tmp_path))["db"]
+    assert (db["exists"], db["ok"]) == (False, False)
+
+
+def test_a_write_creates_a_missing_store_and_its_folder(vybe, tmp_path):
+    missing = tmp_path / "nowhere" / "x.db"
+    vybe.ok("task", "create", "--title", "t", "--db-path", str(missing))
+    assert vybe.ok("task", "list", "--db-path", str(missing))["count"] == 1

@@ -61,7 +61,13 @@ def status(inv: Any, args: argparse.Namespace) -> dict:
     return {
         "version": __version__,
         "agent": inv.agent,
-        "db": {"path": str(path), "ok": query_ok, "error": query_error, "error_code": error_code},
+        "db": {
+            "path": str(path),
+            "exists": path.is_file(),
+            "ok": query_ok,
+            "error": query_error,
+            "error_code": error_code,
+        },
         "agent_state": state,
         "query_ok": query_ok,
         "query_error": query_error,
@@ -132,7 +138,7 @@ def schema(inv: Any, args: argparse.Namespace) -> dict:
 def doctor(inv: Any, args: argparse.Namespace) -> dict:
     from vybe.store import Store
 
-    store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False)
+    store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False, create=False)
     try:
         integrity = store.conn.execute("PRAGMA integrity_check").fetchone()[0]
         journal = store.conn.execute("PRAGMA journal_mode").fetchone()[0]

@@ -50,10 +50,13 @@ def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
 
 
 class Invocation:
-    """What one command run knows: who is acting, on which store, under which request id."""
+    """What one command run knows: who is acting, on which store, under which request id.
 
-    def __init__(self, flags: dict[str, str]) -> None:
+    Only a command that writes creates the store; a read of a missing one is DB_UNAVAILABLE."""
+
+    def __init__(self, flags: dict[str, str], writes: bool = True) -> None:
         self._flags = flags
+        self.writes = writes
         self._settings: Any = None
         self._store: Any = None
         self._request_id = flags.get("request_id") or os.environ.get("VYBE_REQUEST_ID")
@@ -75,7 +78,9 @@ class Invocation:
         if self._store is None:
             from vybe.store import Store
 
-            self._store = Store(self.settings.db_path, self.settings.busy_timeout_ms)
+            self._store = Store(
+                self.settings.db_path, self.settings.busy_timeout_ms, create=self.writes
+            )
         return self._store
 
     @property
@@ -108,6 +113,11 @@ def _refuse_undecodable(argv: list[str]) -> None:
 
 def _first_word(argv: list[str]) -> str | None:
     return next((t for t in argv if not t.startswith("-")), None)
+
+
+def _writes(command: Any, args: Any) -> bool:
+    """Whether this run may write, and so create the store: `resume --peek` writes nothing."""
+    return command.mutates and not getattr(args, "peek", False)
 
 
 def build(argv: list[str]) -> Registry:
@@ -148,8 +158,8 @@ def run(argv: list[str]) -> tuple[int, str]:
                 },
                 suggested_action="run `vybe schema` to see every command",
             )
-        invocation = Invocation(flags)
         command = registry.commands[args._command]
+        invocation = Invocation(flags, writes=_writes(command, args))
         data = command.handler(invocation, args)
         return 0, output.success(data)
     except HelpRequested as help_:

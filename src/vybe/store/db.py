@@ -85,6 +85,16 @@ def _translate(exc: sqlite3.Error, path: Path) -> Exception:
     return exc
 
 
+def require_database(path: Path) -> None:
+    """Reads never create a store: a missing file is DB_UNAVAILABLE, not an empty database."""
+    if not Path(path).is_file():
+        raise DatabaseUnavailable(
+            f"no database at {path}; run `vybe init` or any write command",
+            context={"path": str(path)},
+            suggested_action="run `vybe init`, or pass --db-path to an existing database",
+        )
+
+
 def args_digest(args: dict[str, Any]) -> str:
     import hashlib  # loads OpenSSL (2 ms): only writes with a request id need it
 
@@ -93,23 +103,21 @@ def args_digest(args: dict[str, Any]) -> str:
 
 
 class Store:
-    """The vybe database of one process."""
+    """The vybe database of one process; with ``create=False`` it must already exist."""
 
-    def __init__(self, path: Path, busy_timeout_ms: int = 5000, migrate: bool = True) -> None:
+    def __init__(
+        self, path: Path, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
+    ) -> None:
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
         if sqlite3.sqlite_version_info < MIN_SQLITE:
             raise DatabaseUnavailable(
                 f"SQLite {sqlite3.sqlite_version} is too old; vybe needs 3.35 or newer"
             )
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DatabaseUnavailable(
-                f"cannot create the folder of {self.path}: {exc.strerror}",
-                context={"path": str(self.path)},
-                suggested_action="pass --db-path to a writable location",
-            ) from None
+        if create:
+            self._make_folder()
+        else:
+            require_database(self.path)
         try:
             self.conn = sqlite3.connect(
                 str(self.path), isolation_level=None, timeout=busy_timeout_ms / 1000
@@ -120,6 +128,16 @@ class Store:
                 self.migrate()
         except sqlite3.Error as exc:
             raise _translate(exc, self.path) from None
+
+    def _make_folder(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DatabaseUnavailable(
+                f"cannot create the folder of {self.path}: {exc.strerror}",
+                context={"path": str(self.path)},
+                suggested_action="pass --db-path to a writable location",
+            ) from None
 
     def _configure(self) -> None:
         c = self.conn
@@ -302,8 +320,7 @@ def open_readonly(path: Path) -> sqlite3.Connection:
     """A connection that cannot write or create files, for ad-hoc queries over the record."""
     from urllib.parse import quote
 
-    if not Path(path).is_file():
-        raise DatabaseUnavailable(f"no database at {path}", context={"path": str(path)})
+    require_database(path)
     uri = "file:" + quote(os.path.abspath(path)) + "?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True, isolation_level=None)
