@@ -125,3 +125,12 @@ def test_a_write_creates_a_missing_store_and_its_folder(vybe, tmp_path):
     missing = tmp_path / "nowhere" / "x.db"
     vybe.ok("task", "create", "--title", "t", "--db-path", str(missing))
     assert vybe.ok("task", "list", "--db-path", str(missing))["count"] == 1
+
+
+def test_doctor_reports_a_store_that_was_not_in_wal_mode(vybe):
+    vybe.ok("init")
+    vybe.sql("PRAGMA journal_mode=DELETE")
+    check = next(c for c in vybe.ok("doctor")["checks"] if c["name"] == "journal_mode")
+    assert (check["ok"], check["detail"]) == (False, "delete")
+    again = next(c for c in vybe.ok("doctor")["checks"] if c["name"] == "journal_mode")
+    assert (again["ok"], again["detail"]) == (True, "wal")

@@ -141,7 +141,7 @@ def doctor(inv: Any, args: argparse.Namespace) -> dict:
     store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False, create=False)
     try:
         integrity = store.conn.execute("PRAGMA integrity_check").fetchone()[0]
-        journal = store.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        journal = store.found_journal_mode
         pending = store.pending_migrations()
     finally:
         store.close()

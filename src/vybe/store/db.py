@@ -103,7 +103,9 @@ def args_digest(args: dict[str, Any]) -> str:
 
 
 class Store:
-    """The vybe database of one process; with ``create=False`` it must already exist."""
+    """The vybe database of one process; with ``create=False`` it must already exist.
+
+    ``found_journal_mode`` is the mode the file had when opened, before it is set to WAL."""
 
     def __init__(
         self, path: Path, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
@@ -143,7 +145,8 @@ class Store:
         c = self.conn
         c.execute(f"PRAGMA busy_timeout={int(self.busy_timeout_ms)}")
         mode = c.execute("PRAGMA journal_mode").fetchone()[0]
-        if mode.lower() != "wal":
+        self.found_journal_mode = mode.lower()
+        if self.found_journal_mode != "wal":
             self._retry_busy(lambda: c.execute("PRAGMA journal_mode=WAL").fetchone())
         c.execute("PRAGMA synchronous=NORMAL")
         c.execute("PRAGMA foreign_keys=ON")
