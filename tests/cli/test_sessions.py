@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import TRANSCRIPTS
 from tests.fakes.servers import FakeServer, openai_reply
 
@@ -41,6 +43,23 @@ def test_failed_checkpoint_changes_nothing(vybe):
 
 def test_checkpoint_of_an_unknown_session_is_not_found(vybe):
     assert vybe("session", "checkpoint", "nope", "--scripted").error_code == "NOT_FOUND"
+
+
+def test_context_of_an_unknown_session_is_not_found(vybe):
+    vybe.ok("init")
+    assert vybe("session", "context", "nope").error_code == "NOT_FOUND"
+
+
+@pytest.mark.parametrize("limit", ["0", "-5", "1001", "many"])
+def test_session_list_limit_outside_its_bounds_is_a_usage_error(vybe, limit):
+    vybe.refused("USAGE_ERROR", "session", "list", "--limit", limit, exit_code=2)
+
+
+@pytest.mark.parametrize("flag", ["--window", "--max-output"])
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_a_non_positive_token_override_is_a_usage_error(vybe, flag, value):
+    say_many(vybe, "s1", 1)
+    vybe.refused("USAGE_ERROR", "session", "context", "s1", flag, value, exit_code=2)
 
 
 def test_replay_reports_each_checkpoint_and_leaves_the_source_alone(vybe):

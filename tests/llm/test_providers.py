@@ -68,3 +68,9 @@ def test_config_chat_section_and_models_table_are_used(monkeypatch):
 def test_unknown_provider_is_invalid_input():
     with pytest.raises(InvalidInput, match="provider"):
         settle(Choice(provider="gemini"), {})
+
+
+@pytest.mark.parametrize("field", ["window", "max_output"])
+def test_a_zero_override_is_refused_not_replaced_by_the_default(field):
+    with pytest.raises(InvalidInput, match="positive"):
+        settle(Choice(model="gpt-4o", **{field: 0}), {"chat": {field: 50000}})

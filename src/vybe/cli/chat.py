@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from vybe.cli import types
 from vybe.cli.registry import Registry
 from vybe.errors import VybeError
 
@@ -19,8 +20,8 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     parser.add_argument("--api-key-env", help="the variable that holds the API key")
-    parser.add_argument("--window", type=int, help="context window override, in tokens")
-    parser.add_argument("--max-output", type=int, help="reply cap override, in tokens")
+    parser.add_argument("--window", type=types.tokens, help="context window override, in tokens")
+    parser.add_argument("--max-output", type=types.tokens, help="reply cap override, in tokens")
 
 
 def choice(args: argparse.Namespace) -> Any:

@@ -7,6 +7,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from vybe.cli import types
 from vybe.cli.chat import add_model_flags, choice
 from vybe.cli.registry import Registry
 from vybe.errors import InvalidInput
@@ -130,7 +131,7 @@ def _add_engine_flags(parser: argparse.ArgumentParser) -> None:
 def register(registry: Registry) -> None:
     registry.group("session", "the record of agent sessions: inspect, feed, import")
     p = registry.command("session list", list_, "sessions, newest activity first")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--limit", type=types.limit, default=50)
     p = registry.command("session show", show, "latest MIND, MEMO, NOW, stats and attempts")
     p.add_argument("id")
     p = registry.command("session context", context, "the exact next request, as JSON")

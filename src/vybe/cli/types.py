@@ -42,4 +42,5 @@ def number(text: str) -> float:
 
 
 limit = bounded_int(1, 1000)
+tokens = bounded_int(1, 100_000_000)
 priority = bounded_int(-1_000_000, 1_000_000)

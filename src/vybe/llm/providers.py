@@ -31,6 +31,11 @@ def _pick(flag: Any, env: str, section: dict[str, Any], key: str) -> Any:
     return flag or os.environ.get(env) or section.get(key)
 
 
+def _given(flag: int | None, configured: Any) -> Any:
+    """The flag when one was passed, even 0 (which resolve() then refuses), else the config."""
+    return configured if flag is None else flag
+
+
 def settle(choice: Choice, config: dict[str, Any]) -> tuple[ModelInfo, str | None, str | None]:
     """The model's settings, its base URL and the variable naming its key."""
     chat = config.get("chat") or {}
@@ -45,8 +50,8 @@ def settle(choice: Choice, config: dict[str, Any]) -> tuple[ModelInfo, str | Non
         str(model),
         provider,
         config.get("models") or {},
-        window=choice.window or chat.get("window"),
-        max_output=choice.max_output or chat.get("max_output"),
+        window=_given(choice.window, chat.get("window")),
+        max_output=_given(choice.max_output, chat.get("max_output")),
     )
     base_url = _pick(choice.base_url, "VYBE_CHAT_BASE_URL", chat, "base_url")
     key_env = _pick(choice.api_key_env, "VYBE_CHAT_API_KEY_ENV", chat, "api_key_env")
