@@ -41,13 +41,11 @@ def init(inv: Any, args: argparse.Namespace) -> dict:
 
 
 def status(inv: Any, args: argparse.Namespace) -> dict:
-    from vybe.store import agents as agent_rows
+    from vybe.actions import health
 
     path = inv.settings.db_path
     try:
-        with inv.store.snapshot() as conn:
-            state = agent_rows.get(conn, inv.agent)
-            conn.execute("SELECT COUNT(*) FROM tasks").fetchone()
+        state = health.agent_state(inv.store, inv.agent)
         query_ok, query_error, error_code = True, None, None
     except (sqlite3.Error, VybeError) as exc:
         state, query_ok, query_error = None, False, str(exc)
@@ -136,27 +134,11 @@ def schema(inv: Any, args: argparse.Namespace) -> dict:
 
 
 def doctor(inv: Any, args: argparse.Namespace) -> dict:
-    from vybe.store import Store
+    from vybe.actions import health
 
-    store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False, create=False)
-    try:
-        integrity = store.conn.execute("PRAGMA integrity_check").fetchone()[0]
-        journal = store.found_journal_mode
-        pending = store.pending_migrations()
-    finally:
-        store.close()
-    checks = [
-        {"name": "integrity", "ok": integrity == "ok", "detail": integrity},
-        {"name": "journal_mode", "ok": journal.lower() == "wal", "detail": journal},
-        {"name": "migrations", "ok": not pending, "detail": pending or "up to date"},
-        {
-            "name": "sqlite_version",
-            "ok": sqlite3.sqlite_version_info >= (3, 35, 0),
-            "detail": sqlite3.sqlite_version,
-        },
-    ]
-    checks.extend(_hook_checks())
     settings = inv.settings
+    checks = health.store_checks(settings.db_path, settings.busy_timeout_ms)
+    checks.extend(_hook_checks())
     return {
         "ok": all(c["ok"] for c in checks),
         "checks": checks,
@@ -180,15 +162,9 @@ def _hook_checks() -> list[dict]:
 
 
 def _migrate(inv: Any) -> dict:
-    """Apply migrations on a store opened without them, so the names applied are reported."""
-    from vybe.store import Store
+    from vybe.actions import health
 
-    store = Store(inv.settings.db_path, inv.settings.busy_timeout_ms, migrate=False)
-    try:
-        applied = store.migrate()
-        return {"applied": applied, "pending": store.pending_migrations()}
-    finally:
-        store.close()
+    return health.migrate(inv.settings.db_path, inv.settings.busy_timeout_ms)
 
 
 def upgrade(inv: Any, args: argparse.Namespace) -> dict:
