@@ -22,10 +22,9 @@ def _record(inv: Any) -> Any:
 
 
 def list_(inv: Any, args: argparse.Namespace) -> dict:
-    from vybe.store.sessions import list_sessions
+    from vybe.actions.sessions import listing
 
-    found = list_sessions(inv.store.conn, args.limit)
-    return {"count": len(found), "sessions": found}
+    return listing(inv.store, args.limit)
 
 
 def show(inv: Any, args: argparse.Namespace) -> dict:
