@@ -1,5 +1,7 @@
 """The engine per request: trigger, assembly after a checkpoint, anchor, ladder, loop breaker."""
 
+import shlex
+
 import pytest
 
 from tests.context.sessions import (
@@ -115,7 +117,9 @@ def test_recollection_carries_mind_user_words_now_files_and_record_query(record,
     assert [text.index(h) for h in order] == sorted(text.index(h) for h in order)
     assert f'<user-message number="2">\n{CONSTRAINT}\n</user-message>' in text
     assert HARNESS_ORDER not in text.split("# 6. Now")[0]
-    assert 'vybe data query --sql "SELECT context_seq' in text and f"session_id='{S}'" in text
+    command = next(line for line in text.splitlines() if line.startswith("vybe data query"))
+    assert "vybe data query --sql 'SELECT context_seq" in command
+    assert f"session_id='{S}'" in shlex.split(command)[-1]
     assert "- services/svc" in text
 
 

@@ -6,6 +6,7 @@ them, ``assemble`` builds the exact request, with no model call and no write.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field
 
 from vybe.context import memo, mind
@@ -77,22 +78,30 @@ def _escape(text: str) -> str:
     return text
 
 
+def _sql_text(text: str) -> str:
+    """``text`` as an SQL string literal, whatever quotes it holds."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _data_query(sql: str) -> str:
+    """A command a shell runs exactly as shown, whatever quotes the SQL holds."""
+    return "vybe data query --sql " + shlex.quote(sql)
+
+
 def record_query(session_id: str, to_seq: int) -> str:
     """A ready command that lists the user's own messages of the earlier record."""
-    sql = (
+    return _data_query(
         "SELECT context_seq, created_at, substr(content_text,1,300) FROM messages"
-        f" WHERE session_id='{session_id}' AND type='user' AND context_seq <= {to_seq}"
+        f" WHERE session_id={_sql_text(session_id)} AND type='user' AND context_seq <= {to_seq}"
         " ORDER BY context_seq LIMIT 50"
     )
-    return f'vybe data query --sql "{sql}"'
 
 
 def _mind_query(session_id: str, to_seq: int) -> str:
-    sql = (
-        f"SELECT mind FROM checkpoints WHERE session_id='{session_id}'"
+    return _data_query(
+        f"SELECT mind FROM checkpoints WHERE session_id={_sql_text(session_id)}"
         f" AND summarized_to_seq={to_seq} ORDER BY id DESC LIMIT 1"
     )
-    return f'vybe data query --sql "{sql}"'
 
 
 def _words(view: View, budget: Budget) -> str:

@@ -1,0 +1,35 @@
+"""The ready commands a recollection shows run in a shell as shown, whatever the session id."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from vybe.context import assemble
+from vybe.context.record import SqliteRecord
+from vybe.context.recorder import record_user
+from vybe.store import Store
+
+AWKWARD = """it's a "quoted" id; $(echo no)"""
+
+
+def test_the_record_query_runs_in_a_shell_and_finds_the_sessions_words(tmp_path):
+    store = Store(tmp_path / "vybe.db")
+    record_user(SqliteRecord(store), AWKWARD, "keep the old DSN")
+    record_user(SqliteRecord(store), "other", "not this one")
+    store.close()
+    env = {
+        **os.environ,
+        "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"],
+        "VYBE_DB_PATH": str(tmp_path / "vybe.db"),
+        "VYBE_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    command = assemble.record_query(AWKWARD, 10)
+    done = subprocess.run(
+        ["sh", "-c", command], capture_output=True, text=True, env=env, check=False
+    )
+    rows = json.loads(done.stdout)["data"]["rows"]
+    assert [r["substr(content_text,1,300)"] for r in rows] == ["keep the old DSN"]
