@@ -89,10 +89,6 @@ class Invocation:
             self._request_id = clock.new_id("req")
         return self._request_id
 
-    @property
-    def explicit_request_id(self) -> str | None:
-        return self._request_id
-
     def close(self) -> None:
         if self._store is not None:
             self._store.close()

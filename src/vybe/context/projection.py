@@ -17,20 +17,12 @@ class Unit:
     rows: tuple[MessageRow, ...]
 
     @property
-    def first_seq(self) -> int:
-        return self.rows[0].seq
-
-    @property
     def last_seq(self) -> int:
         return self.rows[-1].seq
 
     @property
     def tokens(self) -> int:
         return sum(r.tokens for r in self.rows)
-
-    @property
-    def is_input(self) -> bool:
-        return self.rows[0].type in INPUT_TYPES
 
 
 def to_message(row: MessageRow) -> Message:

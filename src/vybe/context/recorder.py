@@ -36,13 +36,6 @@ def record_harness(record: Record, session_id: str, dispatch: Dispatch, text: st
     )
 
 
-def record_system(record: Record, session_id: str, text: str, source: str = "system") -> MessageRow:
-    """A note of the runner itself (not the system prompt, which is rebuilt every turn)."""
-    return record.append(
-        MessageRow(session_id, 0, "system", text, source=source, tokens=estimate(text))
-    )
-
-
 def record_assistant(
     record: Record,
     session_id: str,

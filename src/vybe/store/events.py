@@ -78,9 +78,5 @@ def select(conn: sqlite3.Connection, query: EventQuery) -> list[dict]:
     return to_dicts(rows)
 
 
-def max_id(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
-
-
 def count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])

@@ -15,8 +15,6 @@ TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
-MESSAGE_TYPES = ("user", "harness", "assistant", "tool", "system")
-
 
 @dataclass(frozen=True)
 class MessageRow:
