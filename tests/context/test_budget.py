@@ -82,9 +82,8 @@ def test_unknown_window_defaults_to_128k():
     assert compute(ModelLimits()).threshold == 111_808
 
 
-def test_fit_tests_use_reserve_and_margin():
+def test_can_fit_uses_the_reserve_and_due_the_threshold():
     budget = compute(ModelLimits(window=32_000))
-    assert budget.fits(20_000) and not budget.fits(20_001)
     assert budget.can_fit(24_000) and not budget.can_fit(24_001)
     assert budget.due(20_000) and not budget.due(19_999)
 

@@ -50,12 +50,11 @@ class Budget:
     skill_each: int
     skills_total: int
 
-    def fits(self, tokens: int) -> bool:
-        """Room for the request, the reply and the safety margin."""
-        return tokens + self.reply_reserve + self.margin <= self.input_limit
-
     def can_fit(self, tokens: int) -> bool:
-        """Room for the request and the reply, with no margin left."""
+        """Room for the request and the reply, with no margin left.
+
+        The margin M is kept by the threshold (T <= L - O - M), not by a fit test: a checkpoint
+        turn taken at T carries the whole conversation, so it never fits with M to spare."""
         return tokens + self.reply_reserve <= self.input_limit
 
     def due(self, tokens: int) -> bool:
