@@ -8,11 +8,11 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from vybe import clock
-from vybe.actions.limits import cut
 from vybe.store import artifacts as artifact_rows
 from vybe.store import brief as brief_rows
 from vybe.store import memory as memory_rows
 from vybe.store import tasks as task_rows
+from vybe.text import shorten
 
 BRIEF_VERSION = "v1"
 BUDGET_TOKENS = 1500
@@ -136,13 +136,13 @@ def _fact_line(entry: dict) -> str:
             tag = f" [stale: {age}d — verify]"
         elif age >= STALE_DAYS:
             tag = f" [{age}d old]"
-    return cut(f"- {entry['key']} = {entry['value']}", LINE_MAX) + tag
+    return shorten(f"- {entry['key']} = {entry['value']}", LINE_MAX) + tag
 
 
 def _reasoning_line(event: dict) -> str:
     meta = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
     parts = [str(meta[k]) for k in ("intent", "approach") if meta.get(k)]
-    return cut("- " + (" → ".join(parts) if parts else event["message"]), LINE_MAX)
+    return shorten("- " + (" → ".join(parts) if parts else event["message"]), LINE_MAX)
 
 
 def _variable(budget: _Budget, brief: dict) -> list[str]:
@@ -151,12 +151,12 @@ def _variable(budget: _Budget, brief: dict) -> list[str]:
     shown = budget.section(
         "directives",
         "=== Directives ===",
-        [(cut(f"- {m['value']}", LINE_MAX), m["id"]) for m in by_kind["directive"]],
+        [(shorten(f"- {m['value']}", LINE_MAX), m["id"]) for m in by_kind["directive"]],
     )
     shown += budget.section(
         "lessons",
         "=== Lessons ===",
-        [(cut(f"- {m['key']}: {m['value']}", LINE_MAX), m["id"]) for m in by_kind["lesson"]],
+        [(shorten(f"- {m['key']}: {m['value']}", LINE_MAX), m["id"]) for m in by_kind["lesson"]],
     )
     facts = budget.section(
         "facts", "=== Facts ===", [(_fact_line(m), m["id"]) for m in by_kind["fact"]]
@@ -167,13 +167,13 @@ def _variable(budget: _Budget, brief: dict) -> list[str]:
     budget.section(
         "prompts",
         "=== What the user was working on recently ===",
-        [(cut(f"- {e['message']}", 122), None) for e in reversed(brief["recent_prompts"])],
+        [(shorten(f"- {e['message']}", 122), None) for e in reversed(brief["recent_prompts"])],
     )
     budget.section(
         "events",
         "=== Recent activity ===",
         [
-            (cut(f"- [{e['kind']}] {e['message']}", LINE_MAX), None)
+            (shorten(f"- [{e['kind']}] {e['message']}", LINE_MAX), None)
             for e in reversed(brief["recent_events"])
         ],
     )
@@ -191,7 +191,7 @@ def _head(brief: dict) -> list[str]:
     if task:
         lines += [f"Task: {task['title']}", f"Status: {task['status']}", f"ID: {task['id']}"]
         if task["description"]:
-            lines.append("Description: " + cut(task["description"], 1000))
+            lines.append("Description: " + shorten(task["description"], 1000))
     else:
         lines.append("No task assigned. You can work freely.")
     lines.append(f"{counts['pending'] + counts['in_progress']} task(s) awaiting action.")

@@ -9,6 +9,7 @@ from vybe.actions import limits
 from vybe.store import Store
 from vybe.store import events as event_rows
 from vybe.store import tasks as task_rows
+from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -20,10 +21,7 @@ LINK_KEY = "claude_task_id"
 
 def clip(text: str, limit: int) -> str:
     """Cut on a character boundary, saying how much was left out."""
-    if len(text) <= limit:
-        return text
-    note = f"… [{len(text) - limit} more characters]"
-    return text[: max(0, limit - len(note))] + note
+    return shorten(text, limit, f"… [{len(text) - limit} more characters]")
 
 
 def log_event(

@@ -79,8 +79,3 @@ def metadata_value(value: Any) -> Any:
     if value is not None and len(json.dumps(value)) > METADATA_MAX:
         raise InvalidInput(f"metadata exceeds {METADATA_MAX} characters as JSON")
     return value
-
-
-def cut(value: str, limit: int) -> str:
-    """Shorten on a character boundary, marking the cut."""
-    return value if len(value) <= limit else value[: max(0, limit - 1)] + "…"

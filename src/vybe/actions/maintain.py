@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from vybe import clock
-from vybe.actions.limits import cut
 from vybe.errors import InvalidInput
 from vybe.store import Store
 from vybe.store import events as event_rows
 from vybe.store import maintain as maintain_rows
 from vybe.store import memory as memory_rows
 from vybe.store import tasks as task_rows
+from vybe.text import shorten
 
 SUMMARY_KIND = "events_summarized"
 
@@ -49,7 +49,7 @@ def _summary(task: dict, folded: list[dict]) -> tuple[str, dict]:
     kinds = Counter(e["kind"] for e in folded)
     counted = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     first, last = folded[0], folded[-1]
-    message = cut(
+    message = shorten(
         f"Summary of {len(folded)} earlier events of {task['title']!r}"
         f" (#{first['id']}–#{last['id']}): {counted}. Last: {last['message']}",
         4096,

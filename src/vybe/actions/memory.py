@@ -18,6 +18,7 @@ from vybe.store import events as event_rows
 from vybe.store import memory as memory_rows
 from vybe.store import projects as project_rows
 from vybe.store import tasks as task_rows
+from vybe.text import shorten
 
 SCOPES = ("global", "project", "task", "agent")
 KINDS = ("fact", "directive", "lesson")
@@ -119,7 +120,7 @@ def _check_type(value: str, value_type: str) -> None:
     }[value_type]
     if not ok:
         raise InvalidInput(
-            f"value {limits.cut(value, 60)!r} is not a valid {value_type}",
+            f"value {shorten(value, 60)!r} is not a valid {value_type}",
             context={"field": "value", "value_type": value_type},
         )
 
@@ -225,7 +226,7 @@ def _event(conn: sqlite3.Connection, agent: str, kind: str, entry: dict, task: d
         event_rows.NewEvent(
             kind=kind,
             agent=agent,
-            message=limits.cut(f"{entry['key']} = {entry['value']}", 500),
+            message=shorten(f"{entry['key']} = {entry['value']}", 500),
             task_id=task["id"] if task else None,
             project_id=task["project_id"] if task else project,
             metadata={
@@ -289,7 +290,7 @@ def parse_remember(text: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
         raise InvalidInput(
-            f"remember needs key=value, got {limits.cut(text, 60)!r}",
+            f"remember needs key=value, got {shorten(text, 60)!r}",
             context={"field": "entry"},
             suggested_action='write it as `vybe remember "key=value"`',
         )

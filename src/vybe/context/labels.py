@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vybe.text import shorten
+
 HARNESS_PREFIX = "[Harness:"
 FIELD_LIMIT = 80
 
@@ -22,7 +24,7 @@ def _clean(value: str) -> str:
     """One line, no brackets that could close the label, at most FIELD_LIMIT characters."""
     one_line = " ".join(value.split())
     safe = one_line.translate(str.maketrans("[]<>", "()()")).replace('"', "'")
-    return safe if len(safe) <= FIELD_LIMIT else safe[: FIELD_LIMIT - 1] + "…"
+    return shorten(safe, FIELD_LIMIT)
 
 
 def source_label(dispatch: Dispatch) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from vybe.context.budget import cut, estimate
 from vybe.context.record import MessageRow
 from vybe.store.record import MemoMark
+from vybe.text import ELLIPSIS, shorten
 
 LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")
 PREVIEW_CHARS = 80
@@ -23,7 +24,7 @@ CUT_NOTE = "[cut short; the whole message is #{seq} in the record]"
 
 def preview(text: str) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= PREVIEW_CHARS else flat[:PREVIEW_CHARS] + "…"
+    return shorten(flat, PREVIEW_CHARS + len(ELLIPSIS))
 
 
 def offer(previous: tuple[MemoMark, ...], moved: list[MessageRow]) -> list[MemoMark]:
