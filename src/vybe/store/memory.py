@@ -5,17 +5,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from vybe.store.rows import to_dict, to_dicts
 
-def _entry(row: sqlite3.Row | None) -> dict | None:
-    if row is None:
-        return None
-    entry = dict(row)
-    entry["pinned"] = bool(entry["pinned"])
-    return entry
-
-
-def _entries(rows: list[sqlite3.Row]) -> list[dict]:
-    return [_entry(r) for r in rows]  # type: ignore[misc]
+# A memory row has no JSON columns, and one 0/1 flag.
+_NO_JSON = ()
+_FLAGS = ("pinned",)
 
 
 CANDIDATES = 100
@@ -88,7 +82,7 @@ def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
             at,
         ),
     ).fetchone()
-    return _entry(result)  # type: ignore[return-value]
+    return to_dict(result, _NO_JSON, _FLAGS)  # type: ignore[return-value]
 
 
 def get_live(
@@ -98,7 +92,7 @@ def get_live(
         f"SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ? AND {_LIVE}",
         (scope, scope_id, key, now),
     ).fetchone()
-    return _entry(row)
+    return to_dict(row, _NO_JSON, _FLAGS)
 
 
 def touch(conn: sqlite3.Connection, ids: list[str], at: str) -> None:
@@ -114,7 +108,7 @@ def set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, at: str) 
         "UPDATE memory SET pinned = ?, updated_at = ? WHERE id = ? RETURNING *",
         (int(pinned), at, memory_id),
     ).fetchone()
-    return _entry(row)  # type: ignore[return-value]
+    return to_dict(row, _NO_JSON, _FLAGS)  # type: ignore[return-value]
 
 
 def supersede(conn: sqlite3.Connection, old_id: str, new_id: str, at: str) -> None:
@@ -154,7 +148,7 @@ def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[dict]
         " ORDER BY scope, scope_id, key, created_at LIMIT ?",
         (*params, query.limit),
     ).fetchall()
-    return _entries(rows)
+    return to_dicts(rows, _NO_JSON, _FLAGS)
 
 
 # Each candidate list of a scope: (extra condition, order).
@@ -194,7 +188,7 @@ def ranked(
         " ORDER BY pinned DESC, relevance DESC, updated_at DESC, id LIMIT ?",
         (as_of, as_of, *params, limit),
     ).fetchall()
-    return _entries(rows)
+    return to_dicts(rows, _NO_JSON, _FLAGS)
 
 
 def gc(conn: sqlite3.Connection, now: str, limit: int) -> int:

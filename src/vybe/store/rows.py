@@ -10,15 +10,26 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def to_dict(row: sqlite3.Row | None, json_fields: tuple[str, ...] = ("metadata",)) -> dict | None:
+def to_dict(
+    row: sqlite3.Row | None,
+    json_fields: tuple[str, ...] = ("metadata",),
+    flags: tuple[str, ...] = (),
+) -> dict | None:
+    """A row as a dict: ``json_fields`` parsed, ``flags`` (SQLite's 0/1) as booleans."""
     if row is None:
         return None
     data: dict[str, Any] = dict(row)
     for name in json_fields:
         if data.get(name):
             data[name] = json.loads(data[name])
+    for name in flags:
+        data[name] = bool(data[name])
     return data
 
 
-def to_dicts(rows: list[sqlite3.Row], json_fields: tuple[str, ...] = ("metadata",)) -> list[dict]:
-    return [to_dict(r, json_fields) for r in rows]  # type: ignore[misc]
+def to_dicts(
+    rows: list[sqlite3.Row],
+    json_fields: tuple[str, ...] = ("metadata",),
+    flags: tuple[str, ...] = (),
+) -> list[dict]:
+    return [to_dict(r, json_fields, flags) for r in rows]  # type: ignore[misc]
