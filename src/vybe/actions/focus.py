@@ -37,7 +37,7 @@ def _usable(conn: sqlite3.Connection, task: dict | None, project_id: str | None)
     return (
         task is not None
         and _in_scope(task, project_id)
-        and not brief_rows.has_open_blocker(conn, task["id"])
+        and not task_rows.open_blockers(conn, task["id"])
     )
 
 
@@ -92,17 +92,28 @@ def _handed_off(conn: sqlite3.Connection, agent: str, project_id: str | None) ->
     return None
 
 
+def _first_ready(
+    conn: sqlite3.Connection, project_id: str | None = None, outside_projects: bool = False
+) -> dict | None:
+    """The most urgent ready task of a project, of no project, or (neither given) of any."""
+    query = task_rows.TaskQuery(
+        project_id=project_id, ready=True, limit=1, outside_projects=outside_projects
+    )
+    found = task_rows.select(conn, query)
+    return found[0] if found else None
+
+
 def _picked(conn: sqlite3.Connection, project_id: str | None) -> Focus:
     """Rule 4 (project first, then tasks of no project), else rule 5."""
     if project_id is not None:
-        task = brief_rows.pick_pending(conn, project_id)
+        task = _first_ready(conn, project_id=project_id)
         if task:
             return Focus(task, "rule4", f"highest-priority ready task in project {project_id}")
-        task = brief_rows.pick_pending(conn, None)
+        task = _first_ready(conn, outside_projects=True)
         if task:
             return Focus(task, "rule4", "highest-priority ready task outside any project")
     else:
-        task = brief_rows.pick_any_pending(conn)
+        task = _first_ready(conn)
         if task:
             return Focus(task, "rule4", "highest-priority ready task")
     return Focus(None, "rule5", "no ready task")

@@ -1,4 +1,4 @@
-"""The reads behind resume and the brief: deltas, hand-offs, focus picks, recent context.
+"""The reads behind resume and the brief: deltas, hand-offs, recent context.
 
 Every query here walks an index (events by id, task, kind or assignee; tasks_pick) and stops
 at its LIMIT, so a resume costs the same on a store of a million events as on an empty one.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe.store.rows import to_dict, to_dicts
-from vybe.store.tasks import _NO_OPEN_BLOCKER
+from vybe.store.rows import to_dicts
+from vybe.store.tasks import NO_OPEN_BLOCKER
 
 _EVENT_COLUMNS = (
     "id, kind, agent_name, task_id, project_id, message, metadata, assignee_agent, created_at"
@@ -48,39 +48,13 @@ def handoff(conn: sqlite3.Connection, agent: str, project_id: str | None) -> tup
     row = conn.execute(
         "SELECT e.id, e.task_id FROM events e CROSS JOIN tasks ON tasks.id = e.task_id"
         " WHERE e.assignee_agent = ? AND e.kind = 'task_assigned'"
-        f" AND tasks.status = 'pending' AND {where} AND {_NO_OPEN_BLOCKER}"
+        f" AND tasks.status = 'pending' AND {where} AND {NO_OPEN_BLOCKER}"
         " AND NOT EXISTS (SELECT 1 FROM events later WHERE later.task_id = e.task_id"
         "   AND later.id > e.id AND later.kind = 'task_assigned')"
         " ORDER BY e.id LIMIT 1",
         (agent, *params),
     ).fetchone()
     return (int(row[0]), row[1]) if row else None
-
-
-def pick_pending(conn: sqlite3.Connection, project_id: str | None) -> dict | None:
-    """The most urgent ready task of a project (``None``: tasks of no project)."""
-    where, params = _project_clause(project_id)
-    row = conn.execute(
-        f"SELECT * FROM tasks WHERE status = 'pending' AND {where} AND {_NO_OPEN_BLOCKER}"
-        " ORDER BY priority DESC, created_at ASC, id ASC LIMIT 1",
-        params,
-    ).fetchone()
-    return to_dict(row)
-
-
-def pick_any_pending(conn: sqlite3.Connection) -> dict | None:
-    row = conn.execute(
-        f"SELECT * FROM tasks WHERE status = 'pending' AND {_NO_OPEN_BLOCKER}"
-        " ORDER BY priority DESC, created_at ASC, id ASC LIMIT 1"
-    ).fetchone()
-    return to_dict(row)
-
-
-def has_open_blocker(conn: sqlite3.Connection, task_id: str) -> bool:
-    row = conn.execute(
-        f"SELECT 1 FROM tasks WHERE id = ? AND NOT {_NO_OPEN_BLOCKER}", (task_id,)
-    ).fetchone()
-    return row is not None
 
 
 def task_events(

@@ -13,10 +13,12 @@ if TYPE_CHECKING:
     from typing import Any
 
 # A task is ready when it is pending and every task it depends on is completed.
-_NO_OPEN_BLOCKER = (
+NO_OPEN_BLOCKER = (
     "NOT EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_task_id"
     " WHERE d.task_id = tasks.id AND b.status <> 'completed')"
 )
+# The most urgent first: every pick of a task walks the tasks_pick index in this order.
+PICK_ORDER = " ORDER BY priority DESC, created_at ASC, id ASC"
 
 
 @dataclass(frozen=True)
@@ -55,15 +57,17 @@ def get(conn: sqlite3.Connection, task_id: str) -> dict | None:
 
 @dataclass(frozen=True)
 class TaskQuery:
-    """Filters of a task listing."""
+    """Filters of a task listing; ``outside_projects`` keeps only tasks of no project."""
 
     status: str | None = None
     project_id: str | None = None
     ready: bool = False
     limit: int = 50
+    outside_projects: bool = False
 
 
 def select(conn: sqlite3.Connection, query: TaskQuery) -> list[dict]:
+    """Tasks matching ``query``, the most urgent first (``ready``: pending, no open blocker)."""
     where, params = ["1 = 1"], []
     if query.status is not None:
         where.append("status = ?")
@@ -71,12 +75,13 @@ def select(conn: sqlite3.Connection, query: TaskQuery) -> list[dict]:
     if query.project_id is not None:
         where.append("project_id = ?")
         params.append(query.project_id)
+    if query.outside_projects:
+        where.append("project_id IS NULL")
     if query.ready:
         where.append("status = 'pending'")
-        where.append(_NO_OPEN_BLOCKER)
+        where.append(NO_OPEN_BLOCKER)
     rows = conn.execute(
-        f"SELECT * FROM tasks WHERE {' AND '.join(where)}"
-        " ORDER BY priority DESC, created_at ASC, id ASC LIMIT ?",
+        f"SELECT * FROM tasks WHERE {' AND '.join(where)}{PICK_ORDER} LIMIT ?",
         (*params, query.limit),
     ).fetchall()
     return to_dicts(rows)
@@ -128,13 +133,13 @@ def next_claimable(
         " status = 'pending'"
         " OR (status = 'in_progress' AND claimed_by IS NOT NULL AND claimed_by <> ?"
         "     AND lease_expires_at < ?))"
-        f" AND {_NO_OPEN_BLOCKER}"
+        f" AND {NO_OPEN_BLOCKER}"
     )
     params: list[Any] = [agent, at]
     if project_id is not None:
         sql += " AND project_id = ?"
         params.append(project_id)
-    sql += " ORDER BY priority DESC, created_at ASC, id ASC LIMIT 1"
+    sql += PICK_ORDER + " LIMIT 1"
     row = conn.execute(sql, params).fetchone()
     return row[0] if row else None
 
