@@ -183,3 +183,17 @@ def test_session_end_starts_maintenance_only_when_due(agent):
     agent.send("claude", "session_end", reason="clear")
     assert stamp.stat().st_mtime_ns == first
     assert agent.log == ""
+
+
+def test_two_failures_without_tool_use_ids_and_of_equal_length_are_both_logged(agent):
+    for error in ("Exit code 1: disk full", "Exit code 2: no access"):
+        agent.send("claude", "post_tool_use_failure", tool_use_id=None, error=error)
+    errors = agent.rows("SELECT message FROM events WHERE kind = 'tool_failure' ORDER BY id")
+    assert errors == [("Bash: Exit code 1: disk full",), ("Bash: Exit code 2: no access",)]
+    assert "IDEMPOTENCY_MISMATCH" not in agent.log
+
+
+def test_a_retried_tool_failure_is_logged_once(agent):
+    agent.send("claude", "post_tool_use_failure", tool_use_id=None)
+    agent.send("claude", "post_tool_use_failure", tool_use_id=None)
+    assert len(agent.rows("SELECT id FROM events WHERE kind = 'tool_failure'")) == 1

@@ -18,6 +18,7 @@ from vybe.integrations.hooks import CONTEXT_LIMIT, Hook
 from vybe.store import agents as agent_rows
 from vybe.store import record as record_rows
 from vybe.store import tasks as task_rows
+from vybe.store.db import args_digest
 from vybe.store.record import MessageRow
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -143,7 +144,7 @@ def tool_failure(hook: Hook) -> str | None:
     hook_actions.log_event(
         hook.store,
         hook.agent,
-        _request_id(hook, hook.text("tool_use_id") or estimate(error)),
+        _request_id(hook, args_digest(hook.payload)),
         kind="tool_failure",
         message=f"{tool}: {error.splitlines()[0] if error else 'failed'}",
         project_id=os.path.abspath(hook.cwd),
