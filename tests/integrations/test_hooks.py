@@ -59,6 +59,13 @@ def test_an_unusable_database_never_blocks_the_prompt(agent):
     assert "error" in agent.log
 
 
+def test_codex_stop_still_answers_json_when_its_handler_fails(agent):
+    agent.vybe.env["VYBE_DB_PATH"] = str(agent.project)  # a folder, not a database
+    run = agent.send("codex", "stop")
+    assert (run.code, run.output) == (0, {})
+    assert "error" in agent.log
+
+
 def test_a_five_megabyte_prompt_is_kept_whole_and_logged_short(agent):
     prompt = "Keep this exactly: " + "ä€x\n" * (5 * 1024 * 1024 // 7)
     run = agent.send("claude", "user_prompt_submit", prompt=prompt)

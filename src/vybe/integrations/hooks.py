@@ -1,7 +1,8 @@
 """One entry point for every agent hook: read the event, run its handler, never block the agent.
 
 A handler gets a ``Hook`` and returns context text (or nothing). Whatever goes wrong, the
-agent sees exit 0 and an empty stdout; the error goes to ``hooks.log`` in the config dir.
+agent sees exit 0 and an empty stdout (``{}`` where it requires JSON, as Codex's Stop); the
+error goes to ``hooks.log`` in the config dir.
 Only the standard library is imported here and in the handlers: this runs on every prompt.
 """
 
@@ -151,7 +152,7 @@ def run(target: str, raw: bytes) -> str:
         return render(target, event, handler(hook))
     except Exception as error:
         log_failure(target, event, error)
-        return ""
+        return render(target, event, None)
     finally:
         if hook is not None:
             try:
