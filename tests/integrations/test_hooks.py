@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from tests.integrations.conftest import FIXTURES
+from vybe.integrations import hooks
 
 CONTEXT_EVENTS = {
     "claude": {"SessionStart", "UserPromptSubmit", "PostToolUseFailure"},
@@ -96,3 +97,10 @@ def test_the_hook_path_imports_only_the_standard_library_and_vybe(agent):
             check=True,
         )
         assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_context_over_the_hook_limit_is_cut_within_it_and_says_so():
+    output = json.loads(hooks.render("claude", "UserPromptSubmit", "x" * 50_000))
+    context = output["hookSpecificOutput"]["additionalContext"]
+    assert len(context) <= hooks.CONTEXT_LIMIT
+    assert context.endswith("\n[cut to fit the hook limit]")

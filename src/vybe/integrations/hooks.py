@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 
 from vybe import config
+from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -120,8 +121,7 @@ def parse(raw: bytes) -> dict[str, Any]:
 def render(target: str, event: str, context: str | None) -> str:
     """Only the fields this event accepts; context cut to the agent's limit."""
     if context and event in CONTEXT_EVENTS.get(target, ()):
-        if len(context) > CONTEXT_LIMIT:
-            context = context[: CONTEXT_LIMIT - 40] + "\n[cut to fit the hook limit]"
+        context = shorten(context, CONTEXT_LIMIT, "\n[cut to fit the hook limit]")
         output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
         return json.dumps(output, ensure_ascii=False)
     return "{}" if event in JSON_REQUIRED.get(target, ()) else ""
