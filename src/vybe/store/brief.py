@@ -71,7 +71,10 @@ def task_events(
 
 
 def scope_events(conn: sqlite3.Connection, project_id: str | None, limit: int) -> list[dict]:
-    """The newest live events of a project (with the project-less ones), or of everything."""
+    """The newest live events of a project (with the project-less ones), or of everything.
+
+    The project's and the project-less newest are read apart, each along its index, then
+    merged: an OR of the two makes SQLite sort every event of a busy project."""
     if project_id is None:
         rows = conn.execute(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE archived_at IS NULL"
@@ -79,11 +82,14 @@ def scope_events(conn: sqlite3.Connection, project_id: str | None, limit: int) -
             (limit,),
         ).fetchall()
     else:
+        newest = (
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE project_id {{}} AND archived_at IS NULL"
+            " ORDER BY id DESC LIMIT ?"
+        )
         rows = conn.execute(
-            f"SELECT {_EVENT_COLUMNS} FROM events"
-            " WHERE (project_id = ? OR project_id IS NULL) AND archived_at IS NULL"
-            " ORDER BY id DESC LIMIT ?",
-            (project_id, limit),
+            f"SELECT * FROM ({newest.format('= ?')}) UNION ALL"
+            f" SELECT * FROM ({newest.format('IS NULL')}) ORDER BY id DESC LIMIT ?",
+            (project_id, limit, limit, limit),
         ).fetchall()
     return to_dicts(rows[::-1])
 
