@@ -17,12 +17,15 @@ VYBE = str(Path(sys.executable).with_name("vybe"))
 
 
 def _shared_transcripts() -> Path:
-    """The real session transcripts of the workplace's shared/ folder, beside the checkout."""
-    for folder in Path(__file__).resolve().parents:
+    """The real session transcripts of the workplace's shared/ folder, beside the checkout.
+
+    Where there is none, the tests that read them fail on the missing file; the rest run."""
+    here = Path(__file__).resolve()
+    for folder in here.parents:
         candidate = folder / "shared" / "data" / "transcripts"
         if candidate.is_dir():
             return candidate
-    raise RuntimeError("shared/data/transcripts not found beside the repository")
+    return here.parents[2] / "shared" / "data" / "transcripts"
 
 
 TRANSCRIPTS = _shared_transcripts()
