@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 from vybe import clock
 from vybe.store import artifacts as artifact_rows
@@ -87,13 +87,10 @@ def build(
     }
 
 
-@dataclass
-class Prompt:
+class Prompt(namedtuple("Prompt", "text budget memory_ids", defaults=((),))):
     """The prompt text, what the budget held, and which memory entries it shows."""
 
-    text: str
-    budget: dict
-    memory_ids: list[str] = field(default_factory=list)
+    __slots__ = ()
 
 
 class _Budget:

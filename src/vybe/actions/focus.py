@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from collections import namedtuple
 
 from vybe.actions.tasks import FAILURE_PREFIX, require_task
 from vybe.errors import BlockedByDependency
@@ -11,14 +11,10 @@ from vybe.store import brief as brief_rows
 from vybe.store import tasks as task_rows
 
 
-@dataclass(frozen=True)
-class Focus:
+class Focus(namedtuple("Focus", "task rule reason handoff_event_id", defaults=(None,))):
     """The chosen task (or none) and the rule that decided."""
 
-    task: dict | None
-    rule: str
-    reason: str
-    handoff_event_id: int | None = None
+    __slots__ = ()
 
     def as_dict(self) -> dict:
         return {

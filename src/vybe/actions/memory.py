@@ -329,7 +329,7 @@ def list_memory(store: Store, agent: str, query: memory_rows.MemoryQuery) -> dic
     with store.snapshot() as conn:
         if query.scope is not None and query.scope_id is None:
             resolved, _ = resolve_scope(conn, agent, query.scope, None)
-            query = replace(query, scope_id=resolved)
+            query = query._replace(scope_id=resolved)
         entries = memory_rows.select(conn, query, clock.now_iso())
     return {"count": len(entries), "memories": entries}
 

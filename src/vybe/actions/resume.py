@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import partial
 
 from vybe import clock
@@ -28,19 +28,12 @@ class _Stale(Exception):
     """The agent's state changed between the read and the write: plan again."""
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(
+    namedtuple("Plan", "agent state project_id focus deltas old_cursor new_cursor brief prompt")
+):
     """Everything a resume decides, computed inside one read snapshot."""
 
-    agent: str
-    state: dict | None
-    project_id: str | None
-    focus: focus_rules.Focus
-    deltas: list[dict]
-    old_cursor: int
-    new_cursor: int
-    brief: dict
-    prompt: briefs.Prompt
+    __slots__ = ()
 
     def result(self, *, peek: bool) -> dict:
         return {

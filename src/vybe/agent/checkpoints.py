@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,6 @@ def force(engine: Any, session_id: str, workdir: Path) -> dict[str, Any]:
     checkpoint = record.latest_checkpoint(session_id) if attempt.outcome == "accepted" else None
     return {
         "session_id": session_id,
-        "attempt": asdict(attempt),
+        "attempt": attempt._asdict(),
         "kept": kept(checkpoint) if checkpoint else None,
     }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +54,7 @@ def show(record: Record, session_id: str) -> dict[str, Any]:
             "memo": [{"seq": s, "text": texts.get(s, "")} for s in kept],
             "now": checkpoint.now,
         }
-    attempts = [asdict(a) for a in record.attempts(session_id)]
+    attempts = [a._asdict() for a in record.attempts(session_id)]
     return {"session_id": session_id, "stats": stats, "checkpoint": latest, "attempts": attempts}
 
 

@@ -11,7 +11,6 @@ rows, checkpoints and audit, and ``vybe session show`` / ``context`` work on it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,7 @@ ANCHOR_KEYS = ("request", "usage")
 
 def _copied(row: MessageRow, session_id: str) -> MessageRow:
     data = {k: v for k, v in row.data.items() if k not in ANCHOR_KEYS}
-    return replace(row, session_id=session_id, seq=0, data=data, created_at="")
+    return row._replace(session_id=session_id, seq=0, data=data, created_at="")
 
 
 def _step(engine: Any, copy: str, at_seq: int, frame: tuple, report: dict[str, Any]) -> None:

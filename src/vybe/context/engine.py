@@ -210,8 +210,8 @@ class Engine:
         if result.now is None:
             return self._fail(view, mode, reason, tokens, result.error or "no now", result)
         checkpoint = self._new_checkpoint(view, cut, mode, result.mind, result.now, tokens, budget)
-        checkpoint = replace(
-            checkpoint, memo=memo.merge(previous.memo if previous else (), list(result.marks))
+        checkpoint = checkpoint._replace(
+            memo=memo.merge(previous.memo if previous else (), list(result.marks))
         )
         flagged = now.flag_references(
             result.now, lambda ref: self.record.mentions(view.session_id, ref)
@@ -292,7 +292,7 @@ class Engine:
         flagged: tuple[str, ...],
     ) -> Attempt:
         after = self._after_tokens(view, checkpoint, budget)
-        checkpoint = replace(checkpoint, tokens_after=after)
+        checkpoint = checkpoint._replace(tokens_after=after)
         attempt = Attempt(
             session_id=view.session_id,
             mode=checkpoint.mode,
@@ -356,7 +356,7 @@ class Engine:
             tokens,
             budget,
         )
-        checkpoint = replace(checkpoint, memo=memo.merge(checkpoint.memo, users))
+        checkpoint = checkpoint._replace(memo=memo.merge(checkpoint.memo, users))
         return self._accept(view, checkpoint, "overflow", budget, None, ())
 
     def _newest_cap(self, request: Request, tokens: int, budget: Budget) -> int:

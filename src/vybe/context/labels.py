@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 from vybe.text import shorten
 
@@ -10,14 +10,10 @@ HARNESS_PREFIX = "[Harness:"
 FIELD_LIMIT = 80
 
 
-@dataclass(frozen=True)
-class Dispatch:
+class Dispatch(namedtuple("Dispatch", "kind id name from_session", defaults=("", ""))):
     """Facts the scheduler knows about an input no person typed."""
 
-    kind: str
-    id: str
-    name: str = ""
-    from_session: str = ""
+    __slots__ = ()
 
 
 def _clean(value: str) -> str:

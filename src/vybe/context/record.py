@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Protocol
 
 from vybe import clock
@@ -88,7 +87,7 @@ class MemoryRecord:
 
     def append(self, message: MessageRow) -> MessageRow:
         rows = self._messages.setdefault(message.session_id, [])
-        stored = replace(message, seq=len(rows) + 1, created_at=clock.now_iso())
+        stored = message._replace(seq=len(rows) + 1, created_at=clock.now_iso())
         rows.append(stored)
         return stored
 
@@ -119,10 +118,9 @@ class MemoryRecord:
         now = clock.now_iso()
         stored_cp = None
         if checkpoint is not None:
-            stored_cp = replace(checkpoint, id=len(self._checkpoints) + 1, created_at=now)
+            stored_cp = checkpoint._replace(id=len(self._checkpoints) + 1, created_at=now)
             self._checkpoints.append(stored_cp)
-        stored = replace(
-            attempt,
+        stored = attempt._replace(
             id=len(self._attempts) + 1,
             checkpoint_id=stored_cp.id if stored_cp else None,
             created_at=now,

@@ -22,7 +22,7 @@ def record_user(record: Record, session_id: str, text: str, author: str = "user"
 def record_harness(record: Record, session_id: str, dispatch: Dispatch, text: str) -> MessageRow:
     """An input no person typed (a watch, task, callback or agent run), with its source line."""
     body = harness_text(dispatch, text)
-    data = {"dispatch": asdict(dispatch)}
+    data = {"dispatch": dispatch._asdict()}
     return record.append(
         MessageRow(
             session_id,

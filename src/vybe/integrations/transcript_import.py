@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,7 @@ class Stamped:
         self.stamp: dict[str, Any] = {"transcript": transcript, "offset": 0}
 
     def append(self, message: MessageRow) -> MessageRow:
-        return self.record.append(replace(message, data={**message.data, self.key: {**self.stamp}}))
+        return self.record.append(message._replace(data={**message.data, self.key: {**self.stamp}}))
 
 
 class Builder:

@@ -10,7 +10,7 @@ all of it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import namedtuple
 
 from vybe.context.tokens import estimate
 from vybe.store.record import MessageRow
@@ -32,13 +32,10 @@ DIRECTION = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Chosen:
+class Chosen(namedtuple("Chosen", "row text cut")):
     """One message kept for the budget, whole or cut."""
 
-    row: MessageRow
-    text: str
-    cut: bool
+    __slots__ = ()
 
 
 def rank(rows: list[MessageRow]) -> list[MessageRow]:

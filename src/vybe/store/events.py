@@ -4,26 +4,21 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from collections import namedtuple
 
 from vybe.store.rows import to_dicts
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    from typing import Any
 
-
-@dataclass(frozen=True)
-class NewEvent:
+class NewEvent(
+    namedtuple(
+        "NewEvent",
+        "kind agent message task_id project_id metadata assignee_agent",
+        defaults=("", None, None, None, None),
+    )
+):
     """One event to append to the log."""
 
-    kind: str
-    agent: str
-    message: str = ""
-    task_id: str | None = None
-    project_id: str | None = None
-    metadata: Any = None
-    assignee_agent: str | None = None
+    __slots__ = ()
 
 
 def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
@@ -44,17 +39,16 @@ def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
     return int(row[0])
 
 
-@dataclass(frozen=True)
-class EventQuery:
+class EventQuery(
+    namedtuple(
+        "EventQuery",
+        "agent task_id kind since_id limit ascending include_archived",
+        defaults=(None, None, None, 0, 50, False, False),
+    )
+):
     """Filters of an event listing."""
 
-    agent: str | None = None
-    task_id: str | None = None
-    kind: str | None = None
-    since_id: int = 0
-    limit: int = 50
-    ascending: bool = False
-    include_archived: bool = False
+    __slots__ = ()
 
 
 def select(conn: sqlite3.Connection, query: EventQuery) -> list[dict]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from collections import namedtuple
 
 from vybe.store.rows import to_dict, to_dicts
 
@@ -27,23 +27,16 @@ _RELEVANCE = (
 )
 
 
-@dataclass(frozen=True)
-class MemoryRow:
+class MemoryRow(
+    namedtuple(
+        "MemoryRow",
+        "memory_id key value value_type scope scope_id kind pinned half_life_days expires_at"
+        " source_event_id source_task_id supersedes",
+    )
+):
     """One memory as written: its key, value, scope, kind and provenance."""
 
-    memory_id: str
-    key: str
-    value: str
-    value_type: str
-    scope: str
-    scope_id: str
-    kind: str
-    pinned: bool
-    half_life_days: float | None
-    expires_at: str | None
-    source_event_id: int | None
-    source_task_id: str | None
-    supersedes: str | None
+    __slots__ = ()
 
 
 def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
@@ -122,15 +115,16 @@ def delete(conn: sqlite3.Connection, memory_id: str) -> int:
     return conn.execute("DELETE FROM memory WHERE id = ?", (memory_id,)).rowcount
 
 
-@dataclass(frozen=True)
-class MemoryQuery:
+class MemoryQuery(
+    namedtuple(
+        "MemoryQuery",
+        "scope scope_id kind include_superseded limit",
+        defaults=(None, None, None, False, 50),
+    )
+):
     """Filters of a memory listing."""
 
-    scope: str | None = None
-    scope_id: str | None = None
-    kind: str | None = None
-    include_superseded: bool = False
-    limit: int = 50
+    __slots__ = ()
 
 
 def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[dict]:

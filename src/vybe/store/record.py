@@ -5,8 +5,8 @@ from __future__ import annotations
 import gc
 import json
 import sqlite3
+from collections import namedtuple
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 
 from vybe import clock
 from vybe.store.db import Store
@@ -16,69 +16,64 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@dataclass(frozen=True)
-class MessageRow:
+# Named tuples, not dataclasses: every hook builds these, and `import dataclasses` (with
+# inspect) costs a hook process 7 ms of a 13 ms budget (DESIGN.md, performance budgets).
+
+
+class MessageRow(
+    namedtuple(
+        "MessageRow",
+        "session_id seq type text source data tokens created_at",
+        defaults=("", None, 0, ""),
+    )
+):
     """One input or reply of a session, as the record holds it."""
 
-    session_id: str
-    seq: int
-    type: str
-    text: str
-    source: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
-    tokens: int = 0
-    created_at: str = ""
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> MessageRow:
+        row = super().__new__(cls, *args, **kwargs)
+        return row if row.data is not None else row._replace(data={})
 
 
-@dataclass(frozen=True)
-class MemoMark:
+class MemoMark(namedtuple("MemoMark", "seq checked")):
     """One memo candidate: a user message by its number, and whether it is kept."""
 
-    seq: int
-    checked: bool
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(
+    namedtuple(
+        "Checkpoint",
+        "session_id mode first_kept_seq summarized_to_seq mind now memo kept_inputs skills files"
+        " tokens_before tokens_after id created_at",
+        defaults=((), (), (), None, 0, 0, 0, ""),
+    )
+):
     """An accepted checkpoint; the latest one of a session is the one in effect."""
 
-    session_id: str
-    mode: str
-    first_kept_seq: int
-    summarized_to_seq: int
-    mind: str
-    now: str
-    memo: tuple[MemoMark, ...] = ()
-    kept_inputs: tuple[int, ...] = ()
-    skills: tuple[dict[str, Any], ...] = ()
-    files: dict[str, Any] = field(default_factory=dict)
-    tokens_before: int = 0
-    tokens_after: int = 0
-    id: int = 0
-    created_at: str = ""
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Checkpoint:
+        checkpoint = super().__new__(cls, *args, **kwargs)
+        return checkpoint if checkpoint.files is not None else checkpoint._replace(files={})
 
 
-@dataclass(frozen=True)
-class Attempt:
+class Attempt(
+    namedtuple(
+        "Attempt",
+        "session_id mode reason outcome tokens_before tokens_after problems repair_ran fallbacks"
+        " flagged_references rounds usage error run_id checkpoint_id id created_at",
+        defaults=(None, (), False, (), (), 0, None, None, "", None, 0, ""),
+    )
+):
     """The audit row of one checkpoint attempt, accepted or failed."""
 
-    session_id: str
-    mode: str
-    reason: str
-    outcome: str
-    tokens_before: int
-    tokens_after: int | None = None
-    problems: tuple[str, ...] = ()
-    repair_ran: bool = False
-    fallbacks: tuple[str, ...] = ()
-    flagged_references: tuple[str, ...] = ()
-    rounds: int = 0
-    usage: dict[str, int] = field(default_factory=dict)
-    error: str | None = None
-    run_id: str = ""
-    checkpoint_id: int | None = None
-    id: int = 0
-    created_at: str = ""
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Attempt:
+        attempt = super().__new__(cls, *args, **kwargs)
+        return attempt if attempt.usage is not None else attempt._replace(usage={})
 
 
 _MESSAGE_COLUMNS = (
@@ -128,7 +123,7 @@ def append_message(store: Store, message: MessageRow) -> MessageRow:
             "SELECT COALESCE(MAX(context_seq), 0) + 1 FROM messages WHERE session_id = ?",
             (message.session_id,),
         ).fetchone()[0]
-        stored = replace(message, seq=seq, created_at=now)
+        stored = message._replace(seq=seq, created_at=now)
         conn.execute(
             f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -278,11 +273,11 @@ def save_attempt(
         )
         stored_cp = None
         if checkpoint is not None:
-            stored_cp = replace(
-                checkpoint, id=_insert_checkpoint(conn, checkpoint, now), created_at=now
+            stored_cp = checkpoint._replace(
+                id=_insert_checkpoint(conn, checkpoint, now), created_at=now
             )
-        linked = replace(attempt, checkpoint_id=stored_cp.id if stored_cp else None, created_at=now)
-        return replace(linked, id=_insert_attempt(conn, linked, now)), stored_cp
+        linked = attempt._replace(checkpoint_id=stored_cp.id if stored_cp else None, created_at=now)
+        return linked._replace(id=_insert_attempt(conn, linked, now)), stored_cp
 
     return store.transact(body)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from collections import namedtuple
 
 from vybe.store.rows import to_dict, to_dicts
 
@@ -21,16 +21,16 @@ NO_OPEN_BLOCKER = (
 PICK_ORDER = " ORDER BY priority DESC, created_at ASC, id ASC"
 
 
-@dataclass(frozen=True)
-class NewTask:
+class NewTask(
+    namedtuple(
+        "NewTask",
+        "task_id title description priority project_id metadata",
+        defaults=("", 0, None, None),
+    )
+):
     """One task to create."""
 
-    task_id: str
-    title: str
-    description: str = ""
-    priority: int = 0
-    project_id: str | None = None
-    metadata: Any = None
+    __slots__ = ()
 
 
 def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
@@ -55,15 +55,16 @@ def get(conn: sqlite3.Connection, task_id: str) -> dict | None:
     return to_dict(conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone())
 
 
-@dataclass(frozen=True)
-class TaskQuery:
+class TaskQuery(
+    namedtuple(
+        "TaskQuery",
+        "status project_id ready limit outside_projects",
+        defaults=(None, None, False, 50, False),
+    )
+):
     """Filters of a task listing; ``outside_projects`` keeps only tasks of no project."""
 
-    status: str | None = None
-    project_id: str | None = None
-    ready: bool = False
-    limit: int = 50
-    outside_projects: bool = False
+    __slots__ = ()
 
 
 def select(conn: sqlite3.Connection, query: TaskQuery) -> list[dict]:
