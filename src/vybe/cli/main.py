@@ -107,8 +107,9 @@ def _refuse_undecodable(argv: list[str]) -> None:
             ) from None
 
 
-def _first_word(argv: list[str]) -> str | None:
-    return next((t for t in argv if not t.startswith("-")), None)
+def _words(argv: list[str]) -> list[str]:
+    """The first two words that are not options: a group and its subcommand, if any."""
+    return [t for t in argv if not t.startswith("-")][:2]
 
 
 def _writes(command: Any, args: Any) -> bool:
@@ -117,12 +118,19 @@ def _writes(command: Any, args: Any) -> bool:
 
 
 def build(argv: list[str]) -> Registry:
-    registry = Registry()
-    module = GROUPS.get(_first_word(argv) or "")
-    if module:
-        registry.load(module)
-    else:
+    """Only the group module the command line names, and only its one subcommand's parser;
+    the whole group when that is not a command, so the error lists every choice."""
+    words = _words(argv)
+    module = GROUPS.get(words[0]) if words else None
+    if not module:
+        registry = Registry()
         registry.load_all()
+        return registry
+    registry = Registry(only=" ".join(words) if len(words) == 2 else None)
+    registry.load(module)
+    if registry.skipped and registry.only not in registry.commands:
+        registry = Registry()
+        registry.load(module)
     return registry
 
 
