@@ -7,7 +7,6 @@ runs on every hook; richer sections (the models table) are read with PyYAML wher
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from vybe.actions.limits import AGENT_MAX
 from vybe.errors import InvalidInput
@@ -23,17 +22,18 @@ DEFAULTS = {
 }
 
 
-def config_dir() -> Path:
+def config_dir() -> str:
+    """A path string, not a Path: pathlib (with urllib.parse) costs every hook ~3 ms."""
     explicit = os.environ.get("VYBE_CONFIG_DIR")
     if explicit:
-        return Path(explicit)
+        return explicit
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "vybe"
+    return os.path.join(base, "vybe")
 
 
-def config_files() -> list[Path]:
+def config_files() -> list[str]:
     """Searched in order; the first one found wins."""
-    return [config_dir() / "config.yaml", Path("/etc/vybe/config.yaml"), Path("config.yaml")]
+    return [os.path.join(config_dir(), "config.yaml"), "/etc/vybe/config.yaml", "config.yaml"]
 
 
 def _unquote(value: str) -> str:
@@ -42,10 +42,12 @@ def _unquote(value: str) -> str:
     return value
 
 
-def read_scalars(path: Path) -> dict[str, str]:
+def read_scalars(path: str) -> dict[str, str]:
     """The top-level ``key: value`` lines of a YAML file, comments and sections skipped."""
     values: dict[str, str] = {}
-    for raw in path.read_text(encoding="utf-8").splitlines():
+    with open(path, encoding="utf-8") as file:
+        text = file.read()
+    for raw in text.splitlines():
         if not raw or raw[0] in " \t#-":
             continue
         key, sep, value = raw.partition(":")
@@ -65,18 +67,18 @@ class Settings:
 
     def __init__(
         self,
-        db_path: Path,
+        db_path: str,
         agent: str,
         claim_lease: str,
         busy_timeout_ms: int,
-        config_file: Path | None,
+        config_file: str | None,
     ) -> None:
         self.db_path, self.agent, self.claim_lease = db_path, agent, claim_lease
         self.busy_timeout_ms, self.config_file = busy_timeout_ms, config_file
 
 
 def load(agent: str | None = None, db_path: str | None = None) -> Settings:
-    found = next((p for p in config_files() if p.is_file()), None)
+    found = next((p for p in config_files() if os.path.isfile(p)), None)
     file_values = read_scalars(found) if found else {}
 
     def pick(key: str) -> str | None:
@@ -94,7 +96,9 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
     except ValueError:
         busy = 5000
     return Settings(
-        db_path=Path(os.path.expanduser(chosen_db)) if chosen_db else config_dir() / "vybe.db",
+        db_path=os.path.expanduser(chosen_db)
+        if chosen_db
+        else os.path.join(config_dir(), "vybe.db"),
         agent=agent_name.strip().lower(),
         claim_lease=pick("claim_lease") or "15m",
         busy_timeout_ms=busy,
@@ -102,14 +106,15 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
     )
 
 
-def read_sections(path: Path | None) -> dict[str, Any]:
+def read_sections(path: str | None) -> dict[str, Any]:
     """The whole config file as a mapping, parsed with PyYAML (imported only here)."""
-    if path is None or not path.is_file():
+    if path is None or not os.path.isfile(path):
         return {}
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as file:
+            data = yaml.safe_load(file.read())
     except yaml.YAMLError as exc:
         raise InvalidInput(f"{path} is not valid YAML: {exc}") from None
     return data if isinstance(data, dict) else {}

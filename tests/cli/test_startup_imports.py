@@ -33,6 +33,9 @@ HEAVY = {
     # named tuples instead.
     "dataclasses",
     "inspect",
+    # pathlib (with urllib.parse and ipaddress) costs a process ~3 ms: paths on these
+    # paths are strings handled with os.path.
+    "pathlib",
 }
 # A hook answers before argparse or the command registry could be of any use.
 HOOK_ONLY = {"argparse", "vybe.cli.main", "vybe.cli.registry"}

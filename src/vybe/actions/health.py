@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 from vybe.store import Store, health
 from vybe.store.db import MIN_SQLITE
@@ -19,7 +18,7 @@ def agent_state(store: Store, agent: str) -> dict | None:
         return health.agent_state(conn, agent)
 
 
-def store_checks(path: Path, busy_timeout_ms: int) -> list[dict[str, Any]]:
+def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     """Integrity, the journal mode the file had, pending migrations, the SQLite version."""
     store = Store(path, busy_timeout_ms, migrate=False, create=False)
     try:
@@ -40,7 +39,7 @@ def store_checks(path: Path, busy_timeout_ms: int) -> list[dict[str, Any]]:
     ]
 
 
-def migrate(path: Path, busy_timeout_ms: int) -> dict[str, list[str]]:
+def migrate(path: str, busy_timeout_ms: int) -> dict[str, list[str]]:
     """Apply migrations on a store opened without them, so the names applied are reported."""
     store = Store(path, busy_timeout_ms, migrate=False)
     try:

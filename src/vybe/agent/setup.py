@@ -38,12 +38,12 @@ def limits(info: ModelInfo) -> ModelLimits:
     )
 
 
-def model_info(choice: Choice, config_file: Path | None) -> tuple[ModelInfo, Any, Any]:
+def model_info(choice: Choice, config_file: str | None) -> tuple[ModelInfo, Any, Any]:
     return settle(choice, read_sections(config_file))
 
 
 def engine_for(
-    store: Any, choice: Choice, config_file: Path | None, scripted: bool = False
+    store: Any, choice: Choice, config_file: str | None, scripted: bool = False
 ) -> tuple[Any, ModelInfo]:
     """An engine over the store's record: the connected model, or the offline consolidator.
 
@@ -55,13 +55,13 @@ def engine_for(
     info, base_url, key_env = model_info(choice, config_file)
     model = Consolidator() if scripted else connect(info, base_url, key_env)
     record = SqliteRecord(store)
-    return Engine(record, model, limits(info), scratch_root=config_dir() / "scratch"), info
+    return Engine(record, model, limits(info), scratch_root=Path(config_dir(), "scratch")), info
 
 
 def start(
     store: Any,
     agent: str,
-    config_file: Path | None,
+    config_file: str | None,
     choice: Choice,
     *,
     session_id: str | None,

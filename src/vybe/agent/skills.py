@@ -57,7 +57,7 @@ def project_roots(workdir: Path) -> list[Path]:
 def skill_folders(workdir: Path) -> list[Path]:
     """Where skills are looked for, in order of precedence."""
     folders = [root / sub for root in project_roots(workdir) for sub in PROJECT_FOLDERS]
-    folders += [config_dir() / "skills", Path.home() / ".claude" / "skills"]
+    folders += [Path(config_dir(), "skills"), Path.home() / ".claude" / "skills"]
     return folders
 
 

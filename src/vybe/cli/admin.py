@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 
 from vybe import __version__, config
@@ -28,12 +29,12 @@ AGENT_PROTOCOL = {
 
 def init(inv: Any, args: argparse.Namespace) -> dict:
     folder = config.config_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    existed = inv.settings.db_path.exists()
+    os.makedirs(folder, exist_ok=True)
+    existed = os.path.exists(inv.settings.db_path)
     applied = _migrate(inv)["applied"]
     return {
-        "config_dir": str(folder),
-        "db_path": str(inv.settings.db_path),
+        "config_dir": folder,
+        "db_path": inv.settings.db_path,
         "database_created": not existed,
         "migrations_applied": applied,
         "agent": inv.agent,
@@ -54,14 +55,14 @@ def status(inv: Any, args: argparse.Namespace) -> dict:
         raise VybeError(
             f"status check failed: {query_error}",
             code="STATUS_CHECK_FAILED",
-            context={"db_path": str(path), "cause": error_code},
+            context={"db_path": path, "cause": error_code},
         )
     return {
         "version": __version__,
         "agent": inv.agent,
         "db": {
-            "path": str(path),
-            "exists": path.is_file(),
+            "path": path,
+            "exists": os.path.isfile(path),
             "ok": query_ok,
             "error": query_error,
             "error_code": error_code,
@@ -143,9 +144,9 @@ def doctor(inv: Any, args: argparse.Namespace) -> dict:
         "ok": all(c["ok"] for c in checks),
         "checks": checks,
         "config": {
-            "file": str(settings.config_file) if settings.config_file else None,
-            "searched": [str(p) for p in config.config_files()],
-            "db_path": str(settings.db_path),
+            "file": settings.config_file,
+            "searched": config.config_files(),
+            "db_path": settings.db_path,
             "agent": settings.agent,
             "claim_lease": settings.claim_lease,
         },

@@ -47,7 +47,7 @@ class SqliteRecord:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.location = str(store.path)
+        self.location = store.path
 
     def append(self, message: MessageRow) -> MessageRow:
         return sql.append_message(self.store, message)

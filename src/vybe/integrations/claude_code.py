@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 
 from vybe.actions import hooks as hook_actions
 from vybe.context.labels import user_text
@@ -23,6 +22,7 @@ from vybe.store.record import MessageRow
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 PROMPT_EVENT_CHARS = 500
@@ -206,6 +206,8 @@ def import_skipping_hooked(record: Any, session_id: str, path: Path, stamp: str,
 
 def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
     """The hook's transcript into its record session; None without a transcript."""
+    from pathlib import Path
+
     from vybe.context.record import SqliteRecord
 
     path = Path(hook.text("transcript_path"))
@@ -246,11 +248,13 @@ def maintain_if_due(hook: Hook) -> bool:
 
     from vybe import config
 
-    stamp = config.config_dir() / MAINTAIN_STAMP
-    if stamp.exists() and time.time() - stamp.stat().st_mtime < MAINTAIN_EVERY_SECONDS:
+    folder = config.config_dir()
+    stamp = os.path.join(folder, MAINTAIN_STAMP)
+    if os.path.exists(stamp) and time.time() - os.stat(stamp).st_mtime < MAINTAIN_EVERY_SECONDS:
         return False
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.touch()
+    os.makedirs(folder, exist_ok=True)
+    with open(stamp, "a"):
+        os.utime(stamp)
     subprocess.Popen(
         [
             sys.executable,
@@ -260,7 +264,7 @@ def maintain_if_due(hook: Hook) -> bool:
             "--agent",
             hook.agent,
             "--db-path",
-            str(hook.settings.db_path),
+            hook.settings.db_path,
         ],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

@@ -92,10 +92,10 @@ def log_failure(target: str, event: str, error: BaseException) -> None:
         import traceback
 
         folder = config.config_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / LOG_NAME
-        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
-            os.replace(path, folder / (LOG_NAME + ".1"))
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, LOG_NAME)
+        if os.path.exists(path) and os.path.getsize(path) > LOG_MAX_BYTES:
+            os.replace(path, path + ".1")
         line = {
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "target": target,
@@ -103,7 +103,7 @@ def log_failure(target: str, event: str, error: BaseException) -> None:
             "error": f"{type(error).__name__}: {error}",
             "traceback": traceback.format_exc(limit=8),
         }
-        with path.open("a", encoding="utf-8") as handle:
+        with open(path, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
     except Exception:  # the log is best effort: the agent must never see a failure
         pass

@@ -46,7 +46,7 @@ DEFAULT: dict[str, tuple[HookSpec, ...]] = {
 
 
 def path() -> Path:
-    return config.config_dir() / MANIFEST_NAME
+    return Path(config.config_dir(), MANIFEST_NAME)
 
 
 def to_json(specs: dict[str, tuple[HookSpec, ...]]) -> dict:
