@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections import namedtuple
 
 from vybe import clock
+from vybe.digest import sha256_hex
 from vybe.store import artifacts as artifact_rows
 from vybe.store import brief as brief_rows
 from vybe.store import memory as memory_rows
@@ -241,7 +241,7 @@ def render_prompt(brief: dict, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
 
 def digest(brief: dict) -> str:
     canonical = json.dumps(brief, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_hex(canonical.encode("utf-8"))
 
 
 def finish(brief: dict, budget_tokens: int = BUDGET_TOKENS) -> tuple[dict, Prompt]:

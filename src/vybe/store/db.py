@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from vybe import clock
+from vybe.digest import sha256_hex
 from vybe.errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -98,10 +99,8 @@ def require_database(path: str | os.PathLike[str]) -> None:
 
 
 def args_digest(args: dict[str, Any]) -> str:
-    import hashlib  # loads OpenSSL (2 ms): only writes with a request id need it
-
     canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256_hex(canonical.encode("utf-8", "surrogatepass"))
 
 
 class Store:

@@ -1,0 +1,20 @@
+"""SHA-256 without loading OpenSSL: every hook and every mutation takes one digest.
+
+``hashlib`` initialises OpenSSL on import, about 2.4 ms here, a sixth of a bare interpreter
+start; CPython's built-in SHA-256 module gives the same digest in 0.2 ms. Where a build lacks
+it, hashlib serves.
+"""
+
+from __future__ import annotations
+
+try:
+    from _sha2 import sha256  # CPython 3.12 and later
+except ImportError:
+    try:
+        from _sha256 import sha256  # CPython 3.11
+    except ImportError:
+        from hashlib import sha256
+
+
+def sha256_hex(data: bytes) -> str:
+    return sha256(data).hexdigest()
