@@ -17,10 +17,6 @@ class Unit:
     rows: tuple[MessageRow, ...]
 
     @property
-    def last_seq(self) -> int:
-        return self.rows[-1].seq
-
-    @property
     def tokens(self) -> int:
         return sum(r.tokens for r in self.rows)
 

@@ -21,8 +21,6 @@ __all__ = ["Attempt", "Checkpoint", "MemoryRecord", "MessageRow", "Record", "Sql
 class Record(Protocol):
     """Append-only rows of sessions, their checkpoints and the audit of every attempt."""
 
-    location: str
-
     def append(self, message: MessageRow) -> MessageRow: ...
 
     def messages(
@@ -47,7 +45,6 @@ class SqliteRecord:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.location = store.path
 
     def append(self, message: MessageRow) -> MessageRow:
         return sql.append_message(self.store, message)
@@ -77,8 +74,6 @@ class SqliteRecord:
 
 class MemoryRecord:
     """The same record in memory: for tests and benchmarks."""
-
-    location = "memory"
 
     def __init__(self) -> None:
         self._messages: dict[str, list[MessageRow]] = {}
