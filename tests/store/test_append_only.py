@@ -52,7 +52,32 @@ def test_archiving_an_event_is_allowed_once(conn):
         conn.execute("UPDATE events SET archived_at = NULL")
 
 
+def _append(conn, message):
+    conn.execute(
+        "INSERT INTO events (kind, agent_name, message, created_at) VALUES ('note', 'bob', ?, 't')",
+        (message,),
+    )
+
+
 def test_an_archived_event_can_be_pruned(conn):
+    _append(conn, "newer")
+    conn.execute("UPDATE events SET archived_at = 't1' WHERE message = 'hello'")
+    conn.execute("DELETE FROM events WHERE message = 'hello'")
+    assert conn.execute("SELECT message FROM events").fetchall() == [("newer",)]
+
+
+def test_the_newest_event_cannot_be_pruned_even_archived(conn):
     conn.execute("UPDATE events SET archived_at = 't1'")
-    conn.execute("DELETE FROM events")
-    assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0
+    with pytest.raises(sqlite3.IntegrityError, match="never the newest"):
+        conn.execute("DELETE FROM events")
+    assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 1
+
+
+def test_event_ids_are_never_handed_out_again_after_pruning(conn):
+    for n in range(3):
+        _append(conn, f"m{n}")
+    newest = conn.execute("SELECT MAX(id) FROM events").fetchone()[0]
+    conn.execute("UPDATE events SET archived_at = 't1' WHERE id < ?", (newest,))
+    conn.execute("DELETE FROM events WHERE archived_at IS NOT NULL")
+    _append(conn, "after")
+    assert conn.execute("SELECT id FROM events WHERE message = 'after'").fetchone()[0] == newest + 1

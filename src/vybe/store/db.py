@@ -98,6 +98,10 @@ def require_database(path: str | os.PathLike[str]) -> None:
         )
 
 
+def _dangling_references(conn: sqlite3.Connection) -> int:
+    return len(conn.execute("PRAGMA foreign_key_check").fetchall())
+
+
 def args_digest(args: dict[str, Any]) -> str:
     canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha256_hex(canonical.encode("utf-8", "surrogatepass"))
@@ -176,11 +180,16 @@ class Store:
         return [n for n in map(os.path.basename, files) if n not in applied]
 
     def migrate(self) -> list[str]:
-        """Apply pending migrations under the write lock; returns the names applied."""
+        """Apply pending migrations under the write lock; returns the names applied.
+
+        Foreign keys are off meanwhile, as SQLite's table-rebuild recipe asks (dropping the
+        old table would fire ON DELETE actions); a migration that leaves a reference dangling
+        that was not dangling before is rolled back."""
         if not self.pending_migrations():
             return []
 
         def apply(conn: sqlite3.Connection) -> list[str]:
+            dangling = _dangling_references(conn)
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations"
                 " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -201,10 +210,20 @@ class Store:
                     (name, clock.now_iso()),
                 )
                 done.append(name)
+            if _dangling_references(conn) > dangling:
+                raise DatabaseCorrupt(
+                    f"migrating {self.path} would break foreign keys; nothing was changed",
+                    context={"path": self.path, "migrations": done},
+                    suggested_action="run `vybe doctor` and report the output",
+                )
             conn.execute(f"PRAGMA user_version={len(files)}")
             return done
 
-        return self.transact(apply)
+        self.conn.execute("PRAGMA foreign_keys=OFF")
+        try:
+            return self.transact(apply)
+        finally:
+            self.conn.execute("PRAGMA foreign_keys=ON")
 
     # --- transactions -------------------------------------------------------------
 

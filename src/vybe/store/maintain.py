@@ -51,20 +51,26 @@ def archive(conn: sqlite3.Connection, task_id: str, from_id: int, to_id: int, at
 
 
 def prune(conn: sqlite3.Connection, archived_before: str, limit: int) -> int:
-    """Delete up to ``limit`` events archived before the cut-off."""
+    """Delete up to ``limit`` events archived before the cut-off, never the newest event:
+    it holds the largest id, which keeps ids from being handed out again."""
     return conn.execute(
         "DELETE FROM events WHERE id IN (SELECT id FROM events"
-        " WHERE archived_at < ? ORDER BY archived_at LIMIT ?)",
+        " WHERE archived_at < ? AND id < (SELECT MAX(id) FROM events)"
+        " ORDER BY archived_at LIMIT ?)",
         (archived_before, limit),
     ).rowcount
 
 
 def forget_requests(conn: sqlite3.Connection, created_before: str, limit: int) -> int:
-    """Delete up to ``limit`` idempotency records made before the cut-off."""
+    """Delete the idempotency records made before the cut-off among the ``limit`` oldest.
+
+    Rows are numbered in the order they were written, so the oldest rowids are the oldest
+    records, and no index on created_at has to be kept up by every mutation."""
     return conn.execute(
-        "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM idempotency"
-        " WHERE created_at < ? ORDER BY created_at LIMIT ?)",
-        (created_before, limit),
+        "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM"
+        " (SELECT rowid, created_at FROM idempotency ORDER BY rowid LIMIT ?)"
+        " WHERE created_at < ?)",
+        (limit, created_before),
     ).rowcount
 
 
