@@ -205,7 +205,7 @@ def heartbeat(store: Store, agent: str, request_id: str, *, task_id: str, lease:
                 suggested_action="claim it with `vybe task claim --id`",
             )
         now = clock.now()
-        renewed = task_rows.claim(conn, task_id, agent, clock.iso(now + lease), clock.iso(now))
+        renewed = task_rows.renew_lease(conn, task_id, clock.iso(now + lease), clock.iso(now))
         return {"task": renewed}
 
     return store.idempotent(

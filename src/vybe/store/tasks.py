@@ -125,6 +125,16 @@ def claim(conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, 
     return to_dict(row)  # type: ignore[return-value]
 
 
+def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: str) -> dict:
+    """Extend a held claim; leaves status alone so tasks_pick is not rewritten."""
+    row = conn.execute(
+        "UPDATE tasks SET lease_expires_at = ?, version = version + 1, updated_at = ?"
+        " WHERE id = ? RETURNING *",
+        (lease_until, at, task_id),
+    ).fetchone()
+    return to_dict(row)  # type: ignore[return-value]
+
+
 def next_claimable(
     conn: sqlite3.Connection, agent: str, project_id: str | None, at: str
 ) -> str | None:
