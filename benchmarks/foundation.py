@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -161,6 +162,23 @@ def commit_rates(folder: Path, count: int) -> tuple[float, float, float]:
     )
 
 
+def pages_per_commit(target, path: Path, count: int = 500) -> float:
+    """WAL frames (pages written) per commit of one writer. A reader held open from the start
+    keeps the WAL from being reset, so its length counts every frame written."""
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+    page = reader.execute("PRAGMA page_size").fetchone()[0]
+    wal = Path(f"{path}-wal")
+    before = wal.stat().st_size if wal.exists() else 0
+    released = threading.Event()
+    released.set()
+    target(str(path), WRITERS, count, released)
+    frames = (wal.stat().st_size - max(before, 32)) / (page + 24)
+    reader.close()
+    return frames / count
+
+
 def raw_store(path: Path) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -217,11 +235,23 @@ def main() -> int:
             f"{'raw insert into events':>26}: {raw_events:8.0f} commits/s"
             f"  {raw_events / raw:.2f}x raw (one row into the table and indexes vybe writes)"
         )
+        pages = [
+            pages_per_commit(target, base / f"round0/{name}.db")
+            for target, name in (
+                (raw_writer, "raw"),
+                (raw_event_writer, "events"),
+                (vybe_writer, "vybe"),
+            )
+        ]
         ratios = ", ".join(f"{r[2] / r[0]:.2f}" for r in rounds)
         print(
             f"{'vybe task mutations':>26}: {mutations:8.0f} commits/s"
             f"  {mutations / raw:.2f}x raw (goal 0.5x; rounds {ratios}),"
             f" {mutations / raw_events:.2f}x raw events"
+        )
+        print(
+            f"{'WAL pages per commit':>26}: raw {pages[0]:.1f}, raw events {pages[1]:.1f},"
+            f" vybe {pages[2]:.1f} (each page is one frame written to the WAL)"
         )
     return 0
 
