@@ -13,6 +13,8 @@ import sys
 
 import pytest
 
+from tests.conftest import VYBE
+
 # Never on any of these paths: SDKs, parsers, the engine, the model interface, and
 # modules only a failure or a retry needs.
 HEAVY = {
@@ -38,30 +40,34 @@ HEAVY = {
     "pathlib",
     # hashlib loads OpenSSL (~2.4 ms): digests come from vybe.digest's built-in SHA-256.
     "hashlib",
+    # json compiles regular expressions on import (~1.2 ms, and re): JSON goes through
+    # vybe.jsonio, which calls json's own C accelerator.
+    "json",
 }
 # A hook answers before argparse or the command registry could be of any use.
 HOOK_ONLY = {"argparse", "vybe.cli.main", "vybe.cli.registry"}
 
+# Imports nothing of its own (not even json) that the command would not.
 RUN = """
-import json, sys
+import sys
 from vybe.cli.entry import main
-sys.argv = ["vybe", *json.loads(sys.argv[1])]
+sys.argv = ["vybe", *sys.argv[1:]]
 main()
-sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)))
+sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)))
 """
 
 
 def loaded(vybe, args: list[str], payload: dict | None = None) -> set[str]:
     stdin = json.dumps(payload) if payload else ""
     done = subprocess.run(
-        [sys.executable, "-c", RUN, json.dumps(args)],
+        [sys.executable, "-c", RUN, *args],
         input=stdin,
         capture_output=True,
         text=True,
         env=vybe.env,
         check=True,
     )
-    return set(json.loads(done.stderr.rsplit("MODULES ", 1)[1]))
+    return set(done.stderr.rsplit("MODULES ", 1)[1].split())
 
 
 def heavy_in(modules: set[str], names: set[str]) -> set[str]:
@@ -85,6 +91,32 @@ def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
     assert "vybe.integrations.claude_code" in modules
     assert not (vybe.home / "config" / "hooks.log").exists()
     assert heavy_in(modules, HEAVY | HOOK_ONLY) == set()
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target):
+    """re with enum costs ~2.5 ms: only a handler that matches text imports it (the
+    executable is a script file, not pip's wrapper, for the same reason)."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    modules = loaded(vybe, ["hook", "run", target], {**payload, "source": "startup"})
+    assert f"vybe.integrations.{'claude_code' if target == 'claude' else target}" in modules
+    assert heavy_in(modules, {"re", "enum"}) == set()
+
+
+def test_vybe_executable_imports_no_regular_expressions(vybe, tmp_path):
+    """The installed script itself, as a hook runs it: pip's entry-point wrapper imported re."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", VYBE, "hook", "run", "claude"],
+        input=json.dumps({**payload, "source": "startup"}),
+        capture_output=True,
+        text=True,
+        env=vybe.env,
+        check=True,
+    )
+    modules = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "vybe.integrations.claude_code" in modules
+    assert heavy_in(modules, {"re", "enum", "json"}) == set()
 
 
 @pytest.mark.parametrize(

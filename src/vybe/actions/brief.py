@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import namedtuple
 
-from vybe import clock
+from vybe import clock, jsonio
 from vybe.digest import sha256_hex
 from vybe.store import artifacts as artifact_rows
 from vybe.store import brief as brief_rows
@@ -240,7 +239,7 @@ def render_prompt(brief: dict, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
 
 
 def digest(brief: dict) -> str:
-    canonical = json.dumps(brief, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = jsonio.dumps(brief, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha256_hex(canonical.encode("utf-8"))
 
 

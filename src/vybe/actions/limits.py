@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from vybe import jsonio
 from vybe.errors import InvalidInput
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -62,8 +61,8 @@ def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:
             context={"field": name, "length": len(value), "limit": limit},
         )
     try:
-        return json.loads(value, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
+        return jsonio.loads(value, parse_constant=_no_constant)
+    except ValueError as exc:  # json.JSONDecodeError, from jsonio as from json
         raise InvalidInput(
             f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             context={"field": name},
@@ -71,11 +70,13 @@ def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:
 
 
 def _no_constant(name: str) -> Any:
-    raise json.JSONDecodeError(f"{name} is not JSON (use a string or null)", name, 0)
+    from json import JSONDecodeError  # only a refused document needs json
+
+    raise JSONDecodeError(f"{name} is not JSON (use a string or null)", name, 0)
 
 
 def metadata_value(value: Any) -> Any:
     """Check metadata that arrived already parsed (inside a push document)."""
-    if value is not None and len(json.dumps(value)) > METADATA_MAX:
+    if value is not None and len(jsonio.dumps(value)) > METADATA_MAX:
         raise InvalidInput(f"metadata exceeds {METADATA_MAX} characters as JSON")
     return value

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sqlite3
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from vybe import clock
+from vybe import clock, jsonio
 from vybe.actions import limits
 from vybe.errors import InvalidInput, NotFound
 from vybe.store import Store
@@ -68,7 +67,7 @@ def from_document(doc: dict) -> MemoryInput:
         _typed(doc, name, str, "a string")
     return MemoryInput(
         key=doc.get("key") or "",
-        value=value if isinstance(value, str) else json.dumps(value, ensure_ascii=False),
+        value=value if isinstance(value, str) else jsonio.dumps(value, ensure_ascii=False),
         value_type=doc.get("value_type"),
         scope=doc.get("scope") or "global",
         scope_id=doc.get("scope_id"),
@@ -102,8 +101,8 @@ def detect_type(value: str) -> str:
         return "number"
     if text[:1] in ("{", "["):
         try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
+            parsed = jsonio.loads(text)
+        except ValueError:  # not JSON
             return "string"
         return "array" if isinstance(parsed, list) else "json"
     return "string"

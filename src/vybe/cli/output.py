@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 
+from vybe import jsonio
 from vybe.errors import VybeError
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -18,8 +18,8 @@ SCHEMA_VERSION = "v1"
 def _dump(payload: dict[str, Any]) -> str:
     """Strict JSON: a NaN or Infinity that slipped through fails here, never reaches stdout."""
     if os.environ.get("VYBE_PRETTY_JSON"):
-        return json.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
-    return json.dumps(
+        return jsonio.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    return jsonio.dumps(
         payload, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
     )
 

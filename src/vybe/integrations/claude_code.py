@@ -6,10 +6,9 @@ into the only output the event accepts and swallows every failure.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 
+from vybe import jsonio
 from vybe.actions import hooks as hook_actions
 from vybe.context.labels import user_text
 from vybe.context.tokens import estimate
@@ -34,11 +33,13 @@ MAINTAIN_STAMP = "maintain.stamp"
 MAINTAIN_EVERY_SECONDS = 6 * 3600
 RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no more)
 HOOK_SOURCE = "prompt_hook"
-STATUS_ASK = re.compile(
-    r"\b(brief me|status|where (are|were) we|what'?s next|what (was|am) i (doing|working on))\b",
-    re.IGNORECASE,
+# Patterns, not compiled ones: a session start needs no regular expression, and re with enum
+# costs a process ~2.5 ms (re caches what it compiles).
+STATUS_ASK = (
+    r"(?i)\b(brief me|status|where (are|were) we|what'?s next"
+    r"|what (was|am) i (doing|working on))\b"
 )
-VYBE_TASK_ID = re.compile(r"\btask_\d{6,}_[0-9a-f]{4,}\b")
+VYBE_TASK_ID = r"\btask_\d{6,}_[0-9a-f]{4,}\b"
 
 
 def _request_id(hook: Hook, *parts: object) -> str:
@@ -126,13 +127,15 @@ def user_prompt(hook: Hook) -> str | None:
         project_id=os.path.abspath(hook.cwd),
         metadata={"session_id": hook.session_id, "record_seq": row.seq},
     )
-    if STATUS_ASK.search(prompt):
+    import re
+
+    if re.search(STATUS_ASK, prompt):
         return brief_prompt(hook)
     return focus_line(hook) or None
 
 
 def _preview(value: Any, limit: int) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    text = value if isinstance(value, str) else jsonio.dumps(value, ensure_ascii=False, default=str)
     return hook_actions.clip(text, limit)
 
 
@@ -226,7 +229,9 @@ def import_transcript(hook: Hook) -> str | None:
 
 def task_completed(hook: Hook) -> str | None:
     """Close a vybe task only when it is linked: its id named, or Claude's id in its metadata."""
-    named = VYBE_TASK_ID.search(f"{hook.text('task_subject')}\n{hook.text('task_description')}")
+    import re
+
+    named = re.search(VYBE_TASK_ID, f"{hook.text('task_subject')}\n{hook.text('task_description')}")
     agent_task = hook.text("task_id")
     if not named and not agent_task:
         return None

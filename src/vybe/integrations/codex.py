@@ -8,8 +8,6 @@ Claude's do with its transcript; the prompts UserPromptSubmit recorded are not a
 
 from __future__ import annotations
 
-import re
-
 from vybe.context.tokens import estimate
 from vybe.integrations import claude_code
 from vybe.integrations.hooks import Hook
@@ -20,7 +18,8 @@ TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
-EXIT_LINE = re.compile(r"(?:exit code|exit status|exited with code)\s*:?\s*(-?\d+)", re.I)
+# A pattern, compiled (and cached by re) on first use: other events need no re module.
+EXIT_LINE = r"(?i)(?:exit code|exit status|exited with code)\s*:?\s*(-?\d+)"
 
 
 def exit_code(response: Any) -> int | None:
@@ -32,7 +31,9 @@ def exit_code(response: Any) -> int | None:
                 return value
         response = response.get("output") or response.get("stderr") or ""
     if isinstance(response, str):
-        found = EXIT_LINE.search(response[:2000])
+        import re
+
+        found = re.search(EXIT_LINE, response[:2000])
         return int(found.group(1)) if found else None
     return None
 

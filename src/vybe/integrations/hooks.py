@@ -8,12 +8,11 @@ Only the standard library is imported here and in the handlers: this runs on eve
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
 
-from vybe import config
+from vybe import config, jsonio
 from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -104,7 +103,7 @@ def log_failure(target: str, event: str, error: BaseException) -> None:
             "traceback": traceback.format_exc(limit=8),
         }
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+            handle.write(jsonio.dumps(line, ensure_ascii=False) + "\n")
     except Exception:  # the log is best effort: the agent must never see a failure
         pass
 
@@ -112,7 +111,7 @@ def log_failure(target: str, event: str, error: BaseException) -> None:
 def parse(raw: bytes) -> dict[str, Any]:
     if len(raw) > MAX_INPUT_BYTES:
         raise ValueError(f"hook input of {len(raw)} bytes is over {MAX_INPUT_BYTES}")
-    payload = json.loads(raw.decode("utf-8", errors="replace"))
+    payload = jsonio.loads(raw.decode("utf-8", errors="replace"))
     if not isinstance(payload, dict):
         raise ValueError("hook input is not a JSON object")
     return payload
@@ -123,7 +122,7 @@ def render(target: str, event: str, context: str | None) -> str:
     if context and event in CONTEXT_EVENTS.get(target, ()):
         context = shorten(context, CONTEXT_LIMIT, "\n[cut to fit the hook limit]")
         output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
-        return json.dumps(output, ensure_ascii=False)
+        return jsonio.dumps(output, ensure_ascii=False)
     return "{}" if event in JSON_REQUIRED.get(target, ()) else ""
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sqlite3
@@ -10,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from vybe import clock
+from vybe import clock, jsonio
 from vybe.digest import sha256_hex
 from vybe.errors import (
     DatabaseCorrupt,
@@ -103,7 +102,7 @@ def _dangling_references(conn: sqlite3.Connection) -> int:
 
 
 def args_digest(args: dict[str, Any]) -> str:
-    canonical = json.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    canonical = jsonio.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha256_hex(canonical.encode("utf-8", "surrogatepass"))
 
 
@@ -306,13 +305,13 @@ class Store:
                         context={"request_id": request_id, "command": row["command"]},
                         suggested_action="use a new --request-id for a different operation",
                     )
-                return json.loads(row["result_json"])
+                return jsonio.loads(row["result_json"])
             result = fn(conn)
             conn.execute(
                 "INSERT INTO idempotency"
                 " (agent_name, request_id, command, args_sha256, result_json, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (agent, request_id, command, digest, json.dumps(result), clock.now_iso()),
+                (agent, request_id, command, digest, jsonio.dumps(result), clock.now_iso()),
             )
             return result
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import namedtuple
 
+from vybe import jsonio
 from vybe.store.rows import to_dicts
 
 
@@ -31,7 +31,7 @@ def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
             event.task_id,
             event.project_id,
             event.message,
-            json.dumps(event.metadata) if event.metadata is not None else None,
+            jsonio.dumps(event.metadata) if event.metadata is not None else None,
             event.assignee_agent,
             at,
         ),

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
+from vybe import jsonio
 from vybe.store.rows import to_dict, to_dicts
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 def insert(conn: sqlite3.Connection, project_id: str, name: str, metadata: Any, at: str) -> None:
     conn.execute(
         "INSERT INTO projects (id, name, metadata, created_at) VALUES (?, ?, ?, ?)",
-        (project_id, name, json.dumps(metadata) if metadata is not None else None, at),
+        (project_id, name, jsonio.dumps(metadata) if metadata is not None else None, at),
     )
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import gc
-import json
 import sqlite3
 from collections import namedtuple
 from collections.abc import Iterable
 
-from vybe import clock
+from vybe import clock, jsonio
 from vybe.store.db import Store
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -100,7 +99,7 @@ def _read_messages(
             " ORDER BY context_seq",
             (session_id, *params),
         ).fetchall()
-        datas = json.loads("[" + ",".join(r[4] or "{}" for r in rows) + "]")
+        datas = jsonio.loads("[" + ",".join(r[4] or "{}" for r in rows) + "]")
         return [
             MessageRow(session_id, r[0], r[1], r[3], r[2], data, r[5], r[6])
             for r, data in zip(rows, datas, strict=True)
@@ -132,7 +131,7 @@ def append_message(store: Store, message: MessageRow) -> MessageRow:
                 stored.type,
                 stored.source,
                 stored.text,
-                json.dumps(stored.data, ensure_ascii=False) if stored.data else None,
+                jsonio.dumps(stored.data, ensure_ascii=False) if stored.data else None,
                 stored.tokens,
                 now,
             ),
@@ -187,10 +186,10 @@ def _checkpoint(row: sqlite3.Row) -> Checkpoint:
         summarized_to_seq=row["summarized_to_seq"],
         mind=row["mind"],
         now=row["now"],
-        memo=tuple(MemoMark(m["seq"], m["checked"]) for m in json.loads(row["memo"])),
-        kept_inputs=tuple(json.loads(row["kept_inputs"])),
-        skills=tuple(json.loads(row["skills"])),
-        files=json.loads(row["files"]),
+        memo=tuple(MemoMark(m["seq"], m["checked"]) for m in jsonio.loads(row["memo"])),
+        kept_inputs=tuple(jsonio.loads(row["kept_inputs"])),
+        skills=tuple(jsonio.loads(row["skills"])),
+        files=jsonio.loads(row["files"]),
         tokens_before=row["tokens_before"],
         tokens_after=row["tokens_after"],
         created_at=row["created_at"],
@@ -221,11 +220,11 @@ def _insert_checkpoint(conn: sqlite3.Connection, cp: Checkpoint, now: str) -> in
             cp.first_kept_seq,
             cp.summarized_to_seq,
             cp.mind,
-            json.dumps(memo),
+            jsonio.dumps(memo),
             cp.now,
-            json.dumps(list(cp.kept_inputs)),
-            json.dumps(list(cp.skills), ensure_ascii=False),
-            json.dumps(cp.files, ensure_ascii=False),
+            jsonio.dumps(list(cp.kept_inputs)),
+            jsonio.dumps(list(cp.skills), ensure_ascii=False),
+            jsonio.dumps(cp.files, ensure_ascii=False),
             cp.tokens_before,
             cp.tokens_after,
             now,
@@ -248,12 +247,12 @@ def _insert_attempt(conn: sqlite3.Connection, at: Attempt, now: str) -> int:
             at.checkpoint_id,
             at.tokens_before,
             at.tokens_after,
-            json.dumps(list(at.problems), ensure_ascii=False),
+            jsonio.dumps(list(at.problems), ensure_ascii=False),
             int(at.repair_ran),
-            json.dumps(list(at.fallbacks)),
-            json.dumps(list(at.flagged_references), ensure_ascii=False),
+            jsonio.dumps(list(at.fallbacks)),
+            jsonio.dumps(list(at.flagged_references), ensure_ascii=False),
             at.rounds,
-            json.dumps(at.usage),
+            jsonio.dumps(at.usage),
             at.error,
             now,
         ),
@@ -297,12 +296,12 @@ def list_attempts(conn: sqlite3.Connection, session_id: str) -> list[Attempt]:
             checkpoint_id=r["checkpoint_id"],
             tokens_before=r["tokens_before"],
             tokens_after=r["tokens_after"],
-            problems=tuple(json.loads(r["problems"])),
+            problems=tuple(jsonio.loads(r["problems"])),
             repair_ran=bool(r["repair_ran"]),
-            fallbacks=tuple(json.loads(r["fallbacks"])),
-            flagged_references=tuple(json.loads(r["flagged_references"])),
+            fallbacks=tuple(jsonio.loads(r["fallbacks"])),
+            flagged_references=tuple(jsonio.loads(r["flagged_references"])),
             rounds=r["rounds"],
-            usage=json.loads(r["usage"]),
+            usage=jsonio.loads(r["usage"]),
             error=r["error"],
             created_at=r["created_at"],
         )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
+
+from vybe import jsonio
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ def to_dict(
     data: dict[str, Any] = dict(row)
     for name in json_fields:
         if data.get(name):
-            data[name] = json.loads(data[name])
+            data[name] = jsonio.loads(data[name])
     for name in flags:
         data[name] = bool(data[name])
     return data

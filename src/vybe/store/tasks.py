@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import namedtuple
 
+from vybe import jsonio
 from vybe.store.rows import to_dict, to_dicts
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -43,7 +43,7 @@ def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
             task.description,
             task.priority,
             task.project_id,
-            json.dumps(task.metadata) if task.metadata is not None else None,
+            jsonio.dumps(task.metadata) if task.metadata is not None else None,
             at,
             at,
         ),
