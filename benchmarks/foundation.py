@@ -3,7 +3,9 @@
 - latency of `vybe status` and `vybe task list` on a store of 100k events and 10k tasks,
   against a bare `python -c "import sqlite3"` (goal: at most 2x);
 - commit rate of 16 processes making task mutations through vybe, against 16 processes
-  making raw BEGIN IMMEDIATE inserts (goal: at least 0.5x).
+  making raw BEGIN IMMEDIATE inserts (goal: at least 0.5x), twice: inside long-running
+  processes (the store alone), and as agents run vybe, one `vybe` process per mutation
+  against one `python -c` process per raw insert.
 
 Run: .venv/bin/python benchmarks/foundation.py [--events N] [--tasks N] [--runs N]
 """
@@ -11,6 +13,7 @@ Run: .venv/bin/python benchmarks/foundation.py [--events N] [--tasks N] [--runs 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import os
 import shutil
@@ -21,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
@@ -179,6 +183,53 @@ def pages_per_commit(target, path: Path, count: int = 500) -> float:
     return frames / count
 
 
+RAW_INSERT = """
+import sqlite3, sys
+conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
+conn.execute("PRAGMA synchronous=NORMAL")
+conn.execute("BEGIN IMMEDIATE")
+conn.execute("INSERT INTO raw (writer, payload) VALUES (?, ?)", (int(sys.argv[2]), "x" * 200))
+conn.execute("COMMIT")
+"""
+
+
+def cli_agent(env: dict, n: int, count: int) -> None:
+    """One agent's task mutations, each its own `vybe` process with a request id."""
+    agent_env = {**env, "VYBE_AGENT": f"agent{n}"}
+    task_id = ""
+    for k in range(count):
+        step = k % 5
+        command = (
+            ["task", "create", "--title", f"agent{n} {k}"],
+            ["note", task_id, "working on it"],
+            ["task", "claim", "--id", task_id],
+            ["task", "heartbeat", "--id", task_id],
+            ["done", task_id, "--note", "done"],
+        )[step]
+        done = subprocess.run(
+            [VYBE, *command, "--request-id", f"agent{n}-{k}"], env=agent_env, capture_output=True
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"{command} failed: {done.stdout[:300]!r}")
+        if step == 0:
+            task_id = json.loads(done.stdout)["data"]["task"]["id"]
+
+
+def raw_agent(path: Path, n: int, count: int) -> None:
+    for _ in range(count):
+        subprocess.run([sys.executable, "-c", RAW_INSERT, str(path), str(n)], check=True)
+
+
+def process_rate(agent, first_argument, count: int) -> float:
+    """Commits per second of WRITERS agents each running ``count`` processes in turn."""
+    began = time.perf_counter()
+    with ThreadPoolExecutor(WRITERS) as pool:
+        runs = [pool.submit(agent, first_argument, n, count) for n in range(WRITERS)]
+        for run in runs:
+            run.result()
+    return WRITERS * count / (time.perf_counter() - began)
+
+
 def raw_store(path: Path) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -193,6 +244,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=40)
     parser.add_argument("--commits", type=int, default=1000, help="per writer process")
     parser.add_argument("--rounds", type=int, default=3, help="commit-rate rounds (median)")
+    parser.add_argument("--processes", type=int, default=20, help="vybe processes per agent")
     args = parser.parse_args()
     compile_vybe()
     with tempfile.TemporaryDirectory(prefix="vybe-bench-") as folder:
@@ -252,6 +304,19 @@ def main() -> int:
         print(
             f"{'WAL pages per commit':>26}: raw {pages[0]:.1f}, raw events {pages[1]:.1f},"
             f" vybe {pages[2]:.1f} (each page is one frame written to the WAL)"
+        )
+        cli_db, cli_raw_db = base / "cli.db", base / "cli_raw.db"
+        Store(cli_db).close()
+        raw_store(cli_raw_db)
+        raw_processes = process_rate(raw_agent, cli_raw_db, args.processes)
+        cli = process_rate(cli_agent, {**env, "VYBE_DB_PATH": str(cli_db)}, args.processes)
+        print(
+            f"{'raw insert processes':>26}: {raw_processes:8.1f} commits/s"
+            f" ({WRITERS} agents x {args.processes} `python -c` processes)"
+        )
+        print(
+            f"{'vybe mutation processes':>26}: {cli:8.1f} commits/s"
+            f"  {cli / raw_processes:.2f}x raw (goal 0.5x; one `vybe` process per mutation)"
         )
     return 0
 
