@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import sqlite3
 
@@ -12,6 +11,7 @@ from vybe.errors import VybeError
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 AGENT_PROTOCOL = {
@@ -74,6 +74,8 @@ def status(inv: Any, args: argparse.Namespace) -> dict:
 
 
 def _describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
+    import argparse  # only the schema needs the parsers themselves
+
     described = []
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
@@ -99,6 +101,7 @@ def _describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
 def schema(inv: Any, args: argparse.Namespace) -> dict:
     registry = Registry()
     registry.load_all()
+    registry.argparser()
     commands = [
         {
             "command": name,

@@ -152,7 +152,7 @@ def run(argv: list[str]) -> tuple[int, str]:
         registry = build(rest)
         if not rest:
             return 0, output.success(overview(registry))
-        args = registry.root.parse_args(rest)
+        args = registry.parse(rest)
         if not getattr(args, "_command", None):
             group = getattr(args, "_group", None) or ""
             raise UsageError(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from vybe.cli.registry import Registry
 from vybe.errors import VybeError
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    import argparse
 
 
 def mcp(inv: Any, args: argparse.Namespace) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from vybe.actions import memory
 from vybe.cli import types
 from vybe.cli.registry import Registry
 from vybe.store.memory import MemoryQuery
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    import argparse
 
 
 def _input(args: argparse.Namespace, key: str, value: str) -> memory.MemoryInput:

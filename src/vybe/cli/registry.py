@@ -1,20 +1,22 @@
-"""Commands register here with their metadata, so ``vybe schema`` can describe them all."""
+"""Commands register here with their metadata, so ``vybe schema`` can describe them all.
+
+A command's arguments are recorded as its ``add_argument`` calls (a ``Spec``). A plain
+command line (long options, flags, positionals) is parsed straight from them; anything else
+(help, an error, an abbreviation, ``--``) replays them into argparse, which then parses the
+whole line as before. argparse with gettext, locale and re costs a command ~4 ms at start-up.
+"""
 
 from __future__ import annotations
 
-import argparse
 import importlib
-from collections.abc import Callable
-
-from vybe.errors import UsageError
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
     from typing import Any
 
     Handler = Callable[..., Any]
-
-HELP_WIDTH = 80
 
 # The top-level word of a command line -> the module that registers it. Only the module a
 # command needs is imported, which keeps hooks and short commands fast.
@@ -46,46 +48,49 @@ GROUPS: dict[str, str] = {
 }
 
 
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises instead of printing and exiting."""
-
-    def _get_formatter(self) -> argparse.HelpFormatter:
-        """Help at the width a pipe gets, without argparse probing the terminal through shutil
-        on every add_argument (2 ms at start-up): help goes into a JSON envelope anyway."""
-        return self.formatter_class(prog=self.prog, width=HELP_WIDTH)
-
-    def error(self, message: str) -> Any:
-        raise UsageError(
-            f"{self.prog}: {message}",
-            context={"usage": self.format_usage().strip()},
-            suggested_action="run `vybe schema` to see every command and its arguments",
-        )
-
-    def print_help(self, file: Any = None) -> None:
-        raise HelpRequested(self.format_help())
-
-    def exit(self, status: int = 0, message: str | None = None) -> Any:
-        raise UsageError(message or "usage error")
-
-
 class HelpRequested(Exception):
     def __init__(self, text: str) -> None:
         super().__init__(text)
         self.text = text
 
 
+class Spec:
+    """A parser's ``add_argument`` calls, as a command module makes them, kept for later."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple, dict[str, Any], Spec | None]] = []
+
+    def add_argument(self, *names: str, **options: Any) -> None:
+        self.calls.append(("add_argument", names, options, None))
+
+    def add_mutually_exclusive_group(self, **options: Any) -> Spec:
+        group = Spec()
+        self.calls.append(("add_mutually_exclusive_group", (), options, group))
+        return group
+
+    def set_defaults(self, **values: Any) -> None:
+        self.calls.append(("set_defaults", (), values, None))
+
+    def replay(self, parser: Any) -> None:
+        """Make the same calls on an argparse parser (or group)."""
+        for method, names, options, group in self.calls:
+            made = getattr(parser, method)(*names, **options)
+            if group is not None:
+                group.replay(made)
+
+
 class Command:
-    """One registered command: its handler, its parser and whether it writes.
+    """One registered command: its handler, its arguments and whether it writes; ``parser``
+    is its argparse parser once one was built.
 
     A plain class, as Settings: `vybe status` then never imports the dataclasses module."""
 
-    __slots__ = ("handler", "help", "mutates", "name", "parser")
+    __slots__ = ("handler", "help", "mutates", "name", "parser", "spec")
 
-    def __init__(
-        self, name: str, help: str, mutates: bool, handler: Handler, parser: argparse.ArgumentParser
-    ) -> None:
+    def __init__(self, name: str, help: str, mutates: bool, handler: Handler, spec: Spec) -> None:
         self.name, self.help, self.mutates = name, help, mutates
-        self.handler, self.parser = handler, parser
+        self.handler, self.spec = handler, spec
+        self.parser: argparse.ArgumentParser | None = None
 
 
 class Unparsed:
@@ -102,15 +107,15 @@ class Unparsed:
 
 
 class Registry:
-    """The commands and their parsers; with ``only`` (``"task list"``), the other commands of
-    that group get no parser: building all of them cost `vybe task list` 1.6 ms."""
+    """The commands and their arguments; with ``only`` (``"task list"``), the other commands of
+    that group record nothing: building all of them cost `vybe task list` 1.6 ms."""
 
     def __init__(self, only: str | None = None) -> None:
-        self.root = Parser(prog="vybe", add_help=True)
-        self._subparsers = self.root.add_subparsers(dest="command", parser_class=Parser)
-        self._groups: dict[str, argparse._SubParsersAction] = {}
         self.commands: dict[str, Command] = {}
+        self.groups: dict[str, tuple[str, Spec]] = {}
+        self.order: list[str] = []  # groups and commands, as registered: argparse's order
         self._loaded: set[str] = set()
+        self._root: argparse.ArgumentParser | None = None
         self.only = only
         self.skipped = False
 
@@ -125,24 +130,40 @@ class Registry:
 
     def group(
         self, word: str, help: str, handler: Handler | None = None, *, mutates: bool = False
-    ) -> argparse.ArgumentParser:
+    ) -> Spec:
         """A word with subcommands; with a handler it also runs on its own (``artifacts``)."""
-        parser = self._subparsers.add_parser(word, help=help, description=help)
-        self._groups[word] = parser.add_subparsers(dest="subcommand", parser_class=Parser)
-        parser.set_defaults(_command=word if handler else None, _group=word)
+        spec = Spec()
+        spec.set_defaults(_command=word if handler else None, _group=word)
+        self.groups[word] = (help, spec)
+        self.order.append(word)
         if handler:
-            self.commands[word] = Command(word, help, mutates, handler, parser)
-        return parser
+            self.commands[word] = Command(word, help, mutates, handler, spec)
+        return spec
 
     def command(
         self, name: str, handler: Handler, help: str, *, mutates: bool = False
-    ) -> argparse.ArgumentParser | Unparsed:
+    ) -> Spec | Unparsed:
         words = name.split()
         if len(words) == 2 and self.only not in (None, name) and self.only.split()[0] == words[0]:
             self.skipped = True
             return Unparsed()
-        where = self._groups[words[0]] if len(words) == 2 else self._subparsers
-        parser = where.add_parser(words[-1], help=help, description=help)
-        parser.set_defaults(_command=name)
-        self.commands[name] = Command(name, help, mutates, handler, parser)
-        return parser
+        spec = Spec()
+        spec.set_defaults(_command=name)
+        self.commands[name] = Command(name, help, mutates, handler, spec)
+        self.order.append(name)
+        return spec
+
+    def parse(self, argv: list[str]) -> Any:
+        """The namespace argparse would give for ``argv``: without argparse when it is plain."""
+        from vybe.cli import plain
+
+        found = plain.parse(self, argv)
+        return found if found is not None else self.argparser().parse_args(argv)
+
+    def argparser(self) -> argparse.ArgumentParser:
+        """The argparse parser of every registered command (each ``Command.parser`` set)."""
+        if self._root is None:
+            from vybe.cli import argparsing
+
+            self._root = argparsing.build(self)
+        return self._root

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-
 from vybe.actions import resume as resumes
 from vybe.cli import types
 from vybe.cli.registry import Registry
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 

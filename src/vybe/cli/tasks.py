@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from datetime import timedelta
 
 from vybe.actions import tasks
@@ -13,6 +12,7 @@ from vybe.store.tasks import TaskQuery
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 
