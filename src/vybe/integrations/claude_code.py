@@ -10,19 +10,19 @@ import os
 
 from vybe import jsonio
 from vybe.actions import hooks as hook_actions
-from vybe.context.labels import user_text
-from vybe.context.tokens import estimate
 from vybe.integrations.hooks import CONTEXT_LIMIT, Hook
 from vybe.store import agents as agent_rows
-from vybe.store import record as record_rows
 from vybe.store import tasks as task_rows
 from vybe.store.db import args_digest
-from vybe.store.record import MessageRow
 
+# The record (vybe.store.record, vybe.context) is imported by the handlers that write or
+# read it: a session start (the brief) never touches it.
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
+
+    from vybe.store.record import MessageRow
 
 PROMPT_EVENT_CHARS = 500
 INPUT_PREVIEW_CHARS = 2000
@@ -87,6 +87,7 @@ def pinned_directives(packet: dict) -> str:
 def users_words(hook: Hook, room_chars: int) -> str:
     """The person's own messages of this session, verbatim, within the budget and the room."""
     from vybe.integrations import user_words
+    from vybe.store import record as record_rows
 
     rows = record_rows.messages_of_type(hook.store.conn, hook.record_session, "user")
     budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
@@ -105,6 +106,10 @@ def session_start(hook: Hook) -> str | None:
 
 
 def _prompt_row(hook: Hook, prompt: str) -> MessageRow:
+    from vybe.context.labels import user_text
+    from vybe.context.tokens import estimate
+    from vybe.store.record import MessageRow
+
     body = user_text("user", prompt)
     data = {"hook": hook.event, "prompt_id": hook.payload.get("prompt_id")}
     return MessageRow(
@@ -114,6 +119,8 @@ def _prompt_row(hook: Hook, prompt: str) -> MessageRow:
 
 def user_prompt(hook: Hook) -> str | None:
     """Keep the prompt verbatim in the record, log it, and remind the agent of its focus."""
+    from vybe.store import record as record_rows
+
     prompt = hook.text("prompt")
     if not prompt.strip():
         return None

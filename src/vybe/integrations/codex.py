@@ -8,11 +8,8 @@ Claude's do with its transcript; the prompts UserPromptSubmit recorded are not a
 
 from __future__ import annotations
 
-from vybe.context.tokens import estimate
 from vybe.integrations import claude_code
 from vybe.integrations.hooks import Hook
-from vybe.store import record as record_rows
-from vybe.store.record import MessageRow
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -60,6 +57,10 @@ def pre_compact(hook: Hook) -> str | None:
 def stop(hook: Hook) -> str | None:
     """Import the rollout; keep the turn's final reply from the payload when the rollout does
     not hold it yet (a later import then leaves out its copy)."""
+    from vybe.context.tokens import estimate
+    from vybe.store import record as record_rows
+    from vybe.store.record import MessageRow
+
     imported = import_rollout(hook)
     text = hook.text("last_assistant_message")
     if text.strip() and (imported is None or imported.last_reply != text):
