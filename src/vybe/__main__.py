@@ -1,3 +1,3 @@
-from vybe.cli.entry import main
+from vybe.cli.entry import run
 
-raise SystemExit(main())
+run()

@@ -6,6 +6,7 @@ command registry.
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -18,3 +19,35 @@ def main() -> int:
     from vybe.cli.main import main as cli_main
 
     return cli_main(argv)
+
+
+def run() -> None:
+    """The executable (bin/vybe, python -m vybe): ``main``, then ``leave``."""
+    leave(main())
+
+
+def leave(code: int) -> None:
+    """Exit with ``code``, skipping the interpreter's teardown when nothing is left for it.
+
+    Freeing every module and object at exit costs a hook or command ~3 ms and changes
+    nothing the OS does not do: the store is closed and the output written by then. The
+    teardown still runs when it could matter: an atexit handler, another thread, a failed
+    flush."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(code)
+    if _nothing_at_exit():
+        os._exit(code)
+    sys.exit(code)
+
+
+def _nothing_at_exit() -> bool:
+    import atexit  # built in: no file to load
+
+    threading = sys.modules.get("threading")
+    if threading is not None and threading.active_count() > 1:
+        return False
+    count = getattr(atexit, "_ncallbacks", None)  # CPython's; elsewhere, tear down
+    return count is not None and count() == 0
