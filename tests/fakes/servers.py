@@ -1,23 +1,36 @@
-"""Fake OpenAI and Anthropic servers: real sockets on 127.0.0.1, scripted answers."""
+"""Fake OpenAI and Anthropic servers: real sockets on 127.0.0.1, scripted answers.
+
+A request that asks to stream gets its reply as server-sent events in a chunked body, one
+event per chunk, text and tool arguments cut into small pieces: the scripted JSON answer is
+turned into the events a real server would send, or ``Response.events`` are sent as given.
+"""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
 @dataclass
 class Response:
-    """One scripted answer; ``die`` sends the headers and part of the body, then hangs up."""
+    """One scripted answer; ``die`` sends the headers and part of the body, then hangs up.
+
+    ``events`` (SSE event texts) are sent one per chunk instead of ``body``, ``gap`` seconds
+    apart, with a ``stall`` before the middle one; ``die`` then hangs up at the middle.
+    """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     die: bool = False
+    events: list[str] | None = None
+    gap: float = 0.0
+    stall: float = 0.0
 
 
 @dataclass
@@ -34,9 +47,23 @@ Responder = Callable[[Received], Response]
 class FakeServer:
     """An HTTP server in a thread; every POST is recorded and answered by ``responder``."""
 
-    def __init__(self, responder: Responder, probe: Response | None = None) -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        probe: Response | None = None,
+        *,
+        streams: bool = True,
+        stream_usage: bool = True,
+        refuse_stream_options: bool = False,
+    ) -> None:
+        """``streams=False`` plays a server that answers whole bodies even when asked to
+        stream, ``stream_usage=False`` one that never sends the usage chunk, and
+        ``refuse_stream_options`` one that rejects the ``stream_options`` field."""
         self.responder = responder
         self.probe = probe or Response(body={"data": []})
+        self.streams = streams
+        self.stream_usage = stream_usage
+        self.refuse_stream_options = refuse_stream_options
         self.received: list[Received] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -74,11 +101,36 @@ class FakeServer:
                 body = json.loads(self.rfile.read(length) or b"null")
                 received = Received("POST", self.path, dict(self.headers), body)
                 server.received.append(received)
+                answer = server.answer(received)
+                if answer.events is not None:
+                    self._send_events(answer)
+                else:
+                    self._send(answer)
+
+            def _send_events(self, answer: Response) -> None:
+                self.protocol_version = "HTTP/1.1"
+                self.send_response(answer.status)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.send_header("Connection", "close")
+                for name, value in answer.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                middle = len(answer.events or ()) // 2
                 try:
-                    answer = server.responder(received)
-                except Exception as exc:  # a broken script shows up as a 500 with its reason
-                    answer = Response(599, {"error": {"message": f"fake server: {exc!r}"}})
-                self._send(answer)
+                    for number, event in enumerate(answer.events or ()):
+                        if number == middle and answer.die:
+                            break
+                        time.sleep(answer.stall if number == middle else answer.gap)
+                        data = event.encode()
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                        self.wfile.flush()
+                    if not answer.die:
+                        self.wfile.write(b"0\r\n\r\n")
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up waiting (a stall longer than its timeout)
+                self.close_connection = True
 
             def _send(self, answer: Response) -> None:
                 data = json.dumps(answer.body).encode() if answer.body is not None else b""
@@ -93,6 +145,94 @@ class FakeServer:
                 self.close_connection = True
 
         return Handler
+
+    def answer(self, received: Received) -> Response:
+        """The scripted answer, as events when the request asked to stream."""
+        body = received.body if isinstance(received.body, dict) else {}
+        if self.refuse_stream_options and "stream_options" in body:
+            return openai_error(400, "stream_options: Extra inputs are not permitted")
+        try:
+            answer = self.responder(received)
+        except Exception as exc:  # a broken script shows up as a 500 with its reason
+            return Response(599, {"error": {"message": f"fake server: {exc!r}"}})
+        streamed = self.streams and body.get("stream")
+        if not streamed or answer.status != 200 or answer.events is not None:
+            return answer
+        if isinstance(answer.body, dict) and "choices" in answer.body:
+            usage = self.stream_usage and bool(body.get("stream_options", {}).get("include_usage"))
+            return replace(answer, events=openai_events(answer.body, usage))
+        if isinstance(answer.body, dict) and answer.body.get("type") == "message":
+            return replace(answer, events=anthropic_events(answer.body))
+        return answer
+
+
+def _pieces(text: str, size: int = 3) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def openai_events(body: dict[str, Any], usage: bool = True) -> list[str]:
+    """A Chat Completions body as stream chunks: a role chunk, the text in 3-character pieces,
+    each tool call's id and name then its arguments in pieces (parallel calls' fragments
+    interleaved, keyed by index), the finish reason, the usage chunk if asked, ``[DONE]``."""
+    choice = body["choices"][0]
+    message = choice["message"]
+    head = {"id": body["id"], "object": "chat.completion.chunk", "created": 0, "model": "fake"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": piece}) for piece in _pieces(message.get("content") or "")]
+    calls = message.get("tool_calls") or []
+    fragments = [_pieces(c["function"]["arguments"]) for c in calls]
+    for round_ in range(max((len(f) for f in fragments), default=0)):
+        for index, call in enumerate(calls):
+            if round_ >= len(fragments[index]):
+                continue
+            fragment: dict[str, Any] = {"index": index, "function": {}}
+            if round_ == 0:
+                fragment.update(id=call["id"], type="function")
+                fragment["function"]["name"] = call["function"]["name"]
+            fragment["function"]["arguments"] = fragments[index][round_]
+            chunks.append(chunk({"tool_calls": [fragment]}))
+    chunks.append(chunk({}, choice["finish_reason"]))
+    if usage:
+        chunks.append({**head, "choices": [], "usage": body["usage"]})
+    return [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+
+
+def anthropic_events(body: dict[str, Any]) -> list[str]:
+    """A Messages body as stream events: message_start with the input usage, a ping, each
+    block's start, deltas (text, or the input JSON in pieces) and stop, message_delta with
+    the stop reason and output tokens, message_stop."""
+    usage = body["usage"]
+    started = {**body, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [
+        {"type": "message_start", "message": started},
+        {"type": "ping"},
+    ]
+    for index, block in enumerate(body["content"]):
+        if block["type"] == "text":
+            opened: dict[str, Any] = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
+        else:
+            opened = {**block, "input": {}}
+            pieces = _pieces(json.dumps(block["input"]))
+            deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
+        events.append({"type": "content_block_start", "index": index, "content_block": opened})
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    stop = {"stop_reason": body["stop_reason"], "stop_sequence": None}
+    events.append(
+        {"type": "message_delta", "delta": stop, "usage": {"output_tokens": usage["output_tokens"]}}
+    )
+    events.append({"type": "message_stop"})
+    return [sse(e["type"], e) for e in events]
+
+
+def sse(name: str, data: dict[str, Any]) -> str:
+    """One named server-sent event."""
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n"
 
 
 def scripted(answers: Iterable[Response]) -> Responder:

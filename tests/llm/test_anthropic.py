@@ -16,8 +16,10 @@ TOOL = ToolSpec(
 )
 
 
-def model_for(server: FakeServer) -> AnthropicMessages:
-    return AnthropicMessages("claude-test", api_key="sk-ant-test", base_url=server.url, policy=FAST)
+def model_for(server: FakeServer, **extra) -> AnthropicMessages:
+    return AnthropicMessages(
+        "claude-test", api_key="sk-ant-test", base_url=server.url, policy=FAST, **extra
+    )
 
 
 def ask(text: str = "hi", **extra) -> Request:
@@ -125,7 +127,7 @@ def test_request_too_large_413_is_a_context_length_refusal():
 def test_server_dying_mid_response_then_success():
     answers = [Response(die=True, body={"content": "x" * 300}), anthropic_reply("ok")]
     with FakeServer(scripted(answers)) as server:
-        assert model_for(server).complete(ask()).text == "ok"
+        assert model_for(server, stream=False).complete(ask()).text == "ok"
 
 
 def test_authentication_error_says_the_key_was_rejected():

@@ -18,8 +18,9 @@ TOOL = ToolSpec(
 )
 
 
-def model_for(server: FakeServer, key: str | None = "sk-test") -> OpenAICompatible:
-    return OpenAICompatible("gpt-test", base_url=server.url + "/v1", api_key=key, policy=FAST)
+def model_for(server: FakeServer, key: str | None = "sk-test", **extra) -> OpenAICompatible:
+    url = server.url + "/v1"
+    return OpenAICompatible("gpt-test", base_url=url, api_key=key, policy=FAST, **extra)
 
 
 def ask(text: str = "hi", **extra) -> Request:
@@ -120,13 +121,13 @@ def test_llama_cpp_overflow_on_500_is_a_context_length_refusal():
 
 def test_server_dying_mid_response_is_retried():
     with FakeServer(scripted([Response(die=True, body={"x": "y" * 200}), openai_reply("ok")])) as s:
-        assert model_for(s).complete(ask()).text == "ok"
+        assert model_for(s, stream=False).complete(ask()).text == "ok"
 
 
 def test_server_always_dying_is_a_model_error_after_the_attempts():
     dead = [Response(die=True, body={"x": "y" * 200})] * 3
     with FakeServer(scripted(dead)) as server, pytest.raises(ModelError, match="3 attempts"):
-        model_for(server).complete(ask())
+        model_for(server, stream=False).complete(ask())
 
 
 def test_bad_request_is_a_model_error_with_the_provider_message():

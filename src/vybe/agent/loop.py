@@ -19,7 +19,7 @@ from vybe.agent.tools import Toolbox
 from vybe.context.record import Record
 from vybe.context.recorder import record_assistant, record_tool
 from vybe.errors import ContextExhausted
-from vybe.llm.base import ContextLengthExceeded, Model, ToolSpec
+from vybe.llm.base import ContextLengthExceeded, Model, Reply, Request, ToolSpec, Watch
 
 MAX_ROUNDS = 50
 MAX_REFUSALS = 4
@@ -66,6 +66,7 @@ class Runner:
     workdir: Path
     listen: Listener = field(default=lambda kind, payload: None)
     max_rounds: int = MAX_ROUNDS
+    watch: Watch | None = None
 
     def run(self, session_id: str) -> TurnReport:
         """Answer what the session owes: tools left unanswered, then model rounds until done.
@@ -84,7 +85,7 @@ class Runner:
                 break
             prepared = self._prepare(session_id, report, refused=refusals > 0)
             try:
-                reply = self.model.complete(prepared.request)
+                reply = self._ask(prepared.request)
             except ContextLengthExceeded as exc:
                 refusals += 1
                 if refusals >= MAX_REFUSALS:
@@ -104,6 +105,13 @@ class Runner:
             for call in reply.tool_calls:
                 self._call(session_id, call, report)
         return report
+
+    def _ask(self, request: Request) -> Reply:
+        """The model's reply, watched as it arrives when someone watches; only the finished
+        reply is recorded, so a stream that broke and was retried leaves nothing behind."""
+        if self.watch is None:
+            return self.model.complete(request)
+        return self.model.complete(request, self.watch)
 
     def _prepare(self, session_id: str, report: TurnReport, refused: bool) -> Any:
         self.toolbox.skills = skills.discover(self.workdir)

@@ -15,6 +15,7 @@ from vybe.agent.tools import Toolbox
 from vybe.config import config_dir, read_sections
 from vybe.context.budget import ModelLimits
 from vybe.context.record import SqliteRecord
+from vybe.llm.base import Watch
 from vybe.llm.models import ModelInfo
 from vybe.llm.providers import Choice, connect, settle
 
@@ -68,12 +69,13 @@ def start(
     bash: BashPermission,
     workdir: Path,
     listen: Listener | None = None,
+    watch: Watch | None = None,
 ) -> Run:
-    """Connect the model and wire the runner of one session."""
+    """Connect the model and wire the runner of one session; ``watch`` sees replies stream."""
     engine, info = engine_for(store, choice, config_file)
     session = session_id or clock.new_id("ses")
     toolbox = Toolbox(workdir, discover(workdir), bash, TaskTools(store, agent, session))
-    runner = Runner(engine.record, engine, engine.model, toolbox, workdir)
+    runner = Runner(engine.record, engine, engine.model, toolbox, workdir, watch=watch)
     if listen is not None:
         runner.listen = listen
     return Run(runner, info, session)

@@ -25,13 +25,24 @@ def add_model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key-env", help="the variable that holds the API key")
     parser.add_argument("--window", type=types.tokens, help="context window override, in tokens")
     parser.add_argument("--max-output", type=types.tokens, help="reply cap override, in tokens")
+    parser.add_argument(
+        "--no-stream",
+        action="store_true",
+        help="ask for whole replies (servers that cannot stream)",
+    )
 
 
 def choice(args: argparse.Namespace) -> Any:
     from vybe.llm.providers import Choice
 
     return Choice(
-        args.provider, args.model, args.base_url, args.api_key_env, args.window, args.max_output
+        args.provider,
+        args.model,
+        args.base_url,
+        args.api_key_env,
+        args.window,
+        args.max_output,
+        stream=not args.no_stream,
     )
 
 
@@ -41,24 +52,62 @@ def _ask_bash(command: str) -> bool:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def _show(kind: str, payload: dict[str, Any]) -> None:
-    if kind == "reply" and payload["text"]:
-        sys.stderr.write(f"\nvibey> {payload['text']}\n")
-    elif kind == "call":
-        sys.stderr.write(f"  [{payload['name']}] {str(payload['arguments'])[:160]}\n")
-    elif kind == "checkpoint":
-        sys.stderr.write(f"  [checkpoint {payload['mode']}: {payload['outcome']}]\n")
-    sys.stderr.flush()
+def _out(text: str) -> None:
+    """Write to stdout as UTF-8 whatever the locale; a lone surrogate is escaped, not a crash."""
+    data = text.encode("utf-8", "backslashreplace")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8"))
+    else:
+        buffer.write(data)
+    sys.stdout.flush()
+
+
+class Screen:
+    """The interactive terminal: the agent's words on stdout as they stream, notes on stderr.
+
+    A retried reply starts a fresh ``vibey>`` line after a one-line notice, so what broke off
+    stays visibly apart from the reply that counts.
+    """
+
+    def __init__(self) -> None:
+        self.open = False
+
+    def text(self, piece: str) -> None:
+        if not self.open:
+            _out("\nvibey> ")
+            self.open = True
+        _out(piece)
+
+    def retry(self, reason: str) -> None:
+        self.end_line()
+        sys.stderr.write(f"  [no complete reply yet ({reason[:160]}); retrying]\n")
+        sys.stderr.flush()
+
+    def end_line(self) -> None:
+        if self.open:
+            _out("\n")
+            self.open = False
+
+    def show(self, kind: str, payload: dict[str, Any]) -> None:
+        """The runner's listener: ends the streamed line, then notes calls and checkpoints."""
+        self.end_line()
+        if kind == "call":
+            sys.stderr.write(f"  [{payload['name']}] {str(payload['arguments'])[:160]}\n")
+        elif kind == "checkpoint":
+            sys.stderr.write(f"  [checkpoint {payload['mode']}: {payload['outcome']}]\n")
+        sys.stderr.flush()
 
 
 def chat(inv: Any, args: argparse.Namespace) -> dict:
     from vybe.agent.setup import start
     from vybe.agent.shell import BashPermission
     from vybe.context.recorder import record_user
+    from vybe.llm.base import Watch
 
     interactive = args.once is None
     bash = BashPermission(args.allow_bash, _ask_bash if interactive else None)
-    listen = _show if interactive else None
+    screen = Screen()
     run = start(
         inv.store,
         inv.agent,
@@ -67,17 +116,18 @@ def chat(inv: Any, args: argparse.Namespace) -> dict:
         session_id=args.session,
         bash=bash,
         workdir=Path.cwd(),
-        listen=listen,
+        listen=screen.show if interactive else None,
+        watch=Watch(screen.text, screen.retry) if interactive else None,
     )
     record = run.runner.record
     if not interactive:
         record_user(record, run.session_id, args.once)
         report = run.runner.run(run.session_id)
         return {**report.as_dict(), "model": run.info.name, "window": run.info.window}
-    return _interactive(run, record, record_user)
+    return _interactive(run, record, record_user, screen)
 
 
-def _interactive(run: Any, record: Any, record_user: Any) -> dict:
+def _interactive(run: Any, record: Any, record_user: Any, screen: Screen) -> dict:
     sys.stderr.write(f"vybe chat: session {run.session_id}, model {run.info.name}. /exit ends.\n")
     turns, checkpoints = 0, 0
     report = run.runner.run(run.session_id)
@@ -93,6 +143,7 @@ def _interactive(run: Any, record: Any, record_user: Any) -> dict:
         try:
             report = run.runner.run(run.session_id)
         except VybeError as error:
+            screen.end_line()
             sys.stderr.write(f"\n[{error.code}] {error.message}\n")
             continue
         turns += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -64,12 +65,29 @@ class Request:
     max_tokens: int = 4096
 
 
+def _ignore(_: str) -> None:
+    """Nothing to do: a watcher that does not care about retries."""
+
+
+@dataclass(frozen=True)
+class Watch:
+    """Who sees a reply arrive: ``text`` gets its text in order, piece by piece as it streams
+    (in one piece when it does not), and ``retry`` hears why the attempt failed and that the
+    pieces seen so far are void: the reply starts again from its first piece."""
+
+    text: Callable[[str], None]
+    retry: Callable[[str], None] = _ignore
+
+
 class Model(Protocol):
-    """A chat model: one request in, one reply out, or a ModelError."""
+    """A chat model: one request in, one reply out, or a ModelError.
+
+    ``watch`` is optional: the same Reply comes back with or without it.
+    """
 
     name: str
 
-    def complete(self, request: Request) -> Reply: ...
+    def complete(self, request: Request, watch: Watch | None = None) -> Reply: ...
 
 
 class ContextLengthExceeded(ModelError):

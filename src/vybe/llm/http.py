@@ -1,23 +1,29 @@
-"""One JSON POST with retries, shared by both wire formats, so they fail the same way.
+"""One JSON POST or one event stream with retries, shared by both wire formats, so they
+fail the same way.
 
-Retries back off exponentially with jitter on 429, 5xx, timeouts and dropped connections,
-and honour ``Retry-After``. A context-length refusal becomes ``ContextLengthExceeded``
-(the engine's overflow ladder handles it); every other failure is a ``ModelError`` that
-says what happened. httpx is imported here only, never at a CLI module's top level.
+Retries back off exponentially with jitter on 429, 5xx, timeouts, dropped connections and
+streams cut short, and honour ``Retry-After``. A context-length refusal becomes
+``ContextLengthExceeded`` (the engine's overflow ladder handles it); every other failure is
+a ``ModelError`` that says what happened. httpx is imported here only, never at a CLI
+module's top level.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 from vybe.errors import ModelError
-from vybe.llm.base import ContextLengthExceeded
+from vybe.llm.base import ContextLengthExceeded, Watch
+from vybe.llm.sse import Event, events
 
+T = TypeVar("T")
 RETRY_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 NO_RETRY_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 OVERFLOW_TYPES = frozenset({"exceed_context_size_error", "request_too_large"})
@@ -104,7 +110,7 @@ def _failure(response: Any) -> Failure:
     return Failure(response.status_code, message, kind, code, retry_after(response.headers))
 
 
-def _raise_final(failure: Failure, provider: str, url: str) -> None:
+def _raise_final(failure: Failure, provider: str, url: str) -> NoReturn:
     context = {"provider": provider, "url": url, "status": failure.status}
     if failure.code:
         context["code"] = failure.code
@@ -129,8 +135,49 @@ def _raise_final(failure: Failure, provider: str, url: str) -> None:
     )
 
 
+class Broken(Exception):
+    """A streamed reply that stopped short: cut off, unreadable, or an error event in a 200.
+
+    ``failure`` is the error the stream carried, judged like a non-2xx answer; without one
+    the stream was cut and is retried like a dropped connection.
+    """
+
+    def __init__(self, reason: str, failure: Failure | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.failure = failure
+
+
+def event_json(data: str) -> dict[str, Any]:
+    """One event's data as a JSON object; anything else is a broken stream."""
+    try:
+        parsed = json.loads(data)
+    except ValueError:
+        raise Broken(f"an unreadable event in the stream: {data[:120]!r}") from None
+    if not isinstance(parsed, dict):
+        raise Broken(f"an event that is not a JSON object: {data[:120]!r}")
+    return parsed
+
+
+class _Again(Exception):
+    """One attempt failed in a way worth retrying; ``hinted`` is the server's Retry-After."""
+
+    def __init__(self, reason: str, hinted: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.hinted = hinted
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
 class Transport:
-    """An HTTP client for one provider: JSON in, JSON out, retries inside."""
+    """An HTTP client for one provider: JSON in, JSON or events out, retries inside.
+
+    The read timeout bounds each wait for bytes, so on a stream it is the longest silence
+    allowed between two chunks, however long the whole reply takes.
+    """
 
     def __init__(self, provider: str, headers: dict[str, str], policy: RetryPolicy) -> None:
         import httpx
@@ -143,29 +190,82 @@ class Transport:
             timeout=httpx.Timeout(policy.timeout, connect=policy.connect_timeout),
         )
 
-    def post(self, url: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def post(self, url: str, payload: dict[str, Any], watch: Watch | None = None) -> dict[str, Any]:
         """POST ``payload``; the parsed JSON reply, after retries, or a ModelError."""
+        return self._retrying(url, lambda: self._post_once(url, payload), watch)
+
+    def stream(
+        self,
+        url: str,
+        payload: dict[str, Any],
+        read: Callable[[Iterator[Event]], T],
+        watch: Watch | None = None,
+    ) -> T:
+        """POST ``payload`` and hand its events to ``read``; a stream that breaks is retried.
+
+        ``read`` raises ``Broken`` when the events stop short. Each attempt is a new stream
+        read by a new call of ``read``, so nothing of a broken attempt reaches the result.
+        """
+        return self._retrying(url, lambda: self._stream_once(url, payload, read), watch)
+
+    def _retrying(self, url: str, once: Callable[[], T], watch: Watch | None) -> T:
         last = ""
         for attempt in range(self.policy.attempts):
-            hinted: float | None = None
             try:
-                response = self.client.post(url, json=payload)
-            except self._httpx.TransportError as exc:
-                last = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            else:
-                if response.is_success:
-                    return self._json(response, url)
-                failure = _failure(response)
-                if failure.overflow or not failure.retryable:
-                    _raise_final(failure, self.provider, url)
-                last, hinted = f"{failure.status}: {failure.message}", failure.retry_after
+                return once()
+            except _Again as again:
+                last, hinted = again.reason, again.hinted
             if attempt + 1 < self.policy.attempts:
+                if watch is not None:
+                    watch.retry(last)
                 time.sleep(self.policy.delay(attempt, hinted))
         raise ModelError(
             f"{self.provider} request failed after {self.policy.attempts} attempts: {last}",
             context={"provider": self.provider, "url": url},
             suggested_action="check that the server is up and reachable, then retry",
         )
+
+    def _post_once(self, url: str, payload: dict[str, Any]) -> dict[str, Any]:
+        try:
+            response = self.client.post(url, json=payload)
+        except self._httpx.TransportError as exc:
+            raise _Again(_describe(exc)) from None
+        if not response.is_success:
+            self._judge(_failure(response), url)
+        return self._json(response, url)
+
+    def _stream_once(
+        self, url: str, payload: dict[str, Any], read: Callable[[Iterator[Event]], T]
+    ) -> T:
+        try:
+            with self.client.stream("POST", url, json=payload) as response:
+                if not response.is_success:
+                    response.read()
+                    self._judge(_failure(response), url)
+                self._expect_events(response, url)
+                return read(events(response.iter_lines()))
+        except self._httpx.TransportError as exc:
+            raise _Again(_describe(exc)) from None
+        except Broken as broken:
+            if broken.failure is not None:
+                self._judge(broken.failure, url)
+            raise _Again(broken.reason) from None
+
+    def _judge(self, failure: Failure, url: str) -> NoReturn:
+        """Raise the final error for ``failure``, or ``_Again`` when it is worth a retry."""
+        if failure.overflow or not failure.retryable:
+            _raise_final(failure, self.provider, url)
+        raise _Again(f"{failure.status}: {failure.message}", failure.retry_after)
+
+    def _expect_events(self, response: Any, url: str) -> None:
+        """A server that answers a streaming request with one JSON body cannot stream."""
+        kind = response.headers.get("content-type", "")
+        if kind.startswith("application/json"):
+            raise ModelError(
+                f"{self.provider} answered a streaming request with {kind}, not an event stream",
+                context={"provider": self.provider, "url": url},
+                suggested_action="pass --no-stream, or set stream: false for this model",
+            )
 
     def _json(self, response: Any, url: str) -> dict[str, Any]:
         try:

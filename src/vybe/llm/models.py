@@ -39,6 +39,7 @@ class ModelInfo:
     api_name: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     known: bool = True
+    stream: bool = True
 
     @property
     def wire_name(self) -> str:
@@ -143,6 +144,12 @@ def _int(value: Any, what: str) -> int | None:
     return number
 
 
+def _flag(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(f"{what} must be true or false, not {value!r}")
+    return value
+
+
 def _prices(raw: Any, where: str) -> tuple[PriceStep, ...]:
     steps = []
     for item in raw or ():
@@ -165,8 +172,13 @@ def resolve(
     *,
     window: int | None = None,
     max_output: int | None = None,
+    stream: bool = True,
 ) -> ModelInfo:
-    """The model's settings: built-in table, then the config's ``models:``, then the flags."""
+    """The model's settings: built-in table, then the config's ``models:``, then the flags.
+
+    A model streams its replies unless its entry says ``stream: false`` or ``stream`` is
+    False (``--no-stream``), for servers that cannot.
+    """
     table = {**BUILTIN}
     for key, value in (overrides or {}).items():
         if not isinstance(value, dict):
@@ -185,6 +197,7 @@ def resolve(
         api_name=spec.get("api_name"),
         headers=dict(spec.get("headers") or {}),
         known=found is not None,
+        stream=_flag(spec.get("stream", True), f"{where}.stream"),
     )
     if window is not None:
         size = _int(window, "--window") or info.window
@@ -192,4 +205,6 @@ def resolve(
         info = replace(info, window=size, input_limit=limit)
     if max_output is not None:
         info = replace(info, max_output=_int(max_output, "--max-output"))
+    if not stream:
+        info = replace(info, stream=False)
     return info

@@ -2,15 +2,23 @@
 
 vLLM, llama.cpp, Ollama, LM Studio and OpenRouter speak it too, so a local model is one
 ``--base-url`` away. A key is required only for OpenAI's own endpoint.
+
+Replies stream by default (``"stream": true``): the chunks are folded back into the body the
+non-streaming call returns and parsed by the same ``parse``, so both give the same Reply.
+Usage is asked for with ``stream_options``; a server that refuses the option is asked again
+without it, and one that sends no usage leaves the engine's estimate standing.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
-from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage
-from vybe.llm.http import RetryPolicy, Transport
+from vybe.errors import ModelError
+from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch
+from vybe.llm.http import Broken, Failure, RetryPolicy, Transport, event_json
+from vybe.llm.sse import Event
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 FINISH: dict[str, StopReason] = {
@@ -108,6 +116,89 @@ def parse(body: dict[str, Any]) -> Reply:
     return Reply(text=text, tool_calls=calls, stop_reason=stop, usage=_usage(body.get("usage")))
 
 
+class Fold:
+    """The chunks of one streamed completion, folded into a non-streaming response body.
+
+    Tool calls are keyed by their ``index``: the first fragment names the id and function,
+    later ones add pieces of the arguments (an id or name sent again is not appended).
+    """
+
+    def __init__(self, watch: Watch | None) -> None:
+        self.watch = watch
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish: str | None = None
+        self.usage: dict[str, Any] | None = None
+
+    def read(self, stream: Iterator[Event]) -> dict[str, Any]:
+        """The whole body, once ``[DONE]`` arrives; ``Broken`` if the stream stops before."""
+        for event in stream:
+            if event.data.strip() == "[DONE]":
+                return self.body()
+            self.add(_chunk(event.data))
+        raise Broken("the stream ended before [DONE]")
+
+    def add(self, chunk: dict[str, Any]) -> None:
+        if isinstance(chunk.get("usage"), dict):
+            self.usage = chunk["usage"]
+        for choice in chunk.get("choices") or ():
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            piece = delta.get("content")
+            if isinstance(piece, str) and piece:
+                self.text.append(piece)
+                if self.watch is not None:
+                    self.watch.text(piece)
+            for position, fragment in enumerate(delta.get("tool_calls") or ()):
+                self._fragment(fragment.get("index", position), fragment)
+            self.finish = choice.get("finish_reason") or self.finish
+
+    def _fragment(self, index: int, fragment: dict[str, Any]) -> None:
+        call = self.calls.setdefault(index, {"id": None, "name": "", "arguments": []})
+        function = fragment.get("function") or {}
+        call["id"] = call["id"] or fragment.get("id")
+        call["name"] = call["name"] or function.get("name") or ""
+        call["arguments"].append(function.get("arguments") or "")
+
+    def body(self) -> dict[str, Any]:
+        calls = [
+            {"id": c["id"], "function": {"name": c["name"], "arguments": "".join(c["arguments"])}}
+            for _, c in sorted(self.calls.items())
+        ]
+        message = {"content": "".join(self.text), "tool_calls": calls}
+        choice = {"message": message, "finish_reason": self.finish}
+        return {"choices": [choice], "usage": self.usage}
+
+
+def _chunk(data: str) -> dict[str, Any]:
+    """One chunk's JSON; an ``error`` object inside a 200 stream is judged like an answer."""
+    chunk = event_json(data)
+    error = chunk.get("error")
+    if error:
+        raise Broken("the stream carried an error", _stream_failure(error))
+    return chunk
+
+
+def _stream_failure(error: Any) -> Failure:
+    """vLLM and others report a failure mid-stream with the error's HTTP code, if any."""
+    fields = error if isinstance(error, dict) else {"message": str(error)}
+    code = fields.get("code")
+    status = code if isinstance(code, int) and 400 <= code < 600 else 500
+    return Failure(
+        status,
+        str(fields.get("message") or error),
+        str(fields.get("type") or ""),
+        "" if isinstance(code, int) else str(code or ""),
+        None,
+    )
+
+
+def _options_refused(error: ModelError) -> bool:
+    """An older server refused ``stream_options`` as an unknown field."""
+    return error.context.get("status") in (400, 422) and "stream_options" in error.message
+
+
 class OpenAICompatible:
     """A chat model behind a ``/chat/completions`` endpoint."""
 
@@ -121,8 +212,11 @@ class OpenAICompatible:
         api_key: str | None = None,
         headers: dict[str, str] | None = None,
         policy: RetryPolicy | None = None,
+        stream: bool = True,
     ) -> None:
         self.name = model
+        self.stream = stream
+        self.ask_usage = True
         self.base_url = base_url.rstrip("/")
         official = "api.openai.com" in self.base_url
         self.max_tokens_field = "max_completion_tokens" if official else "max_tokens"
@@ -131,9 +225,32 @@ class OpenAICompatible:
             wire_headers["Authorization"] = f"Bearer {api_key}"
         self.transport = Transport("openai", wire_headers, policy or RetryPolicy())
 
-    def complete(self, request: Request) -> Reply:
+    def complete(self, request: Request, watch: Watch | None = None) -> Reply:
         body = payload(self.name, request, self.max_tokens_field)
-        return parse(self.transport.post(self.base_url + "/chat/completions", body))
+        url = self.base_url + "/chat/completions"
+        if self.stream:
+            return parse(self._streamed(url, body, watch))
+        reply = parse(self.transport.post(url, body, watch))
+        if watch is not None and reply.text:
+            watch.text(reply.text)
+        return reply
+
+    def _streamed(self, url: str, body: dict[str, Any], watch: Watch | None) -> dict[str, Any]:
+        """The streamed body; asks without ``stream_options`` from the first refusal on."""
+        streaming = {**body, "stream": True}
+
+        def read(stream: Iterator[Event]) -> dict[str, Any]:
+            return Fold(watch).read(stream)  # a fresh fold for every attempt
+
+        if self.ask_usage:
+            try:
+                options = {"stream_options": {"include_usage": True}}
+                return self.transport.stream(url, {**streaming, **options}, read, watch)
+            except ModelError as error:
+                if not _options_refused(error):
+                    raise
+                self.ask_usage = False
+        return self.transport.stream(url, streaming, read, watch)
 
     def check(self) -> None:
         """Fail before any turn when the server cannot be reached or refuses the key."""

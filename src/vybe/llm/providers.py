@@ -25,6 +25,7 @@ class Choice:
     api_key_env: str | None = None
     window: int | None = None
     max_output: int | None = None
+    stream: bool = True
 
 
 def _pick(flag: Any, env: str, section: dict[str, Any], key: str) -> Any:
@@ -52,6 +53,7 @@ def settle(choice: Choice, config: dict[str, Any]) -> tuple[ModelInfo, str | Non
         config.get("models") or {},
         window=_given(choice.window, chat.get("window")),
         max_output=_given(choice.max_output, chat.get("max_output")),
+        stream=choice.stream,
     )
     base_url = _pick(choice.base_url, "VYBE_CHAT_BASE_URL", chat, "base_url")
     key_env = _pick(choice.api_key_env, "VYBE_CHAT_API_KEY_ENV", chat, "api_key_env")
@@ -90,6 +92,7 @@ def connect(
             base_url=base_url or DEFAULT_BASE_URL,
             headers=info.headers,
             policy=policy,
+            stream=info.stream,
         )
     else:
         from vybe.llm.openai_compat import DEFAULT_BASE_URL, OpenAICompatible
@@ -100,6 +103,7 @@ def connect(
             api_key=key,
             headers=info.headers,
             policy=policy,
+            stream=info.stream,
         )
     model.check()
     return model

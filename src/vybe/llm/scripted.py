@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from vybe.errors import ModelError
-from vybe.llm.base import Message, Reply, Request, ToolCall, Usage
+from vybe.llm.base import Message, Reply, Request, ToolCall, Usage, Watch
 
 Step = Reply | Exception | Callable[[Request], Reply]
 REQUEST_TAG = "<context-checkpoint-request>"
@@ -25,6 +25,15 @@ DIRECTIVE = re.compile(
 )
 REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.\w+|\b[a-z]+_[0-9a-f]{4,}\b")
 USER_MESSAGE = re.compile(r'<user-message number="\d+">\n(.*?)\n</user-message>', re.DOTALL)
+WORD = re.compile(r"\S+\s*|\s+")
+
+
+def stream_words(watch: Watch | None, reply: Reply) -> Reply:
+    """Show ``reply``'s text to ``watch`` a word at a time, as a streaming server would."""
+    if watch is not None:
+        for word in WORD.findall(reply.text):
+            watch.text(word)
+    return reply
 
 
 def usage_of(request: Request, text: str) -> Usage:
@@ -41,14 +50,14 @@ class ScriptedModel:
     name: str = "scripted"
     requests: list[Request] = field(default_factory=list)
 
-    def complete(self, request: Request) -> Reply:
+    def complete(self, request: Request, watch: Watch | None = None) -> Reply:
         self.requests.append(request)
         if len(self.requests) > len(self.steps):
             raise ModelError("the script has no reply left for this request")
         step = self.steps[len(self.requests) - 1]
         if isinstance(step, Exception):
             raise step
-        return step(request) if callable(step) else step
+        return stream_words(watch, step(request) if callable(step) else step)
 
 
 def _calls(*specs: tuple[str, dict]) -> tuple[ToolCall, ...]:
@@ -66,7 +75,10 @@ class Consolidator:
     name: str = "consolidator"
     requests: list[Request] = field(default_factory=list)
 
-    def complete(self, request: Request) -> Reply:
+    def complete(self, request: Request, watch: Watch | None = None) -> Reply:
+        return stream_words(watch, self.reply(request))
+
+    def reply(self, request: Request) -> Reply:
         self.requests.append(request)
         start = _request_index(request.messages)
         if start is None:
