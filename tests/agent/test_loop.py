@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.brain import serve, text_of
-from tests.fakes.servers import FakeServer, Received, Response, openai_error, openai_reply
+from tests.fakes.servers import (
+    FakeServer,
+    Received,
+    Response,
+    openai_error,
+    openai_events,
+    openai_reply,
+)
 from vybe.agent.loop import Runner
 from vybe.agent.shell import REFUSED, BashPermission
 from vybe.agent.tasks import TaskTools
@@ -16,7 +23,7 @@ from vybe.agent.tools import Toolbox
 from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_user
 from vybe.llm.anthropic import AnthropicMessages
-from vybe.llm.base import Reply, Request, ToolCall
+from vybe.llm.base import Reply, Request, ToolCall, Watch
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
 from vybe.store import Store
@@ -235,3 +242,33 @@ def test_each_persons_message_starts_a_run_with_its_own_checkpoint_failures(stor
     assert second.checkpoints and second.checkpoints[0]["outcome"] == "failed"
     runs = [a.run_id for a in record.attempts("s1")]
     assert len(set(runs)) == 2 and runs[0] == runs[1] != runs[2]
+
+
+def test_a_stream_cut_and_retried_is_shown_again_and_recorded_once_whole(store, tmp_path):
+    text = "The whole reply, streamed twice because the first stream broke."
+    cut = Response(events=openai_events(openai_reply(text).body), die=True)
+    answers = [cut, openai_reply(text)]
+    pieces, retries = [], []
+    with FakeServer(lambda r: answers[len(server.posts) - 1]) as server:
+        runner = runner_for(store, server, tmp_path)
+        runner.watch = Watch(pieces.append, retries.append)
+        record_user(runner.record, "s1", "say it")
+        report = runner.run("s1")
+    assert report.reply == text
+    assert len(retries) == 1
+    assert "".join(pieces).endswith(text) and len("".join(pieces)) > len(text)
+    replies = [m for m in runner.record.messages("s1") if m.type == "assistant"]
+    assert [m.text for m in replies] == [text]
+
+
+def test_the_watch_sees_a_scripted_reply_word_by_word(store, tmp_path):
+    model = scripted.ScriptedModel([Reply("on it now")])
+    record = SqliteRecord(store)
+    limits = budget.ModelLimits(window=8000, max_output=1000)
+    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    tools = Toolbox(tmp_path, {}, BashPermission(False), TaskTools(store, "tester", "s1"))
+    pieces: list[str] = []
+    runner = Runner(record, engine, model, tools, tmp_path, watch=Watch(pieces.append))
+    record_user(record, "s1", "go")
+    runner.run("s1")
+    assert pieces == ["on ", "it ", "now"]

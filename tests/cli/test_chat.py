@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.conftest import TRANSCRIPTS, VYBE
-from tests.fakes.servers import FakeServer, Received, openai_reply
+from tests.fakes.servers import FakeServer, Received, Response, openai_events, openai_reply
 
 pytest.importorskip("vybe.context.engine")
 TRANSCRIPT = str(TRANSCRIPTS / "claude-codemie-code-9eda1058-summaries.jsonl")
@@ -33,6 +33,70 @@ def test_once_replies_in_one_envelope_with_session_and_calls(vybe, tmp_path):
     assert data["session_id"].startswith("ses_")
     assert [c["name"] for c in data["tool_calls"]] == ["write"]
     assert data["checkpoints"] == []
+
+
+def test_interactive_chat_prints_the_streamed_reply_on_stdout(vybe, tmp_path):
+    text = "Hello! I stream my words as they arrive."
+    with FakeServer(lambda r: openai_reply(text)) as server:
+        shown = subprocess.run(
+            [VYBE, "chat", *model_flags(server)],
+            input="hi there\n/exit\n",
+            env=vybe.env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert shown.returncode == 0, shown.stderr
+    assert f"vibey> {text}\n" in shown.stdout
+    assert json.loads(shown.stdout.splitlines()[-1])["data"]["turns"] == 1
+    assert server.posts[0].body["stream"] is True
+
+
+def test_interactive_chat_says_on_one_line_that_a_broken_stream_is_retried(vybe, tmp_path):
+    text = "This reply breaks off the first time it is sent."
+    cut = Response(events=openai_events(openai_reply(text).body), die=True)
+    answers = [cut, openai_reply(text)]
+    with FakeServer(lambda r: answers[len(server.posts) - 1]) as server:
+        shown = subprocess.run(
+            [VYBE, "chat", *model_flags(server)],
+            input="hi there\n/exit\n",
+            env=vybe.env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    notices = [line for line in shown.stderr.splitlines() if "retrying" in line]
+    assert len(notices) == 1 and "RemoteProtocolError" in notices[0]
+    replies = [line for line in shown.stdout.splitlines() if line.startswith("vibey> ")]
+    assert len(replies) == 2 and text.startswith(replies[0][7:]) and replies[1] == f"vibey> {text}"
+    shown_session = vybe.ok("session", "list")["sessions"][0]
+    assert vybe.ok("session", "show", shown_session["id"])["stats"]["by_type"]["assistant"] == 1
+
+
+def test_once_streams_underneath_and_prints_only_the_envelope(vybe, tmp_path):
+    with FakeServer(lambda r: openai_reply("a streamed answer")) as server:
+        result = subprocess.run(
+            [VYBE, "chat", "--once", "hi", *model_flags(server)],
+            env=vybe.env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    assert server.posts[0].body["stream"] is True
+    assert len(result.stdout.splitlines()) == 1
+    assert json.loads(result.stdout)["data"]["reply"] == "a streamed answer"
+
+
+def test_no_stream_asks_for_whole_replies(vybe):
+    with FakeServer(lambda r: openai_reply("whole")) as server:
+        data = vybe.ok("chat", "--once", "hi", "--no-stream", *model_flags(server))
+    assert data["reply"] == "whole"
+    assert "stream" not in server.posts[0].body
 
 
 def test_missing_key_fails_before_any_turn(vybe):

@@ -81,3 +81,15 @@ def test_config_price_steps_as_mappings():
 def test_bad_window_is_invalid_input():
     with pytest.raises(InvalidInput, match="window"):
         resolve("m", overrides={"m": {"window": "big"}})
+
+
+def test_models_stream_unless_their_entry_or_the_flag_says_not():
+    overrides = {"old-llama": {"stream": False}}
+    assert resolve("gpt-4o").stream is True
+    assert resolve("old-llama", overrides=overrides).stream is False
+    assert resolve("gpt-4o", stream=False).stream is False
+
+
+def test_stream_setting_that_is_not_true_or_false_is_invalid_input():
+    with pytest.raises(InvalidInput, match=r"models\.old-llama\.stream"):
+        resolve("old-llama", overrides={"old-llama": {"stream": "no"}})

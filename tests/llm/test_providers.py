@@ -74,3 +74,12 @@ def test_unknown_provider_is_invalid_input():
 def test_a_zero_override_is_refused_not_replaced_by_the_default(field):
     with pytest.raises(InvalidInput, match="positive"):
         settle(Choice(model="gpt-4o", **{field: 0}), {"chat": {field: 50000}})
+
+
+@pytest.mark.parametrize("streams", [True, False])
+def test_connected_adapter_streams_as_the_choice_says(streams):
+    with FakeServer(scripted([])) as server:
+        info, base, env = settle(Choice(model="local", base_url=server.url, stream=streams), {})
+        model = connect(info, base, env, FAST)
+    assert isinstance(model, OpenAICompatible)
+    assert model.stream is streams

@@ -3,7 +3,7 @@
 import pytest
 
 from vybe.errors import ModelError
-from vybe.llm.base import Message, Reply, Request
+from vybe.llm.base import Message, Reply, Request, Watch
 from vybe.llm.scripted import Consolidator, ScriptedModel, SloppyConsolidator
 
 MIND = (
@@ -92,3 +92,11 @@ def test_sloppy_consolidator_rewrites_the_mission_and_takes_harness_text_for_the
     new_texts = " ".join(c.arguments["new_text"] for c in edits)
     assert "The user asked: The user asked: deploy now" in new_texts
     assert "- ship the importer by friday" not in new_texts
+
+
+def test_scripted_model_streams_a_reply_word_by_word_to_the_watch():
+    pieces: list[str] = []
+    model = ScriptedModel([Reply("three words here")])
+    reply = model.complete(Request("sys", (Message("user", "hi"),)), Watch(pieces.append))
+    assert pieces == ["three ", "words ", "here"]
+    assert reply.text == "three words here"
