@@ -97,11 +97,17 @@ def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
 
 
 @pytest.mark.parametrize("target", ["claude", "codex"])
-def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target):
+@pytest.mark.parametrize("source", ["startup", "compact"])
+def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target, source):
     """re with enum costs ~2.5 ms: only a handler that matches text imports it (the
     executable is a script file, not pip's wrapper, for the same reason)."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
-    modules = loaded(vybe, ["hook", "run", target], {**payload, "source": "startup"})
+    loaded(
+        vybe,
+        ["hook", "run", target],
+        {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "use tabs"},
+    )
+    modules = loaded(vybe, ["hook", "run", target], {**payload, "source": source})
     assert f"vybe.integrations.{'claude_code' if target == 'claude' else target}" in modules
     assert heavy_in(modules, {"re", "enum"}) == set()
 

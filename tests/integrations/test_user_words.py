@@ -1,0 +1,44 @@
+"""Which of the person's messages set direction and which only acknowledge: str matching
+that agrees with the regular expressions it replaced (kept here as the reference)."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from vybe.integrations.user_words import ACKS, DIRECTION, is_ack, sets_direction
+
+ACK_PATTERN = re.compile(
+    r"^\s*(ok(ay)?|k|yes|yep|yeah|sure|go( on| ahead)?|continue|proceed|next|thanks?( you)?|"
+    r"thx|great|good|nice|perfect|lgtm|do it|carry on|keep going|sounds good|👍)[\s.!]*$",
+    re.IGNORECASE,
+)
+DIRECTION_PATTERN = re.compile(
+    r"\b(must|never|always|don'?t|do not|should|shouldn'?t|prefer|please|make sure|only|"
+    r"instead|avoid|allowed?|permission|you (can|may)|not allowed|goal|want|need|require|"
+    r"rule|important|remember|stop|keep|use)\b",
+    re.IGNORECASE,
+)
+# Letters, digits, word joiners and separators; not the few characters whose case folding
+# re and str.lower() treat differently (dotted and dotless i, long s, the Kelvin sign).
+pieces = st.sampled_from(
+    [*ACKS, *DIRECTION, *"aAeéZ9_'’.!? -\t\n", "OK", "Don't", "USEFUL", "reuse", "👍"]
+)
+texts = st.lists(pieces, max_size=8).map("".join)
+
+
+@given(texts)
+def test_is_ack_agrees_with_the_pattern(text):
+    assert is_ack(text) == bool(ACK_PATTERN.match(text))
+
+
+@given(texts)
+def test_sets_direction_agrees_with_the_pattern(text):
+    assert sets_direction(text) == bool(DIRECTION_PATTERN.search(text))
+
+
+def test_examples():
+    assert is_ack("  Go on.!  ") and is_ack("thanks you!") and not is_ack("ok, and tests")
+    assert sets_direction("Please, never push") and not sets_direction("it was useful")
