@@ -20,15 +20,16 @@ from typing import Any
 class Response:
     """One scripted answer; ``die`` sends the headers and part of the body, then hangs up.
 
-    ``events`` (SSE event texts) are sent one per chunk instead of ``body``, ``gap`` seconds
-    apart, with a ``stall`` before the middle one; ``die`` then hangs up at the middle.
+    ``events`` (SSE event texts, or raw bytes) are sent one per chunk instead of ``body``,
+    ``gap`` seconds apart, with a ``stall`` before the middle one; ``die`` then hangs up at
+    the middle.
     """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     die: bool = False
-    events: list[str] | None = None
+    events: list[str | bytes] | None = None
     gap: float = 0.0
     stall: float = 0.0
 
@@ -122,7 +123,7 @@ class FakeServer:
                         if number == middle and answer.die:
                             break
                         time.sleep(answer.stall if number == middle else answer.gap)
-                        data = event.encode()
+                        data = event if isinstance(event, bytes) else event.encode()
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                         self.wfile.flush()
                     if not answer.die:
@@ -173,7 +174,8 @@ def _pieces(text: str, size: int = 3) -> list[str]:
 def openai_events(body: dict[str, Any], usage: bool = True) -> list[str]:
     """A Chat Completions body as stream chunks: a role chunk, the text in 3-character pieces,
     each tool call's id and name then its arguments in pieces (parallel calls' fragments
-    interleaved, keyed by index), the finish reason, the usage chunk if asked, ``[DONE]``."""
+    interleaved, keyed by index), the finish reason, the usage chunk if asked, ``[DONE]``.
+    The JSON is UTF-8, not ASCII escapes, as vLLM and llama.cpp send it."""
     choice = body["choices"][0]
     message = choice["message"]
     head = {"id": body["id"], "object": "chat.completion.chunk", "created": 0, "model": "fake"}
@@ -198,7 +200,8 @@ def openai_events(body: dict[str, Any], usage: bool = True) -> list[str]:
     chunks.append(chunk({}, choice["finish_reason"]))
     if usage:
         chunks.append({**head, "choices": [], "usage": body["usage"]})
-    return [f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"]
+    data = [json.dumps(c, ensure_ascii=False) for c in chunks]
+    return [f"data: {d}\n\n" for d in data] + ["data: [DONE]\n\n"]
 
 
 def anthropic_events(body: dict[str, Any]) -> list[str]:
@@ -231,8 +234,8 @@ def anthropic_events(body: dict[str, Any]) -> list[str]:
 
 
 def sse(name: str, data: dict[str, Any]) -> str:
-    """One named server-sent event."""
-    return f"event: {name}\ndata: {json.dumps(data)}\n\n"
+    """One named server-sent event, its JSON in UTF-8 as real servers send it."""
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
 def scripted(answers: Iterable[Response]) -> Responder:

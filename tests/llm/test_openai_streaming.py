@@ -128,6 +128,14 @@ def test_stream_cut_mid_way_is_retried_and_the_watch_told():
     assert len(server.posts) == 2
 
 
+def test_chunks_cut_across_events_and_utf8_characters_assemble_the_same_text():
+    text = "Grüße aus Zürich: 日本語のテキスト, emoji 🚀 too."
+    raw = "".join(openai_events(openai_reply(text).body)).encode()
+    cut = [raw[i : i + 5] for i in range(0, len(raw), 5)]
+    with FakeServer(scripted([Response(events=cut)])) as server:
+        assert model_for(server).complete(ask()).text == text
+
+
 def test_stream_ending_without_done_is_retried():
     events = openai_events(openai_reply(TEXT).body)[:-1]
     with FakeServer(scripted([Response(events=events), openai_reply("whole")])) as server:
