@@ -3,12 +3,45 @@
 from __future__ import annotations
 
 import compileall
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import vybe
+
+WARM_UP = 3
 
 
 def compile_vybe() -> None:
     """Time vybe as installed, with bytecode: under PYTHONDONTWRITEBYTECODE every run would
     compile each module from source again (about 10 ms a run here)."""
     compileall.compile_dir(Path(vybe.__file__).parent, quiet=1)
+
+
+class Run(NamedTuple):
+    """One command to time: its argv and environment, what it reads on stdin, and what to do
+    (untimed) before each run."""
+
+    argv: list[str]
+    env: dict[str, str]
+    stdin: bytes = b""
+    before: Callable[[], None] | None = None
+
+
+def interleaved(runs: dict[str, Run], rounds: int) -> dict[str, float]:
+    """Median wall time of each command in ms, the commands taken in turn round by round, so
+    a machine that speeds up or slows down weighs on every command alike."""
+    samples: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(rounds + WARM_UP):
+        for name, run in runs.items():
+            if run.before:
+                run.before()
+            start = time.perf_counter()
+            done = subprocess.run(run.argv, input=run.stdin, env=run.env, capture_output=True)
+            samples[name].append((time.perf_counter() - start) * 1000)
+            if done.returncode != 0:
+                raise SystemExit(f"{run.argv} failed: {done.stdout[:300]!r} {done.stderr[-300:]!r}")
+    return {name: statistics.median(values[WARM_UP:]) for name, values in samples.items()}

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 
-from _common import compile_vybe
+from _common import Run, compile_vybe, interleaved
 
 from vybe import clock
 from vybe.actions import tasks
@@ -67,19 +67,6 @@ def build(path: Path, events: int, task_count: int) -> None:
     conn.execute("COMMIT")
     conn.execute("ANALYZE")
     conn.close()
-
-
-def latencies(commands: dict[str, list[str]], env: dict, runs: int) -> dict[str, float]:
-    """Median wall time of each command in ms, the commands interleaved round by round."""
-    samples: dict[str, list[float]] = {name: [] for name in commands}
-    for _ in range(runs + 3):
-        for name, command in commands.items():
-            start = time.perf_counter()
-            done = subprocess.run(command, env=env, capture_output=True, check=False)
-            samples[name].append((time.perf_counter() - start) * 1000)
-            if done.returncode != 0:
-                raise SystemExit(f"{command} failed: {done.stdout[:300]!r} {done.stderr[-300:]!r}")
-    return {name: statistics.median(values[3:]) for name, values in samples.items()}
 
 
 def vybe_writer(path: str, n: int, count: int, start: multiprocessing.Event) -> None:
@@ -261,13 +248,12 @@ def main() -> int:
             "VYBE_DB_PATH": str(big),
             "VYBE_CONFIG_DIR": folder,
         }
-        figures = latencies(
+        figures = interleaved(
             {
-                "bare": [sys.executable, "-c", "import sqlite3"],
-                "status": [VYBE, "status"],
-                "task list": [VYBE, "task", "list"],
+                "bare": Run([sys.executable, "-c", "import sqlite3"], env),
+                "status": Run([VYBE, "status"], env),
+                "task list": Run([VYBE, "task", "list"], env),
             },
-            env,
             args.runs,
         )
         bare = figures["bare"]

@@ -10,14 +10,12 @@ import argparse
 import json
 import os
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from _common import compile_vybe
+from _common import Run, compile_vybe, interleaved
 
 VYBE = str(Path(sys.executable).with_name("vybe"))
 NOW = "2026-08-01T10:00:00.000000Z"
@@ -57,17 +55,6 @@ def seed(env: dict[str, str], db: Path, events: int, memories: int, project: str
     conn.close()
 
 
-def timed(command: list[str], env: dict[str, str], stdin: bytes, runs: int) -> float:
-    """Median wall time in milliseconds of ``runs`` runs, after one warm-up."""
-    samples = []
-    for n in range(runs + 1):
-        start = time.perf_counter()
-        subprocess.run(command, input=stdin, env=env, check=True, capture_output=True)
-        if n:
-            samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
@@ -92,12 +79,17 @@ def main() -> None:
             "SessionStart startup": {"hook_event_name": "SessionStart", "source": "startup"},
             "SessionStart compact": {"hook_event_name": "SessionStart", "source": "compact"},
         }
-        base = timed([sys.executable, "-c", "import sqlite3"], env, b"", args.runs)
-        print(f"store: {args.events} events, {args.memories} memories; median of {args.runs} runs")
-        print(f"{'python -c import sqlite3':28} {base:7.1f} ms  1.00x")
+        runs = {"python -c import sqlite3": Run([sys.executable, "-c", "import sqlite3"], env)}
         for name, payload in payloads.items():
             stdin = json.dumps({**common, **payload}).encode()
-            ms = timed([VYBE, "hook", "run", "claude"], env, stdin, args.runs)
+            runs[name] = Run([VYBE, "hook", "run", "claude"], env, stdin)
+        figures = interleaved(runs, args.runs)
+        base = figures["python -c import sqlite3"]
+        print(
+            f"store: {args.events} events, {args.memories} memories;"
+            f" median of {args.runs} interleaved runs"
+        )
+        for name, ms in figures.items():
             print(f"{name:28} {ms:7.1f} ms  {ms / base:.2f}x")
         log = home / "config" / "hooks.log"
         if log.exists():

@@ -12,13 +12,12 @@ import random
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _common import compile_vybe
+from _common import Run, compile_vybe, interleaved
 
 from vybe import clock
 from vybe.actions import resume as resumes
@@ -112,20 +111,6 @@ def place_agent(path: Path, focus: str | None, behind: int = 100) -> None:
     conn.close()
 
 
-def timed(command: list[str], env: dict, runs: int, before=None) -> float:
-    """Median wall time of a command, in milliseconds."""
-    samples = []
-    for _ in range(runs):
-        if before:
-            before()
-        start = time.perf_counter()
-        done = subprocess.run(command, env=env, capture_output=True, check=False)
-        samples.append((time.perf_counter() - start) * 1000)
-        if done.returncode != 0:
-            raise SystemExit(f"{command} failed: {done.stdout[:500]!r} {done.stderr[-500:]!r}")
-    return statistics.median(samples)
-
-
 def in_process(path: Path, runs: int) -> float:
     store = Store(path)
     samples = []
@@ -177,16 +162,19 @@ def main() -> int:
         Store(empty).close()
         focus = "task_000001"
         env = {**os.environ, "VYBE_AGENT": AGENT, "VYBE_CONFIG_DIR": folder}
-        figures = {}
+        runs = {"bare": Run([sys.executable, "-c", "import sqlite3"], env)}
         for name, path, task in (("big", big, focus), ("empty", empty, None)):
             run_env = {**env, "VYBE_DB_PATH": str(path)}
             place_agent(path, task)
-            figures[name, "peek"] = timed([VYBE, "resume", "--peek"], run_env, args.runs)
-            figures[name, "resume"] = timed(
-                [VYBE, "resume"], run_env, args.runs, lambda p=path, t=task: place_agent(p, t)
+            runs[f"{name} peek"] = Run([VYBE, "resume", "--peek"], run_env)
+            runs[f"{name} resume"] = Run(
+                [VYBE, "resume"], run_env, before=lambda p=path, t=task: place_agent(p, t)
             )
+        timed = interleaved(runs, args.runs)
+        bare = timed["bare"]
+        figures = {tuple(name.split(" ", 1)): ms for name, ms in timed.items() if name != "bare"}
+        for name, path in (("big", big), ("empty", empty)):
             figures[name, "in-process peek"] = in_process(path, args.runs)
-        bare = timed([sys.executable, "-c", "import sqlite3"], env, args.runs)
         for what in ("peek", "resume", "in-process peek"):
             b, e = figures["big", what], figures["empty", what]
             goal = "" if what.startswith("in-process") else " (goal 2x)"
