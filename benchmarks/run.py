@@ -1,4 +1,4 @@
-"""`make bench`: every benchmarks/*.py but this one and _helpers, each in its own process."""
+"""`make bench`: each benchmarks/*.py in its own process (not this one, not the _ modules)."""
 
 from __future__ import annotations
 
