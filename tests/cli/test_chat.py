@@ -22,6 +22,20 @@ def model_flags(server: FakeServer) -> list[str]:
     return ["--model", "local", "--base-url", server.url + "/v1", "--window", "8000"]
 
 
+def run_chat(vybe, folder, *args: str, typed: str | None = None) -> subprocess.CompletedProcess:
+    """`vybe chat` as a person (``typed`` on stdin) or a script runs it, in ``folder``."""
+    return subprocess.run(
+        [VYBE, "chat", *args],
+        input=typed,
+        env=vybe.env,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def test_once_replies_in_one_envelope_with_session_and_calls(vybe, tmp_path):
     steps = [
         openai_reply(calls=[("c1", "write", {"path": str(tmp_path / "x.txt"), "content": "1"})]),
@@ -38,16 +52,7 @@ def test_once_replies_in_one_envelope_with_session_and_calls(vybe, tmp_path):
 def test_interactive_chat_prints_the_streamed_reply_on_stdout(vybe, tmp_path):
     text = "Hello! I stream my words as they arrive."
     with FakeServer(lambda r: openai_reply(text)) as server:
-        shown = subprocess.run(
-            [VYBE, "chat", *model_flags(server)],
-            input="hi there\n/exit\n",
-            env=vybe.env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        shown = run_chat(vybe, tmp_path, *model_flags(server), typed="hi there\n/exit\n")
     assert shown.returncode == 0, shown.stderr
     assert f"vibey> {text}\n" in shown.stdout
     assert json.loads(shown.stdout.splitlines()[-1])["data"]["turns"] == 1
@@ -59,16 +64,7 @@ def test_interactive_chat_says_on_one_line_that_a_broken_stream_is_retried(vybe,
     cut = Response(events=openai_events(openai_reply(text).body), die=True)
     answers = [cut, openai_reply(text)]
     with FakeServer(lambda r: answers[len(server.posts) - 1]) as server:
-        shown = subprocess.run(
-            [VYBE, "chat", *model_flags(server)],
-            input="hi there\n/exit\n",
-            env=vybe.env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        shown = run_chat(vybe, tmp_path, *model_flags(server), typed="hi there\n/exit\n")
     notices = [line for line in shown.stderr.splitlines() if "retrying" in line]
     assert len(notices) == 1 and "RemoteProtocolError" in notices[0]
     replies = [line for line in shown.stdout.splitlines() if line.startswith("vibey> ")]
@@ -79,14 +75,7 @@ def test_interactive_chat_says_on_one_line_that_a_broken_stream_is_retried(vybe,
 
 def test_once_streams_underneath_and_prints_only_the_envelope(vybe, tmp_path):
     with FakeServer(lambda r: openai_reply("a streamed answer")) as server:
-        result = subprocess.run(
-            [VYBE, "chat", "--once", "hi", *model_flags(server)],
-            env=vybe.env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = run_chat(vybe, tmp_path, "--once", "hi", *model_flags(server))
     assert server.posts[0].body["stream"] is True
     assert len(result.stdout.splitlines()) == 1
     assert json.loads(result.stdout)["data"]["reply"] == "a streamed answer"
@@ -142,13 +131,8 @@ def test_session_killed_mid_turn_resumes_with_nothing_said_twice(vybe, tmp_path)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         release.set()
-        resumed = subprocess.run(
-            [VYBE, "chat", "--once", "and now?", "--session", "s9", *model_flags(server)],
-            env=vybe.env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            check=False,
+        resumed = run_chat(
+            vybe, tmp_path, "--once", "and now?", "--session", "s9", *model_flags(server)
         )
     data = json.loads(resumed.stdout)["data"]
     assert data["reply"] == "finished"
