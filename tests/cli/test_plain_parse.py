@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from vybe.cli import plain
 from vybe.cli.registry import Registry
@@ -98,3 +100,27 @@ def test_other_lines_are_left_to_argparse(argv):
 def test_a_line_left_to_argparse_still_fails_as_a_usage_error():
     with pytest.raises(UsageError, match="invalid choice"):
         REGISTRY.parse(["task", "list", "--status", "sleeping"])
+
+
+def _vocabulary(name: str) -> list[str]:
+    """Tokens a command line of ``name`` could hold: its options (short, long, abbreviated,
+    with ``=``), values good and bad, and stray words."""
+    arguments = plain.Arguments(REGISTRY.commands[name].spec)
+    tokens = ["-", "--", "-5", "x", "many", "", "--nosuch", *CANDIDATES]
+    for flag, argument in arguments.options.items():
+        tokens += [flag, flag[:-1], f"{flag}=x"]
+        if not argument.flag:
+            tokens += [f"{flag}={_value(argument)}", _value(argument)]
+        tokens += [str(choice) for choice in argument.choices or ()]
+    return tokens
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+@pytest.mark.parametrize("name", PLAIN)
+def test_whatever_the_plain_parser_accepts_argparse_reads_the_same(name, data):
+    rest = data.draw(st.lists(st.sampled_from(_vocabulary(name)), max_size=6))
+    argv = [*name.split(), *rest]
+    ours = plain.parse(REGISTRY, argv)
+    if ours is not None:
+        assert vars(ours) == vars(REGISTRY.argparser().parse_args(argv)), argv
