@@ -118,3 +118,12 @@ def test_error_events_every_time_are_a_model_error_after_the_attempts():
         pytest.raises(ModelError, match="3 attempts: 529: Overloaded"),
     ):
         model_for(server).complete(ask())
+
+
+def test_json_answer_to_a_streaming_request_is_the_reply_shown_in_one_piece():
+    pieces: list[str] = []
+    with FakeServer(scripted([anthropic_reply(TEXT)]), streams=False) as server:
+        reply = model_for(server).complete(ask(), Watch(pieces.append))
+    assert reply.text == TEXT
+    assert pieces == [TEXT]
+    assert len(server.posts) == 1

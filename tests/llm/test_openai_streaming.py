@@ -186,13 +186,22 @@ def test_slow_stream_outlasting_the_timeout_succeeds_while_chunks_keep_coming():
     assert time.monotonic() - started > 1.0
 
 
-def test_json_answer_to_a_streaming_request_says_to_turn_streaming_off():
-    with (
-        FakeServer(scripted([openai_reply("x")]), streams=False) as server,
-        pytest.raises(ModelError, match="not an event stream") as caught,
-    ):
-        model_for(server).complete(ask())
-    assert "--no-stream" in caught.value.suggested_action
+def test_json_answer_to_a_streaming_request_is_the_reply_shown_in_one_piece():
+    seen = Seen()
+    with FakeServer(scripted([openai_reply(TEXT)]), streams=False) as server:
+        reply = model_for(server).complete(ask(), seen.watch)
+    assert reply.text == TEXT
+    assert seen.pieces == [TEXT]
+    assert len(server.posts) == 1
+
+
+def test_a_server_that_answered_whole_is_not_asked_to_stream_again():
+    with FakeServer(scripted([openai_reply("one"), openai_reply("two")]), streams=False) as server:
+        model = model_for(server)
+        model.complete(ask())
+        assert model.complete(ask()).text == "two"
+    assert server.posts[0].body["stream"] is True
+    assert "stream" not in server.posts[1].body
 
 
 def test_not_streaming_sends_no_stream_flag_and_shows_the_text_once():

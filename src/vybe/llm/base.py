@@ -79,6 +79,13 @@ class Watch:
     retry: Callable[[str], None] = _ignore
 
 
+def shown(reply: Reply, watch: Watch | None) -> Reply:
+    """A reply that arrived whole reaches the watcher in one piece."""
+    if watch is not None and reply.text:
+        watch.text(reply.text)
+    return reply
+
+
 class Model(Protocol):
     """A chat model: one request in, one reply out, or a ModelError.
 

@@ -159,6 +159,15 @@ def event_json(data: str) -> dict[str, Any]:
     return parsed
 
 
+class NotStreamed(Exception):
+    """The server answered a streaming request with one whole JSON body: it cannot stream,
+    but the answer is here and complete."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__("the server answered with one JSON body, not an event stream")
+        self.body = body
+
+
 class _Again(Exception):
     """One attempt failed in a way worth retrying; ``hinted`` is the server's Retry-After."""
 
@@ -258,14 +267,10 @@ class Transport:
         raise _Again(f"{failure.status}: {failure.message}", failure.retry_after)
 
     def _expect_events(self, response: Any, url: str) -> None:
-        """A server that answers a streaming request with one JSON body cannot stream."""
-        kind = response.headers.get("content-type", "")
-        if kind.startswith("application/json"):
-            raise ModelError(
-                f"{self.provider} answered a streaming request with {kind}, not an event stream",
-                context={"provider": self.provider, "url": url},
-                suggested_action="pass --no-stream, or set stream: false for this model",
-            )
+        """A server that ignores ``stream`` answers with one JSON body: that is the reply."""
+        if response.headers.get("content-type", "").startswith("application/json"):
+            response.read()
+            raise NotStreamed(self._json(response, url))
 
     def _json(self, response: Any, url: str) -> dict[str, Any]:
         try:

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from vybe.errors import ModelError
-from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch
-from vybe.llm.http import Broken, Failure, RetryPolicy, Transport, event_json
+from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch, shown
+from vybe.llm.http import Broken, Failure, NotStreamed, RetryPolicy, Transport, event_json
 from vybe.llm.sse import Event
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -229,11 +229,12 @@ class OpenAICompatible:
         body = payload(self.name, request, self.max_tokens_field)
         url = self.base_url + "/chat/completions"
         if self.stream:
-            return parse(self._streamed(url, body, watch))
-        reply = parse(self.transport.post(url, body, watch))
-        if watch is not None and reply.text:
-            watch.text(reply.text)
-        return reply
+            try:
+                return parse(self._streamed(url, body, watch))
+            except NotStreamed as whole:
+                self.stream = False  # this server answers whole: ask it so from now on
+                return shown(parse(whole.body), watch)
+        return shown(parse(self.transport.post(url, body, watch)), watch)
 
     def _streamed(self, url: str, body: dict[str, Any], watch: Watch | None) -> dict[str, Any]:
         """The streamed body; asks without ``stream_options`` from the first refusal on."""
