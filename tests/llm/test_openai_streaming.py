@@ -210,3 +210,61 @@ def test_not_streaming_sends_no_stream_flag_and_shows_the_text_once():
         model_for(server, stream=False).complete(ask(), seen.watch)
     assert "stream" not in server.posts[0].body
     assert seen.pieces == [TEXT]
+
+
+def tool_chunks(*fragments: dict) -> Response:
+    """A stream of one tool-call fragment per chunk, then the finish and ``[DONE]``."""
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [f]}}]} for f in fragments]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return Response(events=[f"data: {json.dumps(c)}\n\n" for c in chunks] + ["data: [DONE]\n\n"])
+
+
+def fragment(call_id: str | None, name: str | None, arguments, index: int | None = 0) -> dict:
+    function = {k: v for k, v in (("name", name), ("arguments", arguments)) if v is not None}
+    made = {"function": function}
+    if call_id:
+        made["id"] = call_id
+    if index is not None:
+        made["index"] = index
+    return made
+
+
+def streamed_calls(answer: Response) -> tuple[ToolCall, ...]:
+    with FakeServer(scripted([answer])) as server:
+        return model_for(server).complete(ask()).tool_calls
+
+
+def test_calls_that_all_share_index_0_stay_apart_by_their_ids():
+    answer = tool_chunks(
+        fragment("a", "read", '{"path": '),
+        fragment(None, None, '"x"}'),
+        fragment("b", "bash", '{"command": "ls"}'),
+    )
+    assert streamed_calls(answer) == (
+        ToolCall("a", "read", {"path": "x"}),
+        ToolCall("b", "bash", {"command": "ls"}),
+    )
+
+
+def test_calls_without_an_index_go_to_the_newest_call_unless_their_id_is_new():
+    answer = tool_chunks(
+        fragment("a", "read", '{"path": ', index=None),
+        fragment(None, None, '"x"}', index=None),
+        fragment("b", "bash", '{"command": "ls"}', index=None),
+    )
+    assert streamed_calls(answer) == (
+        ToolCall("a", "read", {"path": "x"}),
+        ToolCall("b", "bash", {"command": "ls"}),
+    )
+
+
+def test_arguments_sent_as_an_object_are_taken_as_they_are():
+    answer = tool_chunks(fragment("a", "read", {"path": "x"}))
+    assert streamed_calls(answer) == (ToolCall("a", "read", {"path": "x"}),)
+
+
+def test_choices_that_are_not_objects_are_skipped():
+    events = ['data: {"choices": [null, 3]}\n\n', *openai_events(openai_reply(TEXT).body)]
+    odd = Response(events=events)
+    with FakeServer(scripted([odd])) as server:
+        assert model_for(server).complete(ask()).text == TEXT

@@ -119,14 +119,17 @@ def parse(body: dict[str, Any]) -> Reply:
 class Fold:
     """The chunks of one streamed completion, folded into a non-streaming response body.
 
-    Tool calls are keyed by their ``index``: the first fragment names the id and function,
-    later ones add pieces of the arguments (an id or name sent again is not appended).
+    A tool call's first fragment names its id and function, later ones add pieces of its
+    arguments. Fragments find their call by ``index``; a fragment with an id other than its
+    call's starts a new call (Ollama numbers every call 0), and one without an index belongs
+    to the newest call unless its id says otherwise (Gemini sends no index).
     """
 
     def __init__(self, watch: Watch | None) -> None:
         self.watch = watch
         self.text: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
+        self.calls: list[dict[str, Any]] = []
+        self.by_index: dict[Any, dict[str, Any]] = {}
         self.finish: str | None = None
         self.usage: dict[str, Any] | None = None
 
@@ -142,29 +145,54 @@ class Fold:
         if isinstance(chunk.get("usage"), dict):
             self.usage = chunk["usage"]
         for choice in chunk.get("choices") or ():
-            if choice.get("index", 0) != 0:
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
-            delta = choice.get("delta") or {}
+            delta = choice.get("delta")
+            delta = delta if isinstance(delta, dict) else {}
             piece = delta.get("content")
             if isinstance(piece, str) and piece:
                 self.text.append(piece)
                 if self.watch is not None:
                     self.watch.text(piece)
-            for position, fragment in enumerate(delta.get("tool_calls") or ()):
-                self._fragment(fragment.get("index", position), fragment)
+            for fragment in delta.get("tool_calls") or ():
+                if isinstance(fragment, dict):
+                    self._fragment(fragment)
             self.finish = choice.get("finish_reason") or self.finish
 
-    def _fragment(self, index: int, fragment: dict[str, Any]) -> None:
-        call = self.calls.setdefault(index, {"id": None, "name": "", "arguments": []})
-        function = fragment.get("function") or {}
+    def _call_for(self, fragment: dict[str, Any]) -> dict[str, Any]:
+        index, new_id = fragment.get("index"), fragment.get("id")
+        call = self.by_index.get(index) if index is not None else (self.calls or [None])[-1]
+        if call is None or (new_id and call["id"] and new_id != call["id"]):
+            call = {"id": None, "name": "", "arguments": []}
+            self.calls.append(call)
+        if index is not None:
+            self.by_index[index] = call
+        return call
+
+    def _fragment(self, fragment: dict[str, Any]) -> None:
+        call = self._call_for(fragment)
+        function = fragment.get("function")
+        function = function if isinstance(function, dict) else {}
         call["id"] = call["id"] or fragment.get("id")
         call["name"] = call["name"] or function.get("name") or ""
-        call["arguments"].append(function.get("arguments") or "")
+        arguments = function.get("arguments")
+        if isinstance(arguments, dict):  # some servers send the object, not its JSON text
+            call["arguments"] = arguments
+        elif isinstance(arguments, str) and isinstance(call["arguments"], list):
+            call["arguments"].append(arguments)
 
     def body(self) -> dict[str, Any]:
         calls = [
-            {"id": c["id"], "function": {"name": c["name"], "arguments": "".join(c["arguments"])}}
-            for _, c in sorted(self.calls.items())
+            {
+                "id": c["id"],
+                "function": {
+                    "name": c["name"],
+                    "arguments": c["arguments"]
+                    if isinstance(c["arguments"], dict)
+                    else "".join(c["arguments"]),
+                },
+            }
+            for c in self.calls
         ]
         message = {"content": "".join(self.text), "tool_calls": calls}
         choice = {"message": message, "finish_reason": self.finish}
