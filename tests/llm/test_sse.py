@@ -23,3 +23,14 @@ def test_data_lines_of_one_event_join_with_newlines():
 
 def test_last_event_without_a_blank_line_is_still_given():
     assert list(events(["data: [DONE]"])) == [Event("message", "[DONE]")]
+
+
+def test_a_byte_order_mark_before_the_first_line_is_dropped():
+    assert list(events(["\ufeffdata: 1", "", "data: 2", ""])) == [
+        Event("message", "1"),
+        Event("message", "2"),
+    ]
+
+
+def test_an_event_with_empty_data_is_not_dispatched():
+    assert list(events(["data: ", "", "data", "", "data: 3", ""])) == [Event("message", "3")]

@@ -18,12 +18,16 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
     """The events in ``lines``; comments (``: ping``) and ``id:``/``retry:`` fields are skipped.
 
     An event is dispatched at a blank line, or at the end of the body when the last blank
-    line never came (the reader decides whether what it got is complete).
+    line never came (the reader decides whether what it got is complete). As the SSE standard
+    says, a byte-order mark before the first line is dropped and an event whose data is empty
+    is not dispatched.
     """
     name, data = "", []
-    for line in lines:
+    for number, line in enumerate(lines):
+        if number == 0:
+            line = line.removeprefix("\ufeff")
         if not line:
-            if data:
+            if "\n".join(data):
                 yield Event(name or "message", "\n".join(data))
             name, data = "", []
             continue
@@ -33,5 +37,5 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
             name = value
         elif field == "data":
             data.append(value)
-    if data:
+    if "\n".join(data):
         yield Event(name or "message", "\n".join(data))
