@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import shlex
 import subprocess
 import sys
+
+import pytest
+
+from tests.conftest import VYBE
 
 
 def _leave(code: str) -> subprocess.CompletedProcess:
@@ -28,3 +34,15 @@ def test_leave_waits_for_another_thread():
         "leave(0)"
     )
     assert _leave(code).stdout == "done\n"
+
+
+@pytest.mark.parametrize("closed", ["2>&-", ">&-"])
+def test_a_hook_exits_0_when_an_output_descriptor_was_closed_at_start_up(vybe, closed):
+    payload = shlex.quote(json.dumps({"hook_event_name": "SessionStart", "source": "startup"}))
+    line = f"echo {payload} | {shlex.quote(VYBE)} hook run claude {closed}"
+    assert subprocess.run(["sh", "-c", line], env=vybe.env).returncode == 0
+
+
+def test_a_command_keeps_its_exit_code_when_stderr_was_closed_at_start_up(vybe):
+    line = f"{shlex.quote(VYBE)} status >/dev/null 2>&-"
+    assert subprocess.run(["sh", "-c", line], env=vybe.env).returncode == 0

@@ -34,8 +34,9 @@ def leave(code: int) -> None:
     teardown still runs when it could matter: an atexit handler, another thread, a failed
     flush."""
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None when the descriptor was closed at start-up
+                stream.flush()
     except (OSError, ValueError):
         sys.exit(code)
     if _nothing_at_exit():
