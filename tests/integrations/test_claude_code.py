@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import shutil
+import sqlite3
+import subprocess
 
-from tests.conftest import TRANSCRIPTS
+from tests.conftest import TRANSCRIPTS, VYBE
 
 SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"
 PROMPTS = [
@@ -197,3 +200,29 @@ def test_a_retried_tool_failure_is_logged_once(agent):
     agent.send("claude", "post_tool_use_failure", tool_use_id=None)
     agent.send("claude", "post_tool_use_failure", tool_use_id=None)
     assert len(agent.rows("SELECT id FROM events WHERE kind = 'tool_failure'")) == 1
+
+
+def _import_on_signal(agent, stdin: bytes, start) -> None:
+    start.wait()
+    agent.raw("claude", stdin)
+
+
+def test_overlapping_stop_imports_append_each_transcript_row_once(agent, tmp_path):
+    source = TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl"
+    agent.transcript = tmp_path / source.name
+    shutil.copy(source, agent.transcript)
+    stop = json.dumps(agent.event("claude", "stop")).encode()
+    context = multiprocessing.get_context("fork")
+    start = context.Event()
+    stops = [context.Process(target=_import_on_signal, args=(agent, stop, start)) for _ in range(8)]
+    for process in stops:
+        process.start()
+    start.set()
+    for process in stops:
+        process.join()
+    counts = "SELECT type, COUNT(*) FROM messages GROUP BY type ORDER BY type"
+    alone = tmp_path / "alone.db"
+    env = {**agent.vybe.env, "VYBE_DB_PATH": str(alone)}
+    subprocess.run([VYBE, "hook", "run", "claude"], input=stop, env=env, check=True)
+    with sqlite3.connect(alone) as conn:
+        assert agent.rows(counts) == conn.execute(counts).fetchall() != []

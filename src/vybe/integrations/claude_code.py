@@ -208,9 +208,15 @@ def _hooked_since_import(rows: list[MessageRow], stamp: str) -> list[tuple[str, 
 
 def import_skipping_hooked(record: Any, session_id: str, path: Path, stamp: str, run: Any) -> Any:
     """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
-    recorded there since the last import; the wrapper, its ``result`` set."""
-    target = SkipHooked(record, _hooked_since_import(record.messages(session_id), stamp))
-    target.result = run(target, session_id, path)
+    recorded there since the last import; the wrapper, its ``result`` set.
+
+    One import at a time per store: Claude's Stop hook runs async, so two can overlap, and
+    each would start from the same offset and append the same rows."""
+    from vybe import locks
+
+    with locks.exclusive(f"{record.store.path}-import.lock"):
+        target = SkipHooked(record, _hooked_since_import(record.messages(session_id), stamp))
+        target.result = run(target, session_id, path)
     return target
 
 

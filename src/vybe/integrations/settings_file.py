@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
+from vybe import locks
 from vybe.errors import InvalidInput, VybeError
 
 
@@ -45,18 +45,6 @@ def render(document: dict) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock on ``<file>.lock``, shared with every other vybe install."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def write_atomic(path: Path, text: str) -> None:
     """Temp file in the same folder, fsync, rename over, fsync the folder: all or nothing."""
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
@@ -81,7 +69,7 @@ def write_atomic(path: Path, text: str) -> None:
 
 def update(path: Path, change: Callable[[dict], dict], *, dry_run: bool = False) -> bool:
     """Apply ``change`` to the file's object under the lock; True when the text changed."""
-    with contextlib.nullcontext() if dry_run else locked(path):
+    with contextlib.nullcontext() if dry_run else locks.exclusive(f"{path}.lock"):
         before = read(path)
         after = change(json.loads(json.dumps(before)))
         changed = render(after) != render(before)
