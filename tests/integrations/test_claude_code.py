@@ -7,6 +7,8 @@ import multiprocessing
 import shutil
 import sqlite3
 import subprocess
+import threading
+import time
 
 from tests.conftest import TRANSCRIPTS, VYBE
 
@@ -226,3 +228,36 @@ def test_overlapping_stop_imports_append_each_transcript_row_once(agent, tmp_pat
     subprocess.run([VYBE, "hook", "run", "claude"], input=stop, env=env, check=True)
     with sqlite3.connect(alone) as conn:
         assert agent.rows(counts) == conn.execute(counts).fetchall() != []
+
+
+def _prompt_while_importing(agent, hold: float) -> list[str]:
+    """Send a prompt while a transcript import holds the store's import lock for ``hold``
+    seconds, then records a reply; the types of the record's rows, in order."""
+    from vybe import locks
+    from vybe.integrations.claude_code import import_lock
+    from vybe.store import Store
+
+    store = Store(agent.vybe.db_path)
+    with locks.exclusive(import_lock(store)):
+        sent = threading.Thread(target=agent.send, args=("claude", "user_prompt_submit"))
+        sent.start()
+        time.sleep(hold)
+        agent.rows(
+            "INSERT INTO messages (session_id, context_seq, type, source, content_text, tokens,"
+            " created_at) SELECT ?, COALESCE(MAX(context_seq), 0) + 1, 'assistant',"
+            " 'transcript', 'the reply', 2, 't' FROM messages WHERE session_id = ?",
+            SESSION,
+            SESSION,
+        )
+    sent.join()
+    store.close()
+    order = "SELECT type FROM messages WHERE session_id = ? ORDER BY context_seq"
+    return [r[0] for r in agent.rows(order, SESSION)]
+
+
+def test_a_prompt_typed_during_an_import_lands_after_the_reply_it_imports(agent):
+    assert _prompt_while_importing(agent, hold=0.5) == ["assistant", "user"]
+
+
+def test_a_prompt_waits_for_an_import_about_a_second_at_most(agent):
+    assert _prompt_while_importing(agent, hold=2.5) == ["user", "assistant"]

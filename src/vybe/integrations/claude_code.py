@@ -33,6 +33,7 @@ MAINTAIN_STAMP = "maintain.stamp"
 MAINTAIN_EVERY_SECONDS = 6 * 3600
 RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no more)
 HOOK_SOURCE = "prompt_hook"
+PROMPT_WAITS_FOR_IMPORT = 1.0  # seconds a prompt waits for a running transcript import
 # Patterns, not compiled ones: a session start needs no regular expression, and re with enum
 # costs a process ~2.5 ms (re caches what it compiles).
 STATUS_ASK = (
@@ -119,12 +120,16 @@ def _prompt_row(hook: Hook, prompt: str) -> MessageRow:
 
 def user_prompt(hook: Hook) -> str | None:
     """Keep the prompt verbatim in the record, log it, and remind the agent of its focus."""
+    from vybe import locks
     from vybe.store import record as record_rows
 
     prompt = hook.text("prompt")
     if not prompt.strip():
         return None
-    row = record_rows.append_message(hook.store, _prompt_row(hook, prompt))
+    # Claude's Stop hook imports the last reply in the background: a prompt typed meanwhile
+    # waits for that import (a little), so it lands after the reply it answers.
+    with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
+        row = record_rows.append_message(hook.store, _prompt_row(hook, prompt))
     hook_actions.log_event(
         hook.store,
         hook.agent,
@@ -206,6 +211,11 @@ def _hooked_since_import(rows: list[MessageRow], stamp: str) -> list[tuple[str, 
     return [_hooked_key(r) for r in rows if r.seq > last and r.source in HOOKED_SOURCES]
 
 
+def import_lock(store: Any) -> str:
+    """The lock file transcript imports into ``store`` take turns on."""
+    return f"{store.path}-import.lock"
+
+
 def import_skipping_hooked(record: Any, session_id: str, path: Path, stamp: str, run: Any) -> Any:
     """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
     recorded there since the last import; the wrapper, its ``result`` set.
@@ -214,7 +224,7 @@ def import_skipping_hooked(record: Any, session_id: str, path: Path, stamp: str,
     each would start from the same offset and append the same rows."""
     from vybe import locks
 
-    with locks.exclusive(f"{record.store.path}-import.lock"):
+    with locks.exclusive(import_lock(record.store)):
         target = SkipHooked(record, _hooked_since_import(record.messages(session_id), stamp))
         target.result = run(target, session_id, path)
     return target
