@@ -111,9 +111,12 @@ def test_text_at_the_limit_is_accepted_counting_characters_not_bytes(vybe, task_
         ["note", "{t}", "nul \x01 is fine but bytes are not: \udcff"],
         ["task", "create", "--title", "t", "--metadata", '{"a": NaN}'],
         ["status", "--agent", "a" * 129],
+        ["task", "create", "--title", "t", "--metadata", "[" * 5000 + "]" * 5000],
+        ["push", "--json", "[" * 50_000 + "]" * 50_000],
     ],
     ids=["bad-metadata", "bad-project-metadata", "blank-title", "empty-note", "empty-reason",
-         "blank-assignee", "empty-path", "not-utf8", "nan-metadata", "long-agent"],
+         "blank-assignee", "empty-path", "not-utf8", "nan-metadata", "long-agent",
+         "deep-metadata", "deep-push"],
 )  # fmt: skip
 def test_invalid_text_is_invalid_input(vybe, task_id, argv):
     vybe.refused("INVALID_INPUT", *[a.replace("{t}", task_id) for a in argv])

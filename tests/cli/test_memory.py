@@ -15,6 +15,12 @@ def test_types_are_detected(vybe):
     assert types == {"s": "string", "n": "number", "b": "boolean", "j": "json", "a": "array"}
 
 
+def test_a_value_nested_too_deeply_to_read_as_json_is_a_string(vybe):
+    deep = "[" * 5000 + "]" * 5000
+    vybe.ok("memory", "set", "-k", "deep", f"--value={deep}")
+    assert vybe.ok("memory", "get", "-k", "deep")["memory"]["value_type"] == "string"
+
+
 def test_set_twice_upserts_one_entry(vybe):
     vybe.ok("memory", "set", "-k", "db", "-v", "postgres 15")
     vybe.ok("memory", "set", "-k", "db", "-v", "postgres 16")

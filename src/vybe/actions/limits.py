@@ -67,6 +67,8 @@ def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:
             f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
             context={"field": name},
         ) from None
+    except RecursionError:
+        raise InvalidInput(f"{name} nests too deeply to read", context={"field": name}) from None
 
 
 def _no_constant(name: str) -> Any:

@@ -102,7 +102,7 @@ def detect_type(value: str) -> str:
     if text[:1] in ("{", "["):
         try:
             parsed = jsonio.loads(text)
-        except ValueError:  # not JSON
+        except (ValueError, RecursionError):  # not JSON, or nested past reading
             return "string"
         return "array" if isinstance(parsed, list) else "json"
     return "string"
