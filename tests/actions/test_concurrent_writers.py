@@ -105,9 +105,14 @@ def run(tmp_path_factory) -> tuple[Path, list[dict], int]:
     return path, results, setup_events
 
 
+# What the contract refuses on purpose: handing off a task another agent holds, or a done one.
+REFUSALS = ("ALREADY_CLAIMED", "NOT_CLAIMABLE")
+
+
 def test_no_error_escaped_any_writer(run):
     _, results, _ = run
-    assert [e for r in results for e in r["errors"]] == []
+    errors = [e for r in results for e in r["errors"]]
+    assert [e for e in errors if e.split(" ", 2)[1] not in REFUSALS] == []
 
 
 def test_every_replay_returned_the_first_result(run):
@@ -130,5 +135,6 @@ def test_the_event_log_holds_exactly_the_acknowledged_events(run):
 
 
 def test_the_idempotency_ledger_has_one_row_per_request(run):
-    path, _, _ = run
-    assert count_rows(path, "idempotency") == 5 + WORKERS * MUTATIONS
+    path, results, _ = run
+    refused = sum(len(r["errors"]) for r in results)  # a refusal changes nothing, keeps no row
+    assert count_rows(path, "idempotency") == 5 + WORKERS * MUTATIONS - refused

@@ -61,6 +61,20 @@ def test_claim_next_takes_a_task_whose_lease_expired(vybe):
     assert vybe.ok("task", "claim", "--next", agent="bob")["task"]["claimed_by"] == "bob"
 
 
+def test_claim_next_gives_an_agent_back_its_own_task_after_its_lease_expired(vybe):
+    task = vybe.task("mine")
+    vybe.ok("task", "claim", "--id", task, "--lease", "1s", agent="alice")
+    time.sleep(1.2)
+    assert vybe.ok("task", "claim", "--next", agent="alice")["task"]["id"] == task
+
+
+def test_claim_next_takes_a_task_set_in_progress_without_a_claim(vybe):
+    task = vybe.task("started by hand")
+    vybe.ok("task", "set-status", "--id", task, "--status", "in_progress")
+    claimed = vybe.ok("task", "claim", "--next", agent="bob")["task"]
+    assert (claimed["id"], claimed["claimed_by"]) == (task, "bob")
+
+
 def test_heartbeat_extends_the_lease(vybe):
     task_id = vybe.task("t")
     vybe.ok("task", "claim", "--id", task_id, "--lease", "1s", agent="alice")

@@ -40,6 +40,22 @@ def test_a_long_task_log_is_folded_into_a_summary_and_the_newest_kept(vybe):
     assert {e["id"] for e in before} <= {e["id"] for e in every}
 
 
+def test_a_standing_handoff_outlives_folding_and_pruning(vybe):
+    task = vybe.task("handed")
+    vybe.ok("task", "assign", "--id", task, "--to", "bob", agent="alice")
+    with sqlite3.connect(vybe.db_path) as conn:
+        conn.executemany(
+            "INSERT INTO events (kind, agent_name, task_id, message, created_at)"
+            " VALUES ('progress', 'a', ?, 'step', '2026-01-01T00:00:00.000000Z')",
+            [(task,)] * 30,
+        )
+    vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5")
+    time.sleep(1.1)
+    vybe.ok("maintain", "--retention", "1s")
+    data = vybe.ok("resume", "--peek", agent="bob")
+    assert (data["focus_task_id"], data["focus_rule"]) == (task, "rule2")
+
+
 def test_a_short_log_is_left_alone(vybe):
     task = _task_with_events(vybe, 10)
     assert vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5")["summarized"] == []

@@ -68,6 +68,38 @@ def test_rule2_ignores_a_handoff_that_was_reassigned(vybe):
     assert vybe.ok("resume", agent="bob")["focus_rule"] == "rule4"
 
 
+def test_handing_off_my_task_in_progress_releases_it_to_the_assignee(vybe):
+    task = vybe.task("mine")
+    vybe.task("next for alice", "--priority", "9")
+    vybe.ok("task", "begin", "--id", task, agent="alice")
+    vybe.ok("task", "assign", "--id", task, "--to", "bob", agent="alice")
+    data = vybe.ok("resume", agent="bob")
+    assert (data["focus_task_id"], data["focus_rule"]) == (task, "rule2")
+    assert vybe.ok("resume", agent="alice")["focus_task_id"] != task
+    vybe.ok("task", "begin", "--id", task, agent="bob")
+
+
+def test_handing_off_a_task_another_agent_holds_is_refused(vybe):
+    task = vybe.task("carol's")
+    vybe.ok("task", "begin", "--id", task, agent="carol")
+    vybe.refused("ALREADY_CLAIMED", "task", "assign", "--id", task, "--to", "bob", agent="alice")
+
+
+def test_handing_off_a_completed_task_is_refused(vybe):
+    task = vybe.task("finished")
+    vybe.ok("done", task)
+    vybe.refused("NOT_CLAIMABLE", "task", "assign", "--id", task, "--to", "bob")
+
+
+def test_rule2_finds_a_handoff_in_any_project_when_the_agent_has_none(vybe):
+    vybe.ok("project", "create", "--id", "projq", "--name", "q")
+    vybe.task("urgent", "--priority", "9")
+    handed = vybe.task("review", "--project-id", "projq")
+    vybe.ok("task", "assign", "--id", handed, "--to", "bob", agent="alice")
+    data = vybe.ok("resume", "--peek", agent="bob")
+    assert (data["focus_task_id"], data["focus_rule"]) == (handed, "rule2")
+
+
 def test_rule1_lets_go_of_a_focus_another_agent_claimed_after_the_lease_expired(vybe):
     task = vybe.task("contested")
     vybe.ok("task", "begin", "--id", task, "--lease", "1s", agent="alice")

@@ -181,7 +181,7 @@ def claim(
     def run(conn: sqlite3.Connection) -> dict:
         at = clock.now_iso()
         if task_id is None:
-            chosen = task_rows.next_claimable(conn, agent, project_id, at)
+            chosen = task_rows.next_claimable(conn, project_id, at)
             if chosen is None:
                 return {"task": None, "event_id": None}
             task = task_rows.get(conn, chosen)
@@ -348,16 +348,46 @@ def undepend(store: Store, agent: str, request_id: str, *, task_id: str, on: str
     return store.idempotent(agent, request_id, "task.undepend", {"task_id": task_id, "on": on}, run)
 
 
+def _release_for_handoff(
+    conn: sqlite3.Connection, task: dict, agent: str, assignee: str, at: str
+) -> dict | None:
+    """The task made pending for a hand-off, or None when it need not change."""
+    if task["status"] == "completed":
+        raise VybeError(
+            f"task {task['id']} is completed; reopen it before handing it off",
+            code="NOT_CLAIMABLE",
+            context={"task_id": task["id"], "status": task["status"]},
+            suggested_action="`vybe task set-status --id ID --status pending`, then assign",
+        )
+    holder = task["claimed_by"]
+    if task["status"] != "in_progress" or holder == assignee:
+        return None
+    if holder not in (None, agent) and (task["lease_expires_at"] or "") > at:
+        _check_claimable(conn, task, agent, at)  # raises ALREADY_CLAIMED with the holder
+    return task_rows.set_status(conn, task["id"], "pending", None, at)
+
+
 def assign(
     store: Store, agent: str, request_id: str, *, task_id: str, to: str, note: str = ""
 ) -> dict:
-    """Hand a task to another agent: an event addressed to it, read by its next resume."""
+    """Hand a task to another agent: an event addressed to it, read by its next resume.
+
+    A task in progress is released first (its claim ends, it is pending again, it leaves the
+    sender's focus), since a hand-off is only taken from a pending task; one that another
+    agent holds under a live lease is refused."""
     limits.text("to", to, limits.AGENT_MAX, required=True)
     limits.text("note", note, limits.MESSAGE_MAX)
     assignee = to.strip().lower()
 
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, task_id)
+        at = clock.now_iso()
+        released = _release_for_handoff(conn, task, agent, assignee, at)
+        if released is not None:
+            task = released
+        state = agent_rows.get(conn, agent)
+        if state is not None and state["focus_task_id"] == task_id and assignee != agent:
+            agent_rows.set_focus_task(conn, agent, None, at)
         event_id = _event(
             conn,
             task,
@@ -365,6 +395,7 @@ def assign(
             agent,
             note or f"assigned to {assignee}",
             assignee_agent=assignee,
+            metadata={"released_claim": True} if released is not None else None,
         )
         return {"task_id": task_id, "assignee": assignee, "event_id": event_id}
 

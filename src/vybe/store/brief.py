@@ -39,12 +39,15 @@ def _project_clause(project_id: str | None, alias: str = "tasks") -> tuple[str, 
     return f"{alias}.project_id = ?", (project_id,)
 
 
-def handoff(conn: sqlite3.Connection, agent: str, project_id: str | None) -> tuple[int, str] | None:
+def handoff(
+    conn: sqlite3.Connection, agent: str, project_id: str | None, anywhere: bool = False
+) -> tuple[int, str] | None:
     """The oldest hand-off to ``agent`` that still stands (no later one for the task) and
-    whose task is pending with no open blocker: ``(event_id, task_id)``. A hand-off is not
-    consumed by being seen, so one that arrives while the agent is busy waits. The CROSS JOIN
-    keeps SQLite on the assignee index (a few rows) instead of the project's tasks."""
-    where, params = _project_clause(project_id)
+    whose task is pending with no open blocker, in the project (or of no project; of any
+    project with ``anywhere``): ``(event_id, task_id)``. A hand-off is not consumed by being
+    seen, so one that arrives while the agent is busy waits. The CROSS JOIN keeps SQLite on
+    the assignee index (a few rows) instead of the project's tasks."""
+    where, params = ("1 = 1", ()) if anywhere else _project_clause(project_id)
     row = conn.execute(
         "SELECT e.id, e.task_id FROM events e CROSS JOIN tasks ON tasks.id = e.task_id"
         " WHERE e.assignee_agent = ? AND e.kind = 'task_assigned'"

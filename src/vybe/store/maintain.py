@@ -29,11 +29,17 @@ def live_count(conn: sqlite3.Connection, task_id: str, cap: int) -> int:
     return int(row[0])
 
 
+# Hand-offs are never folded: a standing one is how its assignee finds the task (rule 2),
+# and pruning a folded one would lose it.
+_FOLDS = "kind <> 'task_assigned'"
+
+
 def foldable(conn: sqlite3.Connection, task_id: str, keep: int, limit: int) -> list[dict]:
-    """A task's oldest live events beyond its newest ``keep``, oldest first, at most ``limit``."""
+    """A task's oldest live events beyond its newest ``keep``, oldest first, at most ``limit``
+    (hand-offs left out)."""
     rows = conn.execute(
         "SELECT id, kind, message, created_at FROM events"
-        " WHERE task_id = ? AND archived_at IS NULL AND id < ("
+        f" WHERE task_id = ? AND archived_at IS NULL AND {_FOLDS} AND id < ("
         "   SELECT MIN(id) FROM (SELECT id FROM events WHERE task_id = ? AND archived_at IS NULL"
         "   ORDER BY id DESC LIMIT ?))"
         " ORDER BY id LIMIT ?",
@@ -45,7 +51,7 @@ def foldable(conn: sqlite3.Connection, task_id: str, keep: int, limit: int) -> l
 def archive(conn: sqlite3.Connection, task_id: str, from_id: int, to_id: int, at: str) -> int:
     return conn.execute(
         "UPDATE events SET archived_at = ?"
-        " WHERE task_id = ? AND archived_at IS NULL AND id BETWEEN ? AND ?",
+        f" WHERE task_id = ? AND archived_at IS NULL AND {_FOLDS} AND id BETWEEN ? AND ?",
         (at, task_id, from_id, to_id),
     ).rowcount
 

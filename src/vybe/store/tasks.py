@@ -135,18 +135,17 @@ def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: st
     return to_dict(row)  # type: ignore[return-value]
 
 
-def next_claimable(
-    conn: sqlite3.Connection, agent: str, project_id: str | None, at: str
-) -> str | None:
-    """The best task an agent may claim: ready, or in progress under an expired lease."""
+def next_claimable(conn: sqlite3.Connection, project_id: str | None, at: str) -> str | None:
+    """The best task to claim: ready, or in progress with nobody holding a live lease (an
+    expired claim, the caller's own included, or a task set in progress by hand)."""
     sql = (
         "SELECT id FROM tasks WHERE ("
         " status = 'pending'"
-        " OR (status = 'in_progress' AND claimed_by IS NOT NULL AND claimed_by <> ?"
-        "     AND lease_expires_at < ?))"
+        " OR (status = 'in_progress' AND (claimed_by IS NULL OR lease_expires_at IS NULL"
+        "     OR lease_expires_at < ?)))"
         f" AND {NO_OPEN_BLOCKER}"
     )
-    params: list[Any] = [agent, at]
+    params: list[Any] = [at]
     if project_id is not None:
         sql += " AND project_id = ?"
         params.append(project_id)
