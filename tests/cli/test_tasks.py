@@ -82,8 +82,17 @@ def test_set_status_blocked_keeps_the_reason(vybe):
 def test_set_status_pending_releases_the_claim(vybe):
     task_id = vybe.task("t")
     vybe.ok("task", "begin", "--id", task_id, agent="alice")
-    task = vybe.ok("task", "set-status", "--id", task_id, "--status", "pending")["task"]
+    changed = vybe.ok("task", "set-status", "--id", task_id, "--status", "pending", agent="alice")
+    task = changed["task"]
     assert (task["status"], task["claimed_by"], task["lease_expires_at"]) == ("pending", None, None)
+
+
+def test_only_the_holder_of_a_live_claim_changes_its_status(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "begin", "--id", task_id, agent="alice")
+    vybe.refused("ALREADY_CLAIMED", "done", task_id, agent="bob")
+    vybe.refused("ALREADY_CLAIMED", "block", task_id, "--reason", "mine now", agent="bob")
+    assert vybe.ok("done", task_id, "--force", agent="bob")["task"]["status"] == "completed"
 
 
 def test_done_completes_the_task_with_the_note_as_event_message(vybe):

@@ -125,6 +125,12 @@ def _check_claimable(conn: sqlite3.Connection, task: dict, agent: str, at: str) 
             code="NOT_CLAIMABLE",
             context={"task_id": task["id"], "status": task["status"]},
         )
+    _refuse_live_claim(task, agent, at, "pick another task with `vybe task claim --next`")
+    _refuse_open_blockers(conn, task["id"], "started")
+
+
+def _refuse_live_claim(task: dict, agent: str, at: str, suggested_action: str) -> None:
+    """While another agent's lease on a task in progress holds, only that agent acts on it."""
     holder = task["claimed_by"]
     if (
         holder
@@ -139,9 +145,8 @@ def _check_claimable(conn: sqlite3.Connection, task: dict, agent: str, at: str) 
                 "holder": holder,
                 "lease_expires_at": task["lease_expires_at"],
             },
-            suggested_action="pick another task with `vybe task claim --next`",
+            suggested_action=suggested_action,
         )
-    _refuse_open_blockers(conn, task["id"], "started")
 
 
 def _take(conn: sqlite3.Connection, task: dict, agent: str, lease: timedelta, kind: str) -> dict:
@@ -230,6 +235,10 @@ def change_status(
     """The one place a status changes, shared by set-status, done, block and push."""
     if status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}", context={"allowed": STATUSES})
+    if not force:
+        _refuse_live_claim(
+            task, agent, clock.now_iso(), "leave it to its holder, or pass --force to override"
+        )
     if status == "completed" and not force:
         _refuse_open_blockers(conn, task["id"], "closed")
     if status == "in_progress":
@@ -359,11 +368,9 @@ def _release_for_handoff(
             context={"task_id": task["id"], "status": task["status"]},
             suggested_action="`vybe task set-status --id ID --status pending`, then assign",
         )
-    holder = task["claimed_by"]
-    if task["status"] != "in_progress" or holder == assignee:
+    if task["status"] != "in_progress" or task["claimed_by"] == assignee:
         return None
-    if holder not in (None, agent) and (task["lease_expires_at"] or "") > at:
-        _check_claimable(conn, task, agent, at)  # raises ALREADY_CLAIMED with the holder
+    _refuse_live_claim(task, agent, at, "ask its holder to hand it off, or wait for its lease")
     return task_rows.set_status(conn, task["id"], "pending", None, at)
 
 

@@ -10,6 +10,8 @@ from vybe.cli.registry import Registry
 from vybe.errors import UsageError
 from vybe.store.tasks import TaskQuery
 
+FORCE_HELP = "despite open blockers or another agent's live claim"
+
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     import argparse
@@ -152,7 +154,7 @@ def register(registry: Registry) -> None:
     p.add_argument("--id", required=True)
     p.add_argument("--status", required=True, choices=tasks.STATUSES)
     p.add_argument("--blocked-reason")
-    p.add_argument("--force", action="store_true", help="complete despite open blockers")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
     for name, handler, help_ in (
         ("task depend", depend, "Make --id wait for --on (cycles are refused)."),
@@ -185,7 +187,7 @@ def register(registry: Registry) -> None:
     p = registry.command("done", done, "Complete a task, with a note.", mutates=True)
     p.add_argument("task_id")
     p.add_argument("--note", default="")
-    p.add_argument("--force", action="store_true", help="complete despite open blockers")
+    p.add_argument("--force", action="store_true", help=FORCE_HELP)
 
     p = registry.command("block", block, "Block a task with a reason.", mutates=True)
     p.add_argument("task_id")
