@@ -129,3 +129,15 @@ def test_a_small_budget_drops_whole_sections_in_order(store):
         "events": 2,
         "reasoning": 0,
     }
+
+
+def test_long_titles_are_cut_in_the_fixed_sections_and_kept_whole_in_the_brief(store):
+    from vybe.actions import tasks
+
+    titles = [f"{n} " + "a title that goes on " * 24 for n in range(7)]
+    for n, title in enumerate(titles):
+        tasks.create(store, "a", f"t{n}", title=title, priority=n)
+    data = resumes.peek(store, "a")
+    assert data["brief"]["task"]["title"] == titles[-1]
+    assert data["brief"]["approx_tokens"] < briefs.BUDGET_TOKENS + 600
+    assert titles[-1] not in data["prompt"] and titles[-1][:150] in data["prompt"]

@@ -21,6 +21,9 @@ ARTIFACTS_LIMIT = 100
 REASONING_LIMIT = 10
 PROMPTS_LIMIT = 5
 PIPELINE_LIMIT = 5
+# The fixed sections stay outside the budget, so a title is cut there (the brief keeps it whole).
+HEAD_TITLE_CHARS = 200
+NEXT_TITLE_CHARS = 100
 USER_PROMPT_KIND = "user_prompt"
 REASONING_KIND = "reasoning"
 STALE_DAYS, VERY_STALE_DAYS = 30, 90
@@ -185,7 +188,8 @@ def _head(brief: dict) -> list[str]:
     task, counts = brief["task"], brief["counts"]
     lines = ["== VYBE (task tracker) =="]
     if task:
-        lines += [f"Task: {task['title']}", f"Status: {task['status']}", f"ID: {task['id']}"]
+        title = shorten(task["title"], HEAD_TITLE_CHARS)
+        lines += [f"Task: {title}", f"Status: {task['status']}", f"ID: {task['id']}"]
         if task["description"]:
             lines.append("Description: " + shorten(task["description"], 1000))
     else:
@@ -213,7 +217,10 @@ def _tail(brief: dict) -> list[str]:
     ]
     if brief["pipeline"]:
         lines.append("Up next:")
-        lines += [f"- [{t['priority']}] {t['title']} ({t['id']})" for t in brief["pipeline"]]
+        lines += [
+            f"- [{t['priority']}] {shorten(t['title'], NEXT_TITLE_CHARS)} ({t['id']})"
+            for t in brief["pipeline"]
+        ]
     scope = f" --scope task --scope-id {tid}" if task else ""
     lines += [
         "",
