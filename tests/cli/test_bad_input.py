@@ -113,10 +113,12 @@ def test_text_at_the_limit_is_accepted_counting_characters_not_bytes(vybe, task_
         ["status", "--agent", "a" * 129],
         ["task", "create", "--title", "t", "--metadata", "[" * 5000 + "]" * 5000],
         ["push", "--json", "[" * 50_000 + "]" * 50_000],
+        ["task", "create", "--title", "t", "--metadata", "[1]"],
+        ["task", "create", "--title", "t", "--request-id", "r" * 257],
     ],
     ids=["bad-metadata", "bad-project-metadata", "blank-title", "empty-note", "empty-reason",
          "blank-assignee", "empty-path", "not-utf8", "nan-metadata", "long-agent",
-         "deep-metadata", "deep-push"],
+         "deep-metadata", "deep-push", "metadata-not-an-object", "long-request-id"],
 )  # fmt: skip
 def test_invalid_text_is_invalid_input(vybe, task_id, argv):
     vybe.refused("INVALID_INPUT", *[a.replace("{t}", task_id) for a in argv])
@@ -132,6 +134,7 @@ UNKNOWN_IDS = [
     ["task", "depend", "--id", "task_nope", "--on", "{t}"],
     ["task", "depend", "--id", "{t}", "--on", "task_nope"],
     ["task", "undepend", "--id", "task_nope", "--on", "{t}"],
+    ["task", "undepend", "--id", "{t}", "--on", "task_nope"],
     ["task", "create", "--title", "t", "--project-id", "nope"],
     ["done", "task_nope"],
     ["block", "task_nope", "--reason", "r"],

@@ -131,3 +131,13 @@ def test_delete_of_a_missing_entry_succeeds(vybe):
 def test_bad_input_is_a_json_error_with_a_stable_code(vybe, args, code):
     vybe.ok("init")
     assert vybe(*args).error_code == code
+
+
+def test_a_blank_agent_scope_id_means_the_calling_agent(vybe):
+    vybe.ok(
+        "memory", "set", "-k", "k", "-v", "v", "--scope", "agent", "--scope-id", "  ", agent="Al"
+    )
+    assert (
+        vybe.ok("memory", "get", "-k", "k", "--scope", "agent", agent="al")["memory"]["value"]
+        == "v"
+    )

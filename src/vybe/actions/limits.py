@@ -51,7 +51,10 @@ def metadata(value: str | None) -> Any:
     if value is None:
         return None
     text("metadata", value, METADATA_MAX)
-    return json_document("metadata", value)
+    parsed = json_document("metadata", value)
+    if not isinstance(parsed, dict):
+        raise InvalidInput("metadata must be a JSON object", context={"field": "metadata"})
+    return parsed
 
 
 def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:

@@ -350,6 +350,7 @@ def depend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) 
 def undepend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> dict:
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, task_id)
+        require_task(conn, on)
         removed = task_rows.remove_dependency(conn, task_id, on)
         event_id = _event(conn, task, "dependency_removed", agent, on) if removed else None
         return {"task_id": task_id, "depends_on": on, "removed": removed, "event_id": event_id}

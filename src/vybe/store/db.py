@@ -16,6 +16,7 @@ from vybe.errors import (
     DatabaseLocked,
     DatabaseUnavailable,
     IdempotencyMismatch,
+    InvalidInput,
     ReadOnlyViolation,
     VersionConflict,
 )
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations")
 MIN_SQLITE = (3, 35, 0)
 WRITE_ATTEMPTS = 8
+REQUEST_ID_MAX = 256
 
 
 def migration_files() -> list[str]:
@@ -290,6 +292,11 @@ class Store:
         fn: Callable[[sqlite3.Connection], dict[str, Any]],
     ) -> dict[str, Any]:
         """Run a mutation once per (agent, request id); a replay returns the first result."""
+        if len(request_id) > REQUEST_ID_MAX:
+            raise InvalidInput(
+                f"a request id is at most {REQUEST_ID_MAX} characters",
+                context={"field": "request_id", "length": len(request_id)},
+            )
         digest = args_digest(args)
 
         def body(conn: sqlite3.Connection) -> dict[str, Any]:
