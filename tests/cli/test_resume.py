@@ -65,7 +65,8 @@ def test_rule2_ignores_a_handoff_that_was_reassigned(vybe):
     handed = vybe.task("review")
     vybe.ok("task", "assign", "--id", handed, "--to", "bob")
     vybe.ok("task", "assign", "--id", handed, "--to", "dave")
-    assert vybe.ok("resume", agent="bob")["focus_rule"] == "rule4"
+    assert vybe.ok("resume", agent="bob")["focus_rule"] == "rule5"
+    assert vybe.ok("resume", agent="dave")["focus_rule"] == "rule2"
 
 
 def test_handing_off_my_task_in_progress_releases_it_to_the_assignee(vybe):
@@ -77,6 +78,15 @@ def test_handing_off_my_task_in_progress_releases_it_to_the_assignee(vybe):
     assert (data["focus_task_id"], data["focus_rule"]) == (task, "rule2")
     assert vybe.ok("resume", agent="alice")["focus_task_id"] != task
     vybe.ok("task", "begin", "--id", task, agent="bob")
+
+
+def test_a_task_handed_to_another_agent_is_not_picked_by_rule4(vybe):
+    handed = vybe.task("for bob", "--priority", "9")
+    other = vybe.task("anyone's")
+    vybe.ok("task", "assign", "--id", handed, "--to", "bob", agent="alice")
+    assert vybe.ok("resume", "--peek", agent="carol")["focus_task_id"] == other
+    assert vybe.ok("task", "claim", "--next", agent="carol")["task"]["id"] == other
+    assert vybe.ok("resume", "--peek", agent="bob")["focus_task_id"] == handed
 
 
 def test_handing_off_a_task_another_agent_holds_is_refused(vybe):

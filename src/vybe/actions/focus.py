@@ -90,27 +90,35 @@ def _handed_off(conn: sqlite3.Connection, agent: str, project_id: str | None) ->
 
 
 def _first_ready(
-    conn: sqlite3.Connection, project_id: str | None = None, outside_projects: bool = False
+    conn: sqlite3.Connection,
+    agent: str,
+    project_id: str | None = None,
+    outside_projects: bool = False,
 ) -> dict | None:
-    """The most urgent ready task of a project, of no project, or (neither given) of any."""
+    """The most urgent ready task of a project, of no project, or (neither given) of any,
+    leaving out tasks handed off to another agent."""
     query = task_rows.TaskQuery(
-        project_id=project_id, ready=True, limit=1, outside_projects=outside_projects
+        project_id=project_id,
+        ready=True,
+        limit=1,
+        outside_projects=outside_projects,
+        free_for=agent,
     )
     found = task_rows.select(conn, query)
     return found[0] if found else None
 
 
-def _picked(conn: sqlite3.Connection, project_id: str | None) -> Focus:
+def _picked(conn: sqlite3.Connection, agent: str, project_id: str | None) -> Focus:
     """Rule 4 (project first, then tasks of no project), else rule 5."""
     if project_id is not None:
-        task = _first_ready(conn, project_id=project_id)
+        task = _first_ready(conn, agent, project_id=project_id)
         if task:
             return Focus(task, "rule4", f"highest-priority ready task in project {project_id}")
-        task = _first_ready(conn, outside_projects=True)
+        task = _first_ready(conn, agent, outside_projects=True)
         if task:
             return Focus(task, "rule4", "highest-priority ready task outside any project")
     else:
-        task = _first_ready(conn)
+        task = _first_ready(conn, agent)
         if task:
             return Focus(task, "rule4", "highest-priority ready task")
     return Focus(None, "rule5", "no ready task")
@@ -130,5 +138,5 @@ def decide(
         _current(conn, agent, state, project_id)
         or _handed_off(conn, agent, project_id)
         or _resumed(conn, state, project_id)
-        or _picked(conn, project_id)
+        or _picked(conn, agent, project_id)
     )

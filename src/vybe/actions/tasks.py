@@ -186,7 +186,7 @@ def claim(
     def run(conn: sqlite3.Connection) -> dict:
         at = clock.now_iso()
         if task_id is None:
-            chosen = task_rows.next_claimable(conn, project_id, at)
+            chosen = task_rows.next_claimable(conn, agent, project_id, at)
             if chosen is None:
                 return {"task": None, "event_id": None}
             task = task_rows.get(conn, chosen)

@@ -17,6 +17,12 @@ NO_OPEN_BLOCKER = (
     "NOT EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_task_id"
     " WHERE d.task_id = tasks.id AND b.status <> 'completed')"
 )
+# A task whose latest hand-off is addressed to another agent waits for that agent.
+NOT_HANDED_TO_ANOTHER = (
+    "NOT EXISTS (SELECT 1 FROM events h WHERE h.task_id = tasks.id AND h.kind = 'task_assigned'"
+    " AND h.archived_at IS NULL AND h.assignee_agent <> ? AND NOT EXISTS (SELECT 1 FROM events l"
+    "   WHERE l.task_id = tasks.id AND l.kind = 'task_assigned' AND l.id > h.id))"
+)
 # The most urgent first: every pick of a task walks the tasks_pick index in this order.
 PICK_ORDER = " ORDER BY priority DESC, created_at ASC, id ASC"
 
@@ -58,11 +64,12 @@ def get(conn: sqlite3.Connection, task_id: str) -> dict | None:
 class TaskQuery(
     namedtuple(
         "TaskQuery",
-        "status project_id ready limit outside_projects",
-        defaults=(None, None, False, 50, False),
+        "status project_id ready limit outside_projects free_for",
+        defaults=(None, None, False, 50, False, None),
     )
 ):
-    """Filters of a task listing; ``outside_projects`` keeps only tasks of no project."""
+    """Filters of a task listing; ``outside_projects`` keeps only tasks of no project, and
+    ``free_for`` (an agent) leaves out tasks handed off to another agent."""
 
     __slots__ = ()
 
@@ -81,6 +88,9 @@ def select(conn: sqlite3.Connection, query: TaskQuery) -> list[dict]:
     if query.ready:
         where.append("status = 'pending'")
         where.append(NO_OPEN_BLOCKER)
+    if query.free_for is not None:
+        where.append(NOT_HANDED_TO_ANOTHER)
+        params.append(query.free_for)
     rows = conn.execute(
         f"SELECT * FROM tasks WHERE {' AND '.join(where)}{PICK_ORDER} LIMIT ?",
         (*params, query.limit),
@@ -135,17 +145,20 @@ def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: st
     return to_dict(row)  # type: ignore[return-value]
 
 
-def next_claimable(conn: sqlite3.Connection, project_id: str | None, at: str) -> str | None:
-    """The best task to claim: ready, or in progress with nobody holding a live lease (an
-    expired claim, the caller's own included, or a task set in progress by hand)."""
+def next_claimable(
+    conn: sqlite3.Connection, agent: str, project_id: str | None, at: str
+) -> str | None:
+    """The best task for ``agent`` to claim: ready, or in progress with nobody holding a live
+    lease (an expired claim, its own included, or a task set in progress by hand); never one
+    handed off to another agent."""
     sql = (
         "SELECT id FROM tasks WHERE ("
         " status = 'pending'"
         " OR (status = 'in_progress' AND (claimed_by IS NULL OR lease_expires_at IS NULL"
         "     OR lease_expires_at < ?)))"
-        f" AND {NO_OPEN_BLOCKER}"
+        f" AND {NO_OPEN_BLOCKER} AND {NOT_HANDED_TO_ANOTHER}"
     )
-    params: list[Any] = [at]
+    params: list[Any] = [at, agent]
     if project_id is not None:
         sql += " AND project_id = ?"
         params.append(project_id)
