@@ -187,3 +187,34 @@ def test_doctor_reports_stale_paths_and_duplicates(vybe):
     vybe.ok("hook", "install")
     check = next(c for c in vybe.ok("doctor")["checks"] if c["name"] == "hooks_claude")
     assert check["ok"] is True
+
+
+def test_install_as_python_m_vybe_twice_keeps_one_entry_and_uninstall_removes_it(vybe):
+    import sys
+
+    path = _claude_settings(vybe)
+    _write(path, OTHERS)
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-m", "vybe", "hook", "install", "--claude"],
+            env=vybe.env,
+            capture_output=True,
+            check=True,
+        )
+        assert json.loads(done.stdout)["success"], done.stdout
+    assert len(_ours(json.loads(path.read_text()), "UserPromptSubmit")) == 1
+    vybe.ok("hook", "install", "--claude")
+    assert len(_ours(json.loads(path.read_text()), "UserPromptSubmit")) == 1
+    vybe.ok("hook", "uninstall", "--claude")
+    assert json.loads(path.read_text())["hooks"] == OTHERS["hooks"]
+
+
+def test_a_symlinked_settings_file_is_updated_where_it_points(vybe, tmp_path):
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    _write(dotfiles, OTHERS)
+    link = _claude_settings(vybe)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(dotfiles)
+    vybe.ok("hook", "install", "--claude")
+    assert link.is_symlink()
+    assert len(_ours(json.loads(dotfiles.read_text()), "SessionStart")) == 1

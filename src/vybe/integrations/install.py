@@ -52,7 +52,7 @@ def is_ours(handler: object) -> bool:
         return False
     argv = command_argv(handler["command"]) or []
     if len(argv) >= 4 and argv[1:3] == ["-m", "vybe"]:
-        argv = [argv[0], *argv[3:]]
+        argv = ["vybe", *argv[3:]]  # `<python> -m vybe hook ...`
     return len(argv) >= 2 and Path(argv[0]).name == "vybe" and argv[1] == "hook"
 
 

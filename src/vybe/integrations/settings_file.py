@@ -68,7 +68,10 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def update(path: Path, change: Callable[[dict], dict], *, dry_run: bool = False) -> bool:
-    """Apply ``change`` to the file's object under the lock; True when the text changed."""
+    """Apply ``change`` to the file's object under the lock; True when the text changed.
+
+    A symlinked settings file (dotfiles) is updated where it points, the link kept."""
+    path = Path(os.path.realpath(path))
     with contextlib.nullcontext() if dry_run else locks.exclusive(f"{path}.lock"):
         before = read(path)
         after = change(json.loads(json.dumps(before)))
