@@ -63,10 +63,14 @@ def edit(workdir: Path, path: object, old_text: object, new_text: object) -> str
         raise InvalidInput(f"{path}: no such file")
     if not isinstance(old_text, str) or not old_text or not isinstance(new_text, str):
         raise InvalidInput("old_text must be a non-empty string and new_text a string")
-    text = target.read_text(encoding="utf-8")
+    with open(target, encoding="utf-8", newline="") as handle:  # line endings as they are
+        text = handle.read()
+    if "\r\n" in text and "\r\n" not in old_text:  # the model writes \n; the file has \r\n
+        old_text, new_text = old_text.replace("\n", "\r\n"), new_text.replace("\n", "\r\n")
     found = text.count(old_text)
     if found != 1:
         where = "does not occur" if found == 0 else f"occurs {found} times"
         raise InvalidInput(f"old_text {where} in {path}; give a unique piece of the file")
-    target.write_text(text.replace(old_text, new_text, 1), encoding="utf-8")
+    with open(target, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text.replace(old_text, new_text, 1))
     return f"edited {target}"

@@ -68,7 +68,11 @@ def discover(workdir: Path) -> dict[str, Skill]:
         if not folder.is_dir():
             continue
         for skill_md in sorted(folder.glob("*/SKILL.md")):
-            meta = frontmatter(skill_md.read_text(encoding="utf-8", errors="replace"))
+            try:
+                text = skill_md.read_text(encoding="utf-8", errors="replace")
+            except OSError:  # a folder named SKILL.md, a dangling link: not a skill
+                continue
+            meta = frontmatter(text)
             name = str(meta.get("name") or skill_md.parent.name).strip()
             description = " ".join(str(meta.get("description") or "").split())
             if name and name not in found:

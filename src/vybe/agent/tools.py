@@ -143,9 +143,9 @@ class Toolbox:
             return Outcome("the arguments were not valid JSON; send a JSON object", True)
         try:
             return handler(call)
-        except (VybeError, KeyError, OSError, ValueError, TypeError) as exc:
+        except Exception as exc:  # the model hears of any failure; the run goes on
             message = exc.message if isinstance(exc, VybeError) else str(exc).strip("'\"")
-            return Outcome(f"{call.name} failed: {message}", True)
+            return Outcome(f"{call.name} failed: {message or type(exc).__name__}", True)
 
     def _handlers(self) -> dict[str, Callable[[ToolCall], Outcome]]:
         handlers: dict[str, Callable[[ToolCall], Outcome]] = {
