@@ -8,7 +8,15 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vybe.integrations.user_words import ACKS, DIRECTION, is_ack, sets_direction
+from vybe.integrations.user_words import (
+    ACKS,
+    DIRECTION,
+    TOKEN_BUDGET,
+    choose,
+    is_ack,
+    sets_direction,
+)
+from vybe.store.record import MessageRow
 
 ACK_PATTERN = re.compile(
     r"^\s*(ok(ay)?|k|yes|yep|yeah|sure|go( on| ahead)?|continue|proceed|next|thanks?( you)?|"
@@ -42,3 +50,20 @@ def test_sets_direction_agrees_with_the_pattern(text):
 def test_examples():
     assert is_ack("  Go on.!  ") and is_ack("thanks you!") and not is_ack("ok, and tests")
     assert sets_direction("Please, never push") and not sets_direction("it was useful")
+
+
+def _rows(*texts: str) -> list[MessageRow]:
+    return [MessageRow("s", n, "user", text) for n, text in enumerate(texts, start=1)]
+
+
+def test_a_long_pasted_message_does_not_crowd_out_a_short_rule():
+    rows = _rows("Build the parser.", "Never push to main without asking.", "please " * 5000)
+    chosen = choose(rows, TOKEN_BUDGET)
+    assert [(c.row.seq, c.cut) for c in chosen] == [(1, False), (2, False), (3, True)]
+    assert chosen[1].text == "Never push to main without asking."
+
+
+def test_a_long_first_message_is_cut_and_the_rest_still_fit():
+    rows = _rows("spec " * 8000, "you must always use tabs", "ok", "continue")
+    chosen = choose(rows, TOKEN_BUDGET)
+    assert [(c.row.seq, c.cut) for c in chosen] == [(1, True), (2, False), (3, False), (4, False)]

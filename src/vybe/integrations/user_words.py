@@ -150,16 +150,22 @@ def _cut(row: MessageRow, tokens: int) -> str:
 
 
 def choose(rows: list[MessageRow], budget: int = TOKEN_BUDGET) -> list[Chosen]:
-    """Pick within ``budget`` tokens; returned in the order the person typed them."""
+    """Pick within ``budget`` tokens; returned in the order the person typed them.
+
+    A message too long to keep whole is cut to at most a third of the budget, and the
+    choice goes on: a pasted log must not crowd out the short rule typed before it."""
     left, chosen = budget, []
+    share = max(MIN_CUT_TOKENS, budget // 3)
     for row in rank(rows):
         cost = estimate(row.text) + HEADER_TOKENS
         if cost <= left:
             chosen.append(Chosen(row, row.text, False))
             left -= cost
-        elif left >= MIN_CUT_TOKENS + HEADER_TOKENS:
-            chosen.append(Chosen(row, _cut(row, left - HEADER_TOKENS), True))
-            break
+            continue
+        room = min(left - HEADER_TOKENS, share)
+        if room >= MIN_CUT_TOKENS:
+            chosen.append(Chosen(row, _cut(row, room), True))
+            left -= room + HEADER_TOKENS
     return sorted(chosen, key=lambda c: c.row.seq)
 
 
