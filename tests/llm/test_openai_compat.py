@@ -10,7 +10,7 @@ from tests.fakes.servers import FakeServer, Response, openai_error, openai_reply
 from vybe.errors import ModelError
 from vybe.llm.base import ContextLengthExceeded, Message, Request, ToolCall, ToolSpec
 from vybe.llm.http import RetryPolicy
-from vybe.llm.openai_compat import OpenAICompatible
+from vybe.llm.openai_compat import OpenAICompatible, parse
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, timeout=5)
 TOOL = ToolSpec(
@@ -168,3 +168,19 @@ def test_check_on_unreachable_server_is_a_clear_error():
 def test_official_endpoint_asks_with_max_completion_tokens():
     model = OpenAICompatible("gpt-4.1", api_key="sk-x", policy=FAST)
     assert model.max_tokens_field == "max_completion_tokens"
+
+
+def test_tool_calls_without_ids_get_ids_unique_across_replies():
+    body = {
+        "choices": [
+            {
+                "message": {
+                    "content": "",
+                    "tool_calls": [{"function": {"name": "task_create", "arguments": "{}"}}] * 2,
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    }
+    ids = [call.id for _ in range(2) for call in parse(body).tool_calls]
+    assert len(set(ids)) == 4 and all(ids)

@@ -15,6 +15,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from vybe.clock import new_id
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch, shown
 from vybe.llm.http import Broken, Failure, NotStreamed, RetryPolicy, Transport, event_json
@@ -102,11 +103,13 @@ def parse(body: dict[str, Any]) -> Reply:
     message = choice.get("message") or {}
     calls = tuple(
         ToolCall(
-            id=str(c.get("id") or f"call_{i}"),
+            # A server that sends no id (some local ones) gets a fresh one: ids key the
+            # results, and the runner's request ids, across the whole session.
+            id=str(c.get("id") or new_id("call")),
             name=str((c.get("function") or {}).get("name") or ""),
             arguments=_arguments((c.get("function") or {}).get("arguments")),
         )
-        for i, c in enumerate(message.get("tool_calls") or [])
+        for c in message.get("tool_calls") or []
     )
     stop = FINISH.get(str(choice.get("finish_reason") or "stop"), "end")
     if calls:
