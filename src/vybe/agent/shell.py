@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,22 +35,30 @@ class BashPermission:
 
 
 def run(workdir: Path, command: str, timeout: object = DEFAULT_TIMEOUT) -> tuple[str, bool]:
-    """The command's output and exit status; True when it failed."""
+    """The command's output (stdout and stderr as they interleaved) and exit status; True when
+    it failed. The command runs in its own session: on timeout the whole group is killed and
+    what it printed so far is kept. Its output goes to a file, not a pipe, so a job it leaves
+    running in the background does not hold the call open."""
     seconds = min(max(int(timeout or DEFAULT_TIMEOUT), 1), MAX_TIMEOUT)
-    try:
-        done = subprocess.run(
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(
             ["bash", "-c", command],
             cwd=workdir,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=seconds,
             stdin=subprocess.DEVNULL,
-            check=False,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
-    except subprocess.TimeoutExpired as exc:
-        partial = (exc.stdout or "") if isinstance(exc.stdout, str) else ""
-        return cut_output(partial) + f"\n[timed out after {seconds} s]", True
-    output = done.stdout + (("\n" + done.stderr) if done.stderr else "")
-    text = cut_output(output.strip("\n"), "narrow the command to see the rest")
-    return f"{text}\n[exit status {done.returncode}]".lstrip("\n"), done.returncode != 0
+        try:
+            code: int | None = proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            code = None
+        out.seek(0)
+        output = out.read().decode("utf-8", errors="replace").strip("\n")
+    text = cut_output(output, "narrow the command to see the rest")
+    if code is None:
+        return f"{text}\n[timed out after {seconds} s]".lstrip("\n"), True
+    return f"{text}\n[exit status {code}]".lstrip("\n"), code != 0

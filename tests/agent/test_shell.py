@@ -1,0 +1,33 @@
+"""The bash tool: a timeout kills the whole command and keeps what it printed."""
+
+from __future__ import annotations
+
+import time
+
+from vybe.agent import shell
+
+
+def test_output_and_exit_status_come_back(tmp_path):
+    assert shell.run(tmp_path, "echo out; echo err >&2; exit 3") == (
+        "out\nerr\n[exit status 3]",
+        True,
+    )
+
+
+def test_a_timeout_keeps_what_was_printed_so_far(tmp_path):
+    text, failed = shell.run(tmp_path, "echo started; sleep 5", timeout=1)
+    assert failed and text == "started\n[timed out after 1 s]"
+
+
+def test_a_timeout_kills_the_children_too(tmp_path):
+    marker = tmp_path / "still-running"
+    shell.run(tmp_path, f"(sleep 2; touch {marker}) & sleep 5", timeout=1)
+    time.sleep(1.5)
+    assert not marker.exists()
+
+
+def test_a_job_left_in_the_background_does_not_hold_the_call(tmp_path):
+    started = time.monotonic()
+    text, failed = shell.run(tmp_path, "sleep 3 & echo bg-started", timeout=10)
+    assert (text, failed) == ("bg-started\n[exit status 0]", False)
+    assert time.monotonic() - started < 2
