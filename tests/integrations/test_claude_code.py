@@ -132,6 +132,15 @@ def test_task_completed_closes_a_task_linked_in_its_metadata(agent):
     assert agent.vybe.ok("task", "get", "--id", other)["task"]["status"] == "pending"
 
 
+def test_task_completed_closes_the_open_task_when_an_older_one_with_the_link_is_done(agent):
+    link = json.dumps({"claude_task_id": "3"})
+    older = agent.vybe.task("Last week's task 3", "--metadata", link)
+    agent.vybe.ok("done", older)
+    newer = agent.vybe.task("This session's task 3", "--metadata", link)
+    agent.send("claude", "task_completed")
+    assert agent.vybe.ok("task", "get", "--id", newer)["task"]["status"] == "completed"
+
+
 def test_task_completed_closes_a_task_named_by_its_vybe_id(agent):
     task = agent.vybe.task("Index users.email")
     agent.send("claude", "task_completed", task_subject=f"Finish {task}", task_id="99")

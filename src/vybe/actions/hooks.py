@@ -54,7 +54,7 @@ def complete_linked_task(
     def run(conn: sqlite3.Connection) -> dict:
         task = task_rows.get(conn, vybe_task_id) if vybe_task_id else None
         if task is None:
-            task = task_rows.find_by_metadata(conn, LINK_KEY, agent_task_id)
+            task = task_rows.find_open_by_metadata(conn, LINK_KEY, agent_task_id)
         if task is None or task["status"] == "completed":
             return {"task_id": task["id"] if task else None, "closed": False}
         change_status(conn, agent, task, "completed", None, note=f"{agent} task completed")

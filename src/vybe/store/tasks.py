@@ -227,10 +227,12 @@ def count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
 
 
-def find_by_metadata(conn: sqlite3.Connection, key: str, value: str) -> dict | None:
-    """The oldest task whose metadata maps ``key`` to ``value`` (LIKE narrows, JSON decides)."""
+def find_open_by_metadata(conn: sqlite3.Connection, key: str, value: str) -> dict | None:
+    """The oldest task not completed whose metadata maps ``key`` to ``value`` (LIKE narrows,
+    JSON decides)."""
     rows = conn.execute(
-        "SELECT * FROM tasks WHERE metadata LIKE ? ORDER BY created_at, id",
+        "SELECT * FROM tasks WHERE status <> 'completed' AND metadata LIKE ?"
+        " ORDER BY created_at, id",
         (f"%{value}%",),
     ).fetchall()
     for task in to_dicts(rows):
