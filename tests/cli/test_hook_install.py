@@ -218,3 +218,24 @@ def test_a_symlinked_settings_file_is_updated_where_it_points(vybe, tmp_path):
     vybe.ok("hook", "install", "--claude")
     assert link.is_symlink()
     assert len(_ours(json.loads(dotfiles.read_text()), "SessionStart")) == 1
+
+
+def test_an_event_taken_out_of_the_manifest_loses_vybes_entry_on_install(vybe):
+    path = _claude_settings(vybe)
+    _write(path, OTHERS)
+    vybe.ok("hook", "install", "--claude")
+    manifest = Path(vybe.ok("hook", "export")["path"])
+    document = json.loads(manifest.read_text())
+    document["claude"] = [e for e in document["claude"] if e["event"] != "Stop"]
+    manifest.write_text(json.dumps(document))
+    assert "Stop" in vybe.ok("hook", "install", "--claude")["claude"]["removed"]
+    settings = json.loads(path.read_text())
+    assert "Stop" not in settings["hooks"] and len(_ours(settings, "SessionStart")) == 1
+
+
+def test_an_event_that_is_not_a_list_is_refused_and_the_file_kept(vybe):
+    path = _claude_settings(vybe)
+    _write(path, {"hooks": {"UserPromptSubmit": {"weird": True}}})
+    before = path.read_bytes()
+    vybe.refused("SETTINGS_UNREADABLE", "hook", "install", "--claude")
+    assert path.read_bytes() == before

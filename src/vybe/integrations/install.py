@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vybe.errors import InvalidInput
 from vybe.integrations import manifest, settings_file
 from vybe.integrations.manifest import HookSpec
 
@@ -81,6 +82,18 @@ def _without_ours(groups: list) -> tuple[list, int | None]:
     return kept, first
 
 
+def _take_off(hooks: dict, event: str, outcome: Outcome) -> None:
+    """Remove vybe's handlers from one event; drop the event when only they filled it."""
+    kept, first = _without_ours(hooks[event])
+    if first is None:
+        return
+    outcome.removed.append(event)
+    if kept:
+        hooks[event] = kept
+    else:
+        del hooks[event]
+
+
 @dataclass
 class Outcome:
     path: Path
@@ -102,11 +115,21 @@ class Outcome:
 
 
 def merge(document: dict, specs: tuple[HookSpec, ...], command: str, outcome: Outcome) -> dict:
-    """Put exactly one vybe entry on each event, in place of any earlier one."""
+    """Put exactly one vybe entry on each event of ``specs``, in place of any earlier one, and
+    take vybe's entries off the events the manifest no longer names."""
     hooks = document.setdefault("hooks", {})
+    wanted_events = {spec.event for spec in specs}
+    for event in [e for e in hooks if e not in wanted_events and isinstance(hooks[e], list)]:
+        _take_off(hooks, event, outcome)
     for spec in specs:
-        groups = hooks.get(spec.event)
-        groups = groups if isinstance(groups, list) else []
+        groups = hooks.get(spec.event, [])
+        if not isinstance(groups, list):
+            raise InvalidInput(
+                f"hooks.{spec.event} is not a list of hook groups; vybe will not overwrite it",
+                code="SETTINGS_UNREADABLE",
+                context={"event": spec.event},
+                suggested_action="fix that entry by hand, then install again",
+            )
         kept, first = _without_ours(groups)
         wanted = _entry(spec, command)
         if first is None:
@@ -125,18 +148,8 @@ def unmerge(document: dict, outcome: Outcome) -> dict:
     hooks = document.get("hooks")
     if not isinstance(hooks, dict):
         return document
-    for event in list(hooks):
-        groups = hooks[event]
-        if not isinstance(groups, list):
-            continue
-        kept, first = _without_ours(groups)
-        if first is None:
-            continue
-        outcome.removed.append(event)
-        if kept:
-            hooks[event] = kept
-        else:
-            del hooks[event]
+    for event in [e for e in hooks if isinstance(hooks[e], list)]:
+        _take_off(hooks, event, outcome)
     if not hooks and outcome.removed:
         del document["hooks"]
     return document
