@@ -270,3 +270,12 @@ def test_a_prompt_typed_during_an_import_lands_after_the_reply_it_imports(agent)
 
 def test_a_prompt_waits_for_an_import_about_a_second_at_most(agent):
     assert _prompt_while_importing(agent, hold=2.5) == ["user", "assistant"]
+
+
+def test_a_very_long_session_id_still_records_the_prompt(agent):
+    session = "s" * 400
+    assert (
+        agent.send("claude", "user_prompt_submit", session_id=session, prompt="keep me").code == 0
+    )
+    assert _user_rows(agent, f"claude:{session}") == [("keep me",)]
+    assert agent.log == ""

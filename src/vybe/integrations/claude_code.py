@@ -10,10 +10,11 @@ import os
 
 from vybe import jsonio
 from vybe.actions import hooks as hook_actions
+from vybe.digest import sha256_hex
 from vybe.integrations.hooks import CONTEXT_LIMIT, Hook
 from vybe.store import agents as agent_rows
 from vybe.store import tasks as task_rows
-from vybe.store.db import args_digest
+from vybe.store.db import REQUEST_ID_MAX, args_digest
 
 # The record (vybe.store.record, vybe.context) is imported by the handlers that write or
 # read it: a session start (the brief) never touches it.
@@ -44,7 +45,12 @@ VYBE_TASK_ID = r"\btask_\d{6,}_[0-9a-f]{4,}\b"
 
 
 def _request_id(hook: Hook, *parts: object) -> str:
-    return "_".join(["hook", hook.target, hook.session_id, hook.event, *map(str, parts)])
+    """Derived from the session and event, so a retried hook replays; a long one is hashed to
+    stay within the request-id limit."""
+    rid = "_".join(["hook", hook.target, hook.session_id, hook.event, *map(str, parts)])
+    if len(rid) <= REQUEST_ID_MAX:
+        return rid
+    return f"hook_{hook.target}_{sha256_hex(rid.encode('utf-8', 'surrogatepass'))}"
 
 
 def focus_line(hook: Hook) -> str:
