@@ -8,6 +8,7 @@ from vybe.errors import InvalidInput
 
 MAX_LINES = 2000
 MAX_BYTES = 50_000
+BINARY_SNIFF = 8192  # a NUL in the first bytes: not text
 CUT_NOTE = "[Output cut at {lines} lines / {kb} KB: {more}]"
 
 
@@ -30,11 +31,27 @@ def resolve(workdir: Path, path: object) -> Path:
     return (workdir / Path(path).expanduser()).resolve()
 
 
+def writable(workdir: Path, path: object) -> Path:
+    """A path the file tools may change: inside the working folder, since writing anywhere
+    (a shell's startup file, say) would get round the person's say over bash."""
+    target = resolve(workdir, path)
+    root = workdir.resolve()
+    if target != root and root not in target.parents:
+        raise InvalidInput(
+            f"{path} is outside the working folder {root}: write and edit change files only"
+            " inside it"
+        )
+    return target
+
+
 def read(workdir: Path, path: object, offset: object = 1, limit: object = MAX_LINES) -> str:
     """Lines ``offset``.. of a text file (1-based), at most ``limit`` of them."""
     target = resolve(workdir, path)
     if not target.is_file():
         raise InvalidInput(f"{path}: no such file")
+    with open(target, "rb") as handle:
+        if b"\0" in handle.read(BINARY_SNIFF):
+            return f"(binary file, {target.stat().st_size} bytes: not shown)"
     start = max(int(offset or 1), 1)
     count = max(int(limit or MAX_LINES), 1)
     lines = target.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
@@ -48,7 +65,7 @@ def read(workdir: Path, path: object, offset: object = 1, limit: object = MAX_LI
 
 def write(workdir: Path, path: object, content: object) -> str:
     """Create or replace a file with ``content``; parent folders are made."""
-    target = resolve(workdir, path)
+    target = writable(workdir, path)
     if not isinstance(content, str):
         raise InvalidInput("content must be a string")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -58,7 +75,7 @@ def write(workdir: Path, path: object, content: object) -> str:
 
 def edit(workdir: Path, path: object, old_text: object, new_text: object) -> str:
     """Replace the one occurrence of ``old_text``; none or several is an error."""
-    target = resolve(workdir, path)
+    target = writable(workdir, path)
     if not target.is_file():
         raise InvalidInput(f"{path}: no such file")
     if not isinstance(old_text, str) or not old_text or not isinstance(new_text, str):
