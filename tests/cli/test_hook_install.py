@@ -239,3 +239,13 @@ def test_an_event_that_is_not_a_list_is_refused_and_the_file_kept(vybe):
     before = path.read_bytes()
     vybe.refused("SETTINGS_UNREADABLE", "hook", "install", "--claude")
     assert path.read_bytes() == before
+
+
+def test_doctor_finds_a_bare_vybe_on_path_not_stale(vybe, monkeypatch):
+    vybe.ok("init")
+    path = _claude_settings(vybe)
+    bare = {"type": "command", "command": "vybe hook run claude", "timeout": 5}
+    _write(path, {"hooks": {"Stop": [{"hooks": [bare]}]}})
+    monkeypatch.setitem(vybe.env, "PATH", f"{Path(VYBE).parent}:{vybe.env.get('PATH', '')}")
+    check = next(c for c in vybe.ok("doctor")["checks"] if c["name"] == "hooks_claude")
+    assert check["detail"]["files"][0]["stale"] == []

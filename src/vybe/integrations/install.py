@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +185,15 @@ def _executable(command: str) -> str | None:
     return argv[0] if argv else None
 
 
+def _runnable(executable: str | None) -> bool:
+    """A path that can run, or a bare name found on PATH (`vybe hook run claude`)."""
+    if not executable:
+        return False
+    if os.sep not in executable:
+        return shutil.which(executable) is not None
+    return os.access(executable, os.X_OK)
+
+
 def inspect(target: str, path: Path) -> dict:
     """What vybe has installed in one settings file: events, stale paths, duplicates."""
     try:
@@ -198,7 +208,7 @@ def inspect(target: str, path: Path) -> dict:
                 if is_ours(handler):
                     events.setdefault(event, []).append(handler["command"])
     commands = {c for listed in events.values() for c in listed}
-    stale = sorted(c for c in commands if not os.access(_executable(c) or "", os.X_OK))
+    stale = sorted(c for c in commands if not _runnable(_executable(c)))
     return {
         "path": str(path),
         "events": events,
