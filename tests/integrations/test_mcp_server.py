@@ -9,6 +9,7 @@ from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.conftest import VYBE
+from vybe import __version__
 
 TOOLS = {
     "resume_brief",
@@ -32,11 +33,26 @@ def _data(result) -> dict:
     return json.loads(result.content[0].text)
 
 
-async def _session_run(vybe, body):
+async def _session_run(vybe, body, initialized=None):
     params = StdioServerParameters(command=VYBE, args=["mcp", "--agent", "mcp-agent"], env=vybe.env)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
+        started = await session.initialize()
+        if initialized is not None:
+            initialized.append(started)
         return await body(session)
+
+
+def test_the_server_names_itself_with_vybes_version(vybe):
+    initialized: list = []
+
+    async def body(session):
+        return None
+
+    asyncio.run(_session_run(vybe, body, initialized))
+    assert (initialized[0].server_info.name, initialized[0].server_info.version) == (
+        "vybe",
+        __version__,
+    )
 
 
 def test_the_sdk_client_lists_every_vybe_tool(vybe):

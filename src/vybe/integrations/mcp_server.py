@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from vybe import clock, config
+from vybe import __version__, clock, config
 from vybe.errors import VybeError
 
 T = TypeVar("T")
@@ -52,7 +52,11 @@ def build(settings: config.Settings) -> Any:
     from vybe.store.tasks import TaskQuery
 
     tools = Tools(settings)
-    server = MCPServer("vybe", instructions="Durable tasks, memory and resume briefs (vybe).")
+    server = MCPServer(
+        "vybe",
+        version=__version__,
+        instructions="Durable tasks, memory and resume briefs (vybe).",
+    )
 
     @server.tool()
     def resume_brief(project_dir: str | None = None, peek: bool = True) -> dict:
