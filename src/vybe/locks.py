@@ -17,9 +17,13 @@ POLL_SECONDS = 0.01
 @contextlib.contextmanager
 def exclusive(path: str, timeout: float | None = None) -> Iterator[bool]:
     """Hold the lock file ``path`` (made if missing) for the block, waiting while another
-    holds it; with ``timeout``, waiting at most that long. Yields whether the lock is held."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    holds it; with ``timeout``, waiting at most that long. Yields whether the lock is held.
+    A folder can be locked itself, which leaves no lock file in it."""
+    if os.path.isdir(path):
+        fd = os.open(path, os.O_RDONLY)
+    else:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         yield _take(fd, timeout)
     finally:

@@ -39,3 +39,9 @@ def test_the_rewrite_keeps_the_file_mode(tmp_path):
     settings_file.update(path, lambda d: {**d, "k": 1})
     assert path.stat().st_mode & 0o777 == 0o640
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_update_leaves_no_lock_file_beside_the_settings(tmp_path):
+    path = tmp_path / ".claude" / "settings.json"
+    settings_file.update(path, lambda document: {**document, "model": "opus"})
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.json"]

@@ -72,7 +72,11 @@ def update(path: Path, change: Callable[[dict], dict], *, dry_run: bool = False)
 
     A symlinked settings file (dotfiles) is updated where it points, the link kept."""
     path = Path(os.path.realpath(path))
-    with contextlib.nullcontext() if dry_run else locks.exclusive(f"{path}.lock"):
+    if not dry_run:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    # The settings' folder itself is the lock: no lock file is left beside a project's
+    # .claude/settings.json for git to show.
+    with contextlib.nullcontext() if dry_run else locks.exclusive(str(path.parent)):
         before = read(path)
         after = change(json.loads(json.dumps(before)))
         changed = render(after) != render(before)
