@@ -176,3 +176,13 @@ def test_import_then_list_and_show(vybe):
 def test_show_unknown_session_is_not_found(vybe):
     vybe.ok("init")
     assert vybe("session", "show", "nope").error_code == "NOT_FOUND"
+
+
+def test_piped_chat_refuses_bash_instead_of_taking_the_next_line_as_a_yes(vybe, tmp_path):
+    steps = [openai_reply(calls=[("c1", "bash", {"command": "echo hi"})]), openai_reply("ok")]
+    steps += [openai_reply("second seen")]
+    with FakeServer(lambda r: steps[len(server.posts) - 1]) as server:
+        shown = run_chat(vybe, tmp_path, *model_flags(server), typed="run it\nyes\n/exit\n")
+    assert "Allow?" not in shown.stderr
+    assert "vibey> second seen" in shown.stdout
+    assert "not allowed" in json.dumps(server.posts[1].body)

@@ -106,7 +106,9 @@ def chat(inv: Any, args: argparse.Namespace) -> dict:
     from vybe.llm.base import Watch
 
     interactive = args.once is None
-    bash = BashPermission(args.allow_bash, _ask_bash if interactive else None)
+    # Only a person at a terminal is asked; from a pipe the next line is input, not a yes.
+    asks = interactive and sys.stdin.isatty()
+    bash = BashPermission(args.allow_bash, _ask_bash if asks else None)
     screen = Screen()
     run = start(
         inv.store,
