@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 
 from vybe.store.rows import to_dicts
-from vybe.store.tasks import NO_OPEN_BLOCKER
+from vybe.store.tasks import NO_OPEN_BLOCKER, standing_handoff
 
 _EVENT_COLUMNS = (
     "id, kind, agent_name, task_id, project_id, message, metadata, assignee_agent, created_at"
@@ -50,10 +50,8 @@ def handoff(
     where, params = ("1 = 1", ()) if anywhere else _project_clause(project_id)
     row = conn.execute(
         "SELECT e.id, e.task_id FROM events e CROSS JOIN tasks ON tasks.id = e.task_id"
-        " WHERE e.assignee_agent = ? AND e.kind = 'task_assigned'"
+        f" WHERE e.assignee_agent = ? AND {standing_handoff('e')}"
         f" AND tasks.status = 'pending' AND {where} AND {NO_OPEN_BLOCKER}"
-        " AND NOT EXISTS (SELECT 1 FROM events later WHERE later.task_id = e.task_id"
-        "   AND later.id > e.id AND later.kind = 'task_assigned')"
         " ORDER BY e.id LIMIT 1",
         (agent, *params),
     ).fetchone()

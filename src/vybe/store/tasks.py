@@ -17,11 +17,21 @@ NO_OPEN_BLOCKER = (
     "NOT EXISTS (SELECT 1 FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on_task_id"
     " WHERE d.task_id = tasks.id AND b.status <> 'completed')"
 )
-# A task whose latest hand-off is addressed to another agent waits for that agent.
+
+
+def standing_handoff(alias: str) -> str:
+    """SQL: the events row ``alias`` is a hand-off that no later hand-off of its task replaced."""
+    return (
+        f"{alias}.kind = 'task_assigned' AND NOT EXISTS (SELECT 1 FROM events later"
+        f" WHERE later.task_id = {alias}.task_id AND later.id > {alias}.id"
+        " AND later.kind = 'task_assigned')"
+    )
+
+
+# A task whose standing hand-off is addressed to another agent waits for that agent.
 NOT_HANDED_TO_ANOTHER = (
-    "NOT EXISTS (SELECT 1 FROM events h WHERE h.task_id = tasks.id AND h.kind = 'task_assigned'"
-    " AND h.archived_at IS NULL AND h.assignee_agent <> ? AND NOT EXISTS (SELECT 1 FROM events l"
-    "   WHERE l.task_id = tasks.id AND l.kind = 'task_assigned' AND l.id > h.id))"
+    "NOT EXISTS (SELECT 1 FROM events h WHERE h.task_id = tasks.id AND h.assignee_agent <> ?"
+    f" AND {standing_handoff('h')})"
 )
 # The most urgent first: every pick of a task walks the tasks_pick index in this order.
 PICK_ORDER = " ORDER BY priority DESC, created_at ASC, id ASC"
