@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vybe.cli import types
+from vybe.cli import output, types
 from vybe.cli.registry import Registry
 from vybe.errors import VybeError
 
@@ -52,17 +52,6 @@ def _ask_bash(command: str) -> bool:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def _out(text: str) -> None:
-    """Write to stdout as UTF-8 whatever the locale; a lone surrogate is escaped, not a crash."""
-    data = text.encode("utf-8", "backslashreplace")
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
-    else:
-        buffer.write(data)
-    sys.stdout.flush()
-
-
 class Screen:
     """The interactive terminal: the agent's words on stdout as they stream, notes on stderr.
 
@@ -75,9 +64,9 @@ class Screen:
 
     def text(self, piece: str) -> None:
         if not self.open:
-            _out("\nvibey> ")
+            output.write("\nvibey> ")
             self.open = True
-        _out(piece)
+        output.write(piece)
 
     def retry(self, reason: str) -> None:
         self.end_line()
@@ -86,7 +75,7 @@ class Screen:
 
     def end_line(self) -> None:
         if self.open:
-            _out("\n")
+            output.write("\n")
             self.open = False
 
     def show(self, kind: str, payload: dict[str, Any]) -> None:

@@ -42,8 +42,13 @@ def failure(error: VybeError) -> str:
 
 
 def emit(text: str) -> None:
+    """One line on stdout, in UTF-8 (see ``write``)."""
+    write(text + "\n")
+
+
+def write(text: str) -> None:
     """Write UTF-8 whatever the locale; a lone surrogate becomes its JSON escape, not a crash."""
-    data = (text + "\n").encode("utf-8", "backslashreplace")
+    data = text.encode("utf-8", "backslashreplace")
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
         sys.stdout.write(data.decode("utf-8"))
