@@ -11,6 +11,9 @@ import threading
 import time
 
 from tests.conftest import TRANSCRIPTS, VYBE
+from vybe import locks
+from vybe.integrations.claude_code import PROMPT_WAITS_FOR_IMPORT, import_lock
+from vybe.store import Store
 
 SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"
 PROMPTS = [
@@ -239,16 +242,20 @@ def test_overlapping_stop_imports_append_each_transcript_row_once(agent, tmp_pat
         assert agent.rows(counts) == conn.execute(counts).fetchall() != []
 
 
-def _prompt_while_importing(agent, hold: float) -> list[str]:
+def _prompt_while_importing(agent, hold: float) -> tuple[list[str], float]:
     """Send a prompt while a transcript import holds the store's import lock for ``hold``
-    seconds, then records a reply; the types of the record's rows, in order."""
-    from vybe import locks
-    from vybe.integrations.claude_code import import_lock
-    from vybe.store import Store
+    seconds, then records a reply: the types of the record's rows in order, and how long the
+    prompt took to be recorded."""
+    took: list[float] = []
+
+    def prompt() -> None:
+        started = time.monotonic()
+        agent.send("claude", "user_prompt_submit")
+        took.append(time.monotonic() - started)
 
     store = Store(agent.vybe.db_path)
     with locks.exclusive(import_lock(store)):
-        sent = threading.Thread(target=agent.send, args=("claude", "user_prompt_submit"))
+        sent = threading.Thread(target=prompt)
         sent.start()
         time.sleep(hold)
         agent.rows(
@@ -261,15 +268,17 @@ def _prompt_while_importing(agent, hold: float) -> list[str]:
     sent.join()
     store.close()
     order = "SELECT type FROM messages WHERE session_id = ? ORDER BY context_seq"
-    return [r[0] for r in agent.rows(order, SESSION)]
+    return [r[0] for r in agent.rows(order, SESSION)], took[0]
 
 
 def test_a_prompt_typed_during_an_import_lands_after_the_reply_it_imports(agent):
-    assert _prompt_while_importing(agent, hold=0.5) == ["assistant", "user"]
+    assert _prompt_while_importing(agent, hold=0.5)[0] == ["assistant", "user"]
 
 
 def test_a_prompt_waits_for_an_import_about_a_second_at_most(agent):
-    assert _prompt_while_importing(agent, hold=2.5) == ["user", "assistant"]
+    order, took = _prompt_while_importing(agent, hold=2.5)
+    assert order == ["user", "assistant"]
+    assert PROMPT_WAITS_FOR_IMPORT <= took < 2.5
 
 
 def test_a_very_long_session_id_still_records_the_prompt(agent):
