@@ -73,6 +73,15 @@ def loaded(vybe, args: list[str], payload: dict | None = None) -> set[str]:
     return set(done.stderr.rsplit("MODULES ", 1)[1].split())
 
 
+# The events both agents send vybe's hooks, as payload fields.
+SHARED_EVENTS = [
+    {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
+    {"hook_event_name": "UserPromptSubmit", "prompt": "where are we?"},
+    {"hook_event_name": "SessionStart", "source": "startup"},
+    {"hook_event_name": "SessionStart", "source": "compact"},
+]
+
+
 def heavy_in(modules: set[str], names: set[str]) -> set[str]:
     """The loaded modules that are, or are inside, one of ``names``."""
     return {m for m in modules if m in names or any(m.startswith(n + ".") for n in names)}
@@ -81,10 +90,7 @@ def heavy_in(modules: set[str], names: set[str]) -> set[str]:
 @pytest.mark.parametrize(
     "event",
     [
-        {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
-        {"hook_event_name": "UserPromptSubmit", "prompt": "where are we?"},
-        {"hook_event_name": "SessionStart", "source": "startup"},
-        {"hook_event_name": "SessionStart", "source": "compact"},
+        *SHARED_EVENTS,
         {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "error": "exit 1"},
     ],
 )
@@ -129,14 +135,7 @@ def test_vybe_executable_imports_no_regular_expressions(vybe, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "event",
-    [
-        {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
-        {"hook_event_name": "UserPromptSubmit", "prompt": "where are we?"},
-        {"hook_event_name": "SessionStart", "source": "startup"},
-        {"hook_event_name": "SessionStart", "source": "compact"},
-        {"hook_event_name": "PostToolUse", "tool_response": {"exit_code": 1}},
-    ],
+    "event", [*SHARED_EVENTS, {"hook_event_name": "PostToolUse", "tool_response": {"exit_code": 1}}]
 )
 def test_codex_hook_imports_no_heavy_module(vybe, tmp_path, event):
     payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
