@@ -193,7 +193,7 @@ def resolve_scope(
     if scope == "global":
         return "", None
     if scope == "agent":
-        return ((scope_id or "").strip() or agent).strip().lower(), None
+        return ((scope_id or "").strip() or agent.strip()).lower(), None
     if not scope_id:
         state = agent_rows.get(conn, agent) or {}
         scope_id = state.get("focus_task_id" if scope == "task" else "focus_project_id")

@@ -391,8 +391,7 @@ def assign(
         task = require_task(conn, task_id)
         at = clock.now_iso()
         released = _release_for_handoff(conn, task, agent, assignee, at)
-        if released is not None:
-            task = released
+        task = released or task
         state = agent_rows.get(conn, agent)
         if state is not None and state["focus_task_id"] == task_id and assignee != agent:
             agent_rows.set_focus_task(conn, agent, None, at)
