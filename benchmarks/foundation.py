@@ -37,6 +37,8 @@ from vybe.store import Store
 VYBE = shutil.which("vybe", path=str(Path(sys.executable).parent)) or "vybe"
 AGENT = "bench"
 WRITERS = 16
+RAW_SQL = "INSERT INTO raw (writer, payload) VALUES (?, ?)"  # the floor: a 200-byte row
+RAW_PAYLOAD = 200
 
 
 def build(path: Path, events: int, task_count: int) -> None:
@@ -97,11 +99,11 @@ def raw_writer(path: str, n: int, count: int, start: multiprocessing.Event) -> N
     """The floor: one 200-byte insert per BEGIN IMMEDIATE transaction, same pragmas."""
     conn = sqlite3.connect(path, isolation_level=None, timeout=5)
     conn.execute("PRAGMA synchronous=NORMAL")
-    payload = "x" * 200
+    payload = "x" * RAW_PAYLOAD
     start.wait()
     for _ in range(count):
         conn.execute("BEGIN IMMEDIATE")
-        conn.execute("INSERT INTO raw (writer, payload) VALUES (?, ?)", (n, payload))
+        conn.execute(RAW_SQL, (n, payload))
         conn.execute("COMMIT")
     conn.close()
 
@@ -170,12 +172,12 @@ def pages_per_commit(target, path: Path, count: int = 500) -> float:
     return frames / count
 
 
-RAW_INSERT = """
+RAW_INSERT = f"""
 import sqlite3, sys
 conn = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=5)
 conn.execute("PRAGMA synchronous=NORMAL")
 conn.execute("BEGIN IMMEDIATE")
-conn.execute("INSERT INTO raw (writer, payload) VALUES (?, ?)", (int(sys.argv[2]), "x" * 200))
+conn.execute({RAW_SQL!r}, (int(sys.argv[2]), "x" * {RAW_PAYLOAD}))
 conn.execute("COMMIT")
 """
 
