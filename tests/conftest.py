@@ -16,19 +16,8 @@ import pytest
 VYBE = str(Path(sys.executable).with_name("vybe"))
 
 
-def _shared_transcripts() -> Path:
-    """The real session transcripts of the workplace's shared/ folder, beside the checkout.
-
-    Where there is none, the tests that read them fail on the missing file; the rest run."""
-    here = Path(__file__).resolve()
-    for folder in here.parents:
-        candidate = folder / "shared" / "data" / "transcripts"
-        if candidate.is_dir():
-            return candidate
-    return here.parents[2] / "shared" / "data" / "transcripts"
-
-
-TRANSCRIPTS = _shared_transcripts()
+# Real Claude Code and Codex transcripts, with their sources and licenses (README.md there).
+TRANSCRIPTS = Path(__file__).with_name("fixtures") / "transcripts"
 
 
 @dataclass
