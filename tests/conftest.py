@@ -1,12 +1,21 @@
-"""Shared fixtures: a fresh store per test and a way to run `vybe` as agents do."""
+"""Shared fixtures: a fresh store per test and a way to run `vybe` as agents do.
+
+Commands run in-process through ``vybe.cli.main.run`` (the executable's own entry point) with
+the test's environment, stdin and working folder swapped in, which is what a process would
+see; ``Vybe.process`` runs the installed executable where the process boundary is the point.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sqlite3
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,8 +46,62 @@ class Result:
         return self.envelope["error_code"]
 
 
+@dataclass
+class Streams:
+    """What an in-process run wrote, as a process's stdout and stderr would hold it."""
+
+    stdout: io.BytesIO
+    stderr: io.BytesIO
+
+    @property
+    def out(self) -> str:
+        return self.stdout.getvalue().decode("utf-8", "replace")
+
+    @property
+    def err(self) -> str:
+        return self.stderr.getvalue().decode("utf-8", "replace")
+
+
+def _text_stream(buffer: io.BytesIO) -> io.TextIOWrapper:
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape", write_through=True)
+
+
+@contextlib.contextmanager
+def in_process(
+    env: dict[str, str], stdin: bytes = b"", cwd: Path | None = None, argv: list[str] | None = None
+) -> Iterator[Streams]:
+    """Run code as a `vybe` process would: this environment, stdin, folder; output captured.
+
+    It swaps process-wide state, so only the main thread may use it: concurrency tests start
+    real processes (``Vybe.process``)."""
+    assert threading.current_thread() is threading.main_thread(), "use Vybe.process in threads"
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_streams, saved_argv = (sys.stdin, sys.stdout, sys.stderr), sys.argv
+    sys.argv = [VYBE, *(argv or [])]
+    streams = Streams(io.BytesIO(), io.BytesIO())
+    os.environ.clear()
+    os.environ.update(env)
+    if cwd is not None:
+        os.chdir(cwd)
+    sys.stdin = _text_stream(io.BytesIO(stdin))
+    sys.stdout, sys.stderr = _text_stream(streams.stdout), _text_stream(streams.stderr)
+    try:
+        yield streams
+    finally:
+        wrappers = sys.stdin, sys.stdout, sys.stderr
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.argv = saved_argv
+        for wrapper in wrappers:  # keep the buffers readable once the wrappers are gone
+            with contextlib.suppress(ValueError):
+                wrapper.flush()
+                wrapper.detach()
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+
+
 class Vybe:
-    """Runs the installed `vybe` in a subprocess against one store."""
+    """Runs `vybe` against one store: in-process by default, as a real process on request."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
@@ -53,14 +116,29 @@ class Vybe:
         self.env.pop("VYBE_REQUEST_ID", None)
 
     def __call__(self, *args: str, stdin: str | None = None, agent: str | None = None) -> Result:
+        from vybe.cli.main import run
+
+        argv = [*args] + (["--agent", agent] if agent else [])
+        stdin_bytes = (stdin or "").encode("utf-8", "surrogateescape")
+        with in_process(self.env, stdin_bytes, argv=argv) as streams:
+            code, text = run(argv)
+        assert streams.out == "", f"a command printed beside its envelope: {streams.out!r}"
+        return self._result(code, text + "\n", streams.err)
+
+    def process(self, *args: str, stdin: str | None = None, agent: str | None = None) -> Result:
+        """The installed executable in its own process, for what only a process shows."""
         command = [VYBE, *args] + (["--agent", agent] if agent else [])
         done = subprocess.run(
             command, input=stdin, capture_output=True, text=True, env=self.env, check=False
         )
-        lines = done.stdout.strip().splitlines()
-        assert len(lines) == 1, f"expected one envelope, got {done.stdout!r} {done.stderr!r}"
-        assert "Traceback" not in done.stderr, done.stderr
-        return Result(done.returncode, json.loads(lines[0]), done.stderr)
+        return self._result(done.returncode, done.stdout, done.stderr)
+
+    @staticmethod
+    def _result(code: int, stdout: str, stderr: str) -> Result:
+        lines = stdout.strip().splitlines()
+        assert len(lines) == 1, f"expected one envelope, got {stdout!r} {stderr!r}"
+        assert "Traceback" not in stderr, stderr
+        return Result(code, json.loads(lines[0]), stderr)
 
     def ok(self, *args: str, **kwargs: Any) -> Any:
         result = self(*args, **kwargs)

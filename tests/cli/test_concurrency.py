@@ -62,8 +62,8 @@ def test_sixteen_cli_writers_with_replays_log_each_event_exactly_once(vybe):
             ["note", task_id, f"{agent} step {k}", "--request-id", f"{agent}-{k}"] for k in range(3)
         ]
         steps.append(["task", "create", "--title", agent, "--request-id", f"{agent}-c"])
-        firsts = [vybe.ok(*s, agent=agent) for s in steps]
-        return [vybe.ok(*s, agent=agent) == f for s, f in zip(steps, firsts, strict=True)]
+        firsts = [vybe.process(*s, agent=agent).data for s in steps]
+        return [vybe.process(*s, agent=agent).data == f for s, f in zip(steps, firsts, strict=True)]
 
     with ThreadPoolExecutor(PROCESSES) as pool:
         replays = [ok for result in pool.map(writer, range(PROCESSES)) for ok in result]

@@ -1,4 +1,7 @@
-"""Running `vybe hook run <target>` as Claude Code and Codex do: the event JSON on stdin."""
+"""Running `vybe hook run <target>` as Claude Code and Codex do: the event JSON on stdin.
+
+In-process by default (the handler the executable calls, with the hook's environment, stdin
+and working folder); ``Agent.process`` starts the installed executable as the agents do."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import VYBE
+from tests.conftest import VYBE, in_process
 
 FIXTURES = Path(__file__).with_name("fixtures")
 
@@ -50,6 +53,15 @@ class Agent:
         return {**payload, **fields}
 
     def raw(self, target: str, stdin: bytes) -> HookRun:
+        from vybe.cli.hook_run import run_handler
+
+        argv = ["hook", "run", target]
+        with in_process(self.vybe.env, stdin, cwd=self.project, argv=argv) as streams:
+            code = run_handler([target])
+        return HookRun(code, streams.out, streams.err)
+
+    def process(self, target: str, stdin: bytes) -> HookRun:
+        """The installed executable in its own process, for what only a process shows."""
         done = subprocess.run(
             [VYBE, "hook", "run", target],
             input=stdin,
@@ -63,6 +75,9 @@ class Agent:
     def send(self, target: str, name: str, **fields: Any) -> HookRun:
         payload = self.event(target, name, **fields)
         return self.raw(target, json.dumps(payload).encode())
+
+    def send_process(self, target: str, name: str, **fields: Any) -> HookRun:
+        return self.process(target, json.dumps(self.event(target, name, **fields)).encode())
 
     def rows(self, sql: str, *params: Any) -> list[tuple]:
         with sqlite3.connect(self.vybe.db_path) as conn:

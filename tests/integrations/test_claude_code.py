@@ -250,7 +250,7 @@ def _prompt_while_importing(agent, hold: float) -> tuple[list[str], float]:
 
     def prompt() -> None:
         started = time.monotonic()
-        agent.send("claude", "user_prompt_submit")
+        agent.send_process("claude", "user_prompt_submit")
         took.append(time.monotonic() - started)
 
     store = Store(agent.vybe.db_path)
