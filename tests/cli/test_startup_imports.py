@@ -2,7 +2,7 @@
 
 Each one runs in a fresh interpreter as the `vybe` executable would, and the modules it
 loaded are compared against a list. A regression test, not a timed one: import cost is
-what made these commands slow (DESIGN.md, performance budgets).
+what made these commands slow (docs/architecture.md, performance budgets).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Budget arithmetic against figures computed by hand (DESIGN.md formulas)."""
+"""Budget arithmetic against figures computed by hand (the formulas of docs/architecture.md)."""
 
 import pytest
 

@@ -25,7 +25,7 @@ SKILLS_TOTAL = 25_000
 
 @dataclass(frozen=True)
 class ModelLimits:
-    """What is known of a model: unknown values get the defaults of DESIGN.md."""
+    """What is known of a model: unknown values get the defaults of docs/architecture.md."""
 
     window: int | None = None
     input_limit: int | None = None
@@ -67,7 +67,7 @@ def _scaled(limit: int, window: int) -> int:
 
 
 def compute(limits: ModelLimits) -> Budget:
-    """The budget of DESIGN.md for a model with these limits."""
+    """The budget of docs/architecture.md for a model with these limits."""
     w = limits.window or DEFAULT_WINDOW
     big_l = limits.input_limit or w
     o = min(limits.max_output or DEFAULT_MAX_OUTPUT, w // 4)

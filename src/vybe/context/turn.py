@@ -4,7 +4,7 @@ Same system prompt, tool list and message prefix as the conversation, so a provi
 cache (tools are part of an Anthropic prefix) hits; ``read`` and ``edit`` are added only when
 the conversation lacks them. Only those two run, and only on the two scratch files: every
 other call gets a refusal. At most MAX_ROUNDS rounds of tool calls, checks, one repair request
-naming every problem, then the fallbacks of seed 000.
+naming every problem, then the fallbacks of docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Import a Codex rollout (.jsonl) into the record, from where the last import ended.
 
-Each line is ``{"timestamp", "type", "payload"}`` (hook-protocols.md §2.3). The person's
+Each line is ``{"timestamp", "type", "payload"}`` (docs/integrations.md). The person's
 words come only from ``event_msg`` ``user_message`` items: Codex also puts its environment
 context, AGENTS.md text and other instructions in ``user``-role ``message`` items, and the
 prompt itself is there a second time, so those items are never taken as typed. Assistant

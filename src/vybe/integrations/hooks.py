@@ -25,7 +25,7 @@ HOOK_BUSY_TIMEOUT_MS = 2000
 LOG_NAME = "hooks.log"
 LOG_MAX_BYTES = 1_000_000
 
-# Events whose JSON output may carry hookSpecificOutput.additionalContext (hook-protocols §1.5).
+# Events whose JSON output may carry hookSpecificOutput.additionalContext (docs/integrations.md).
 CONTEXT_EVENTS = {
     "claude": {"SessionStart", "UserPromptSubmit", "PostToolUseFailure"},
     "codex": {"SessionStart", "UserPromptSubmit", "PostToolUse"},

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 # Named tuples, not dataclasses: every hook builds these, and `import dataclasses` (with
-# inspect) costs a hook process 7 ms of a 13 ms budget (DESIGN.md, performance budgets).
+# inspect) costs a hook process 7 ms of a 13 ms budget (docs/architecture.md, performance budgets).
 
 
 class MessageRow(
