@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.conftest import TRANSCRIPTS, VYBE
+from tests.conftest import TRANSCRIPTS, VYBE, in_process
 from tests.fakes.servers import FakeServer, Received, Response, openai_events, openai_reply
 
 pytest.importorskip("vybe.context.engine")
@@ -23,17 +23,14 @@ def model_flags(server: FakeServer) -> list[str]:
 
 
 def run_chat(vybe, folder, *args: str, typed: str | None = None) -> subprocess.CompletedProcess:
-    """`vybe chat` as a person (``typed`` on stdin) or a script runs it, in ``folder``."""
-    return subprocess.run(
-        [VYBE, "chat", *args],
-        input=typed,
-        env=vybe.env,
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    """`vybe chat` as a person (``typed`` on stdin) or a script runs it, in ``folder``: the
+    executable's own ``main`` in-process, with the run's stdin, stdout and stderr."""
+    from vybe.cli.main import main
+
+    argv = ["chat", *args]
+    with in_process(vybe.env, (typed or "").encode(), cwd=folder, argv=argv) as streams:
+        code = main(argv)
+    return subprocess.CompletedProcess(argv, code, streams.out, streams.err)
 
 
 def test_once_replies_in_one_envelope_with_session_and_calls(vybe, tmp_path):

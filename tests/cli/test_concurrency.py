@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
+import sys
 
 from tests.conftest import VYBE
 
@@ -52,22 +52,39 @@ def test_sixteen_processes_claiming_next_from_ten_tasks_take_each_task_once(vybe
     assert len(vybe.ok("events", "--all", "--kind", "task_claimed")["events"]) == 10
 
 
+# One OS process per agent, each running its mutations and their replays through the CLI's
+# entry point: 16 processes race on the store, as 16 agents do.
+WRITER = """
+import json, sys
+from vybe.cli.main import run
+agent, task_id = sys.argv[1], sys.argv[2]
+steps = [["note", task_id, f"{agent} step {k}", "--request-id", f"{agent}-{k}"] for k in range(3)]
+steps.append(["task", "create", "--title", agent, "--request-id", f"{agent}-c"])
+firsts = [run([*s, "--agent", agent]) for s in steps]
+replays = [run([*s, "--agent", agent]) for s in steps]
+print(json.dumps({"firsts": firsts, "replays": replays}))
+"""
+
+
 def test_sixteen_cli_writers_with_replays_log_each_event_exactly_once(vybe):
     task_id = vybe.task("shared")
     baseline = vybe.event_count()
-
-    def writer(n: int) -> list[bool]:
-        agent = f"w{n}"
-        steps = [
-            ["note", task_id, f"{agent} step {k}", "--request-id", f"{agent}-{k}"] for k in range(3)
-        ]
-        steps.append(["task", "create", "--title", agent, "--request-id", f"{agent}-c"])
-        firsts = [vybe.process(*s, agent=agent).data for s in steps]
-        return [vybe.process(*s, agent=agent).data == f for s, f in zip(steps, firsts, strict=True)]
-
-    with ThreadPoolExecutor(PROCESSES) as pool:
-        replays = [ok for result in pool.map(writer, range(PROCESSES)) for ok in result]
-    assert all(replays)
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, f"w{n}", task_id],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=vybe.env,
+            text=True,
+        )
+        for n in range(PROCESSES)
+    ]
+    for process in started:
+        out, err = process.communicate()
+        assert "Traceback" not in err, err
+        runs = json.loads(out)
+        assert [code for code, _ in runs["firsts"]] == [0, 0, 0, 0], runs
+        assert runs["replays"] == runs["firsts"]
     assert vybe.event_count() == baseline + PROCESSES * 4
 
 
