@@ -67,7 +67,10 @@ class FakeServer:
         self.refuse_stream_options = refuse_stream_options
         self.received: list[Received] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # shutdown() waits for the loop's next poll: the default half second, on every test.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
 
     @property
     def url(self) -> str:
