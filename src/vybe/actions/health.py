@@ -40,10 +40,18 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
 
 
 def migrate(path: str, busy_timeout_ms: int) -> dict[str, list[str]]:
-    """Apply migrations on a store opened without them, so the names applied are reported."""
+    """Apply migrations on a store opened without them, so the names applied are reported,
+    then index for search what the store held before its index (a batch per transaction)."""
+    from vybe.actions import search
+
     store = Store(path, busy_timeout_ms, migrate=False)
     try:
         applied = store.migrate()
-        return {"applied": applied, "pending": store.pending_migrations()}
+        indexed = search.index_backlog(store, batches=1_000_000)
+        return {
+            "applied": applied,
+            "pending": store.pending_migrations(),
+            "search_index": indexed,
+        }
     finally:
         store.close()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from vybe import clock
+from vybe.actions import search
 from vybe.errors import InvalidInput
 from vybe.store import Store
 from vybe.store import events as event_rows
@@ -32,6 +33,7 @@ class Options:
     prune_limit: int = 500
     request_retention: timedelta = timedelta(days=30)
     checkpoint: bool = True
+    index_batches: int = 4
 
     def check(self) -> Options:
         if not 1 <= self.keep < self.threshold:
@@ -111,11 +113,13 @@ def maintain(store: Store, agent: str, options: Options | None = None) -> dict:
     forgotten = store.transact(
         lambda c: maintain_rows.forget_requests(c, requests_before, options.prune_limit)
     )
+    indexed = search.index_backlog(store, options.index_batches)
     wal = maintain_rows.checkpoint(store.conn) if options.checkpoint else None
     return {
         "memory_gc": {"deleted": gc},
         "summarized": summaries,
         "pruned": {"deleted": pruned, "archived_before": cutoff},
         "request_ids_forgotten": {"deleted": forgotten, "created_before": requests_before},
+        "search_index": indexed,
         "wal_checkpoint": wal,
     }

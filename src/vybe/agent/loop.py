@@ -72,7 +72,8 @@ class Runner:
         """Answer what the session owes: tools left unanswered, then model rounds until done.
 
         One call is one run (a person's message through to the final reply): the engine's
-        count of unproductive checkpoints starts again, as docs/architecture.md has it, in chat as in replay.
+        count of unproductive checkpoints starts again (docs/architecture.md), in chat as in
+        replay.
         """
         self.engine.new_run()
         report = TurnReport(session_id)

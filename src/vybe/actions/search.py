@@ -1,0 +1,169 @@
+"""Looking things up in the record of sessions and in the event log.
+
+A checkpoint lets details go, and an agent's own compaction drops them: they stay in the
+record, and this is the way back to them. A query is either words (FTS5 syntax: terms,
+``"exact phrases"``, ``prefix*``, AND / OR / NOT, ranked with bm25) or literal text, found as
+it was written (paths, ids, error messages; at least three characters). ``auto`` takes a
+query that looks like a path, an id or a command (``/ . _ : = @ # $ % ~ \\``, or digits in a
+single word) as literal, anything else as words.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe import clock
+from vybe.actions import limits
+from vybe.errors import InvalidInput
+from vybe.store import Store
+from vybe.store import search as search_rows
+
+QUERY_MAX = 1000
+LIMIT_MAX = 100
+OFFSET_MAX = 10_000
+SNIPPET_CHARS = 240
+MODES = ("auto", "words", "literal")
+TYPES = ("user", "harness", "assistant", "tool", "system", "event")
+_LITERAL_SIGNS = set("/._:=@#$%~\\")
+
+
+def literal_looking(text: str) -> bool:
+    """Whether ``auto`` reads the query as literal text rather than words."""
+    if any(sign in text for sign in '"*()'):
+        return False  # the person wrote full-text syntax
+    if _LITERAL_SIGNS & set(text):
+        return True
+    return " " not in text.strip() and any(c.isdigit() for c in text)
+
+
+def _time(name: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return clock.iso(clock.parse_iso(value))
+    except ValueError:
+        raise InvalidInput(
+            f"{name} must be a UTC time such as 2026-12-01T09:30:00.000000Z",
+            context={"field": name, "value": value[:80]},
+        ) from None
+
+
+def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQuery:
+    limits.text("query", query.text, QUERY_MAX, required=True)
+    if mode not in MODES:
+        raise InvalidInput(f"mode must be one of {', '.join(MODES)}", context={"field": "mode"})
+    if query.type is not None and query.type not in TYPES:
+        raise InvalidInput(f"type must be one of {', '.join(TYPES)}", context={"field": "type"})
+    for name, value, low, high in (
+        ("limit", query.limit, 1, LIMIT_MAX),
+        ("offset", query.offset, 0, OFFSET_MAX),
+    ):
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise InvalidInput(
+                f"{name} must be a whole number from {low} to {high}", context={"field": name}
+            )
+    for name in ("session_id", "agent", "project_id"):
+        value = getattr(query, name)
+        if value is not None:
+            limits.text(name, value, limits.PATH_MAX, required=True)
+    literal = mode == "literal" or (mode == "auto" and literal_looking(query.text))
+    if literal and len(query.text.strip()) < 3:
+        raise InvalidInput(
+            "a literal search needs at least 3 characters",
+            context={"field": "query", "length": len(query.text.strip())},
+            suggested_action="search for more of the text, or search words",
+        )
+    return query._replace(
+        literal=literal,
+        text=query.text.strip() if literal else query.text,
+        since=_time("since", query.since),
+        until=_time("until", query.until),
+    )
+
+
+def _needles(query: search_rows.SearchQuery) -> list[str]:
+    """What a snippet centres on: the literal text, or the query's plain words."""
+    if query.literal:
+        return [query.text]
+    words = query.text.replace('"', " ").replace("(", " ").replace(")", " ").split()
+    return [w.rstrip("*") for w in words if w not in ("AND", "OR", "NOT") and w.rstrip("*")]
+
+
+def snippet(text: str, needles: list[str], width: int = SNIPPET_CHARS) -> str:
+    """The part of ``text`` around the first needle found, the hit marked ``**…**``."""
+    folded = text.casefold()
+    found = [(folded.find(n.casefold()), n) for n in needles]
+    found = [(at, n) for at, n in found if at >= 0]
+    if not found:
+        return text[:width] + ("…" if len(text) > width else "")
+    at, needle = min(found)
+    end = at + len(needle)
+    start = max(0, at - (width - len(needle)) // 2)
+    stop = min(len(text), max(end, start + width))
+    return (
+        ("…" if start else "")
+        + text[start:at]
+        + "**"
+        + text[at:end]
+        + "**"
+        + text[end:stop]
+        + ("…" if stop < len(text) else "")
+    )
+
+
+def _hit(row: sqlite3.Row, needles: list[str]) -> dict:
+    if row["event_id"] is None:
+        return {
+            "source": "message",
+            "session_id": row["session_id"],
+            "seq": row["context_seq"],
+            "type": row["type"],
+            "created_at": row["created_at"],
+            "snippet": snippet(row["content_text"], needles),
+        }
+    return {
+        "source": "event",
+        "event_id": row["event_id"],
+        "kind": row["kind"],
+        "agent": row["agent_name"],
+        "task_id": row["task_id"],
+        "project_id": row["project_id"],
+        "created_at": row["created_at"],
+        "snippet": snippet(f"{row['kind']} {row['message']}", needles),
+    }
+
+
+def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> dict:
+    """One page of hits, best first, with the offset of the next page when there is one."""
+    query = _validated(query, mode)
+    with store.snapshot() as conn:
+        rows = search_rows.search(conn, query)
+        window_full = search_rows.matches_in_window(conn, query)
+        backlog = search_rows.backlog(conn)
+    needles = _needles(query)
+    hits = [_hit(row, needles) for row in rows[: query.limit]]
+    more = len(rows) > query.limit
+    return {
+        "query": query.text,
+        "mode": "literal" if query.literal else "words",
+        "count": len(hits),
+        "offset": query.offset,
+        "next_offset": query.offset + query.limit if more else None,
+        "ranked_newest": query.window if window_full else None,
+        "index_complete": not backlog,
+        "hits": hits,
+    }
+
+
+def index_backlog(store: Store, batches: int) -> dict:
+    """Index up to ``batches`` batches of rows written before the index, one transaction
+    each, so other writers get the lock between them; says what is left."""
+    indexed = 0
+    for _ in range(batches):
+        done = store.transact(search_rows.backfill)
+        indexed += done
+        if not done and not store.transact(search_rows.backlog):
+            break
+    with store.snapshot() as conn:
+        left = search_rows.backlog(conn)
+    return {"indexed": indexed, "complete": not left}

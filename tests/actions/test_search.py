@@ -1,0 +1,236 @@
+"""Search finds what the record and the event log hold, ranked, filtered and paged; the
+index is kept by the writes themselves, and bad queries are refused without a trace."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from vybe.actions import search as actions
+from vybe.errors import InvalidInput
+from vybe.store import Store
+from vybe.store import events as event_rows
+from vybe.store import record as record_rows
+from vybe.store import search as search_rows
+from vybe.store.search import SearchQuery
+
+
+def say(store: Store, session: str, kind: str, text: str) -> None:
+    record_rows.append_message(
+        store, record_rows.MessageRow(session, 0, kind, text, "test", tokens=len(text) // 4)
+    )
+
+
+def log(store: Store, kind: str, message: str, agent: str = "a1", project: str | None = None):
+    event = event_rows.NewEvent(kind, agent, message, project_id=project)
+    store.transact(lambda conn: event_rows.insert(conn, event, "2026-12-01T10:00:00.000000Z"))
+
+
+@pytest.fixture
+def store(tmp_path):
+    opened = Store(tmp_path / "vybe.db")
+    yield opened
+    opened.close()
+
+
+def find(store: Store, text: str, mode: str = "auto", **filters) -> dict:
+    return actions.search(store, SearchQuery(text, **filters), mode)
+
+
+def test_a_word_finds_the_message_that_holds_it_with_a_snippet_around_the_hit(store):
+    say(store, "s1", "user", "Please migrate the billing tables before Friday, oldest first.")
+    say(store, "s1", "assistant", "Starting with the invoices table.")
+    found = find(store, "billing")
+    assert found["mode"] == "words" and found["count"] == 1
+    hit = found["hits"][0]
+    assert (hit["source"], hit["session_id"], hit["seq"], hit["type"]) == (
+        "message",
+        "s1",
+        1,
+        "user",
+    )
+    assert "**billing**" in hit["snippet"]
+
+
+def test_phrases_prefixes_and_operators_are_full_text_syntax(store):
+    say(store, "s1", "user", "the deploy window is Friday afternoon")
+    say(store, "s1", "user", "Friday is a holiday, deploy on Thursday")
+    assert find(store, '"deploy window"')["count"] == 1
+    assert find(store, "deplo*")["count"] == 2
+    assert find(store, "deploy NOT holiday")["count"] == 1
+
+
+def test_the_better_match_ranks_first(store):
+    say(store, "s1", "assistant", "rounding rounding rounding: half-up everywhere")
+    say(store, "s1", "assistant", "a long reply that mentions rounding once among many other words")
+    hits = find(store, "rounding")["hits"]
+    assert hits[0]["seq"] == 1
+
+
+def test_paths_ids_and_error_texts_are_found_as_written(store):
+    say(store, "s1", "tool", "Traceback ... FileNotFoundError: /srv/billing/app/config.yaml")
+    say(store, "s1", "tool", "task_1764_a3f9 finished")
+    found = find(store, "billing/app/config.yaml")
+    assert (found["mode"], found["count"]) == ("literal", 1)
+    assert "**billing/app/config.yaml**" in found["hits"][0]["snippet"]
+    assert find(store, "task_1764_a3f9")["count"] == 1
+    assert find(store, "FileNotFoundError: /srv", mode="literal")["count"] == 1
+
+
+def test_events_are_searched_beside_messages_and_filtered_by_agent_and_project(store):
+    log(store, "progress", "billing tables moved", agent="worker-1", project="p1")
+    log(store, "progress", "billing report sent", agent="worker-2")
+    say(store, "s1", "user", "what about billing?")
+    assert find(store, "billing")["count"] == 3
+    only = find(store, "billing", agent="worker-1")
+    assert [(h["source"], h["agent"], h["project_id"]) for h in only["hits"]] == [
+        ("event", "worker-1", "p1")
+    ]
+    assert find(store, "billing", project_id="p1")["count"] == 1
+    assert find(store, "billing", type="event")["count"] == 2
+
+
+def test_filters_by_session_and_type_narrow_words_and_literal_queries(store):
+    for session in ("claude:a-1", "codex:b-2"):
+        say(store, session, "user", f"fix /etc/app.conf in {session}")
+        say(store, session, "assistant", "fixed /etc/app.conf")
+    for mode in ("words", "literal"):
+        text = "app.conf" if mode == "literal" else "fix*"
+        found = find(store, text, mode=mode, session_id="codex:b-2", type="user")
+        assert [(h["session_id"], h["type"]) for h in found["hits"]] == [("codex:b-2", "user")]
+
+
+def test_pages_follow_each_other_without_repeats_and_the_last_says_so(store):
+    for n in range(7):
+        say(store, "s1", "assistant", f"note {n} about caching")
+    seen, offset = [], 0
+    while offset is not None:
+        page = find(store, "caching", limit=3, offset=offset)
+        seen += [h["seq"] for h in page["hits"]]
+        offset = page["next_offset"]
+    assert sorted(seen) == list(range(1, 8))
+
+
+def test_a_time_range_keeps_only_what_was_written_inside_it(store):
+    say(store, "s1", "user", "an early remark about latency")
+    found = find(store, "latency", since="2000-01-01T00:00:00.000000Z")
+    assert found["count"] == 1
+    assert find(store, "latency", until="2000-01-01T00:00:00.000000Z")["count"] == 0
+
+
+def _as_before_the_index(path) -> None:
+    """Take the search index out of a store, as a store of migration 0007 was."""
+    conn = sqlite3.connect(path)
+    for statement in (
+        "DROP TRIGGER messages_search",
+        "DROP TRIGGER events_search",
+        "DROP TRIGGER events_search_prune",
+        "DROP VIEW search_messages",
+        "DROP VIEW search_events",
+        "DROP TABLE search_words",
+        "DROP TABLE search_literal",
+        "DROP TABLE search_backlog",
+        "DELETE FROM schema_migrations WHERE name = '0008_search.sql'",
+        "PRAGMA user_version = 7",
+    ):
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+
+
+def test_an_upgraded_store_indexes_what_it_held_in_batches_newest_first(tmp_path):
+    path = tmp_path / "old.db"
+    store = Store(path)
+    for n in range(7):
+        say(store, "s1", "user", f"old remark {n} before the upgrade")
+    log(store, "progress", "logged before the upgrade")
+    store.close()
+    _as_before_the_index(path)
+    upgraded = Store(path)
+    say(upgraded, "s1", "user", "a new remark after the upgrade")
+    first = find(upgraded, "upgrade")
+    assert (first["count"], first["index_complete"]) == (1, False)
+    assert upgraded.transact(lambda c: search_rows.backfill(c, batch=1)) == 1  # the event
+    assert upgraded.transact(lambda c: search_rows.backfill(c, batch=1)) == 1
+    newest = [h["seq"] for h in find(upgraded, "remark")["hits"]]
+    assert sorted(newest) == [7, 8]  # the newest old row came first
+    done = actions.index_backlog(upgraded, batches=100)
+    assert done == {"indexed": 6, "complete": True}
+    assert find(upgraded, "upgrade")["count"] == 9
+    assert find(upgraded, "before the up", mode="literal")["count"] == 8
+    upgraded.close()
+
+
+def test_pruning_an_event_the_backlog_has_not_reached_leaves_the_index_sound(tmp_path):
+    path = tmp_path / "old.db"
+    store = Store(path)
+    log(store, "progress", "old detail one")
+    log(store, "progress", "old detail two")
+    store.close()
+    _as_before_the_index(path)
+    upgraded = Store(path)
+    upgraded.transact(lambda c: c.execute("UPDATE events SET archived_at = 'x' WHERE id = 1"))
+    upgraded.transact(lambda c: c.execute("DELETE FROM events WHERE id = 1"))
+    actions.index_backlog(upgraded, batches=10)
+    assert [h["event_id"] for h in find(upgraded, "detail")["hits"]] == [2]
+    check = "INSERT INTO search_words (search_words) VALUES ('integrity-check')"
+    upgraded.transact(lambda c: c.execute(check))
+    upgraded.close()
+
+
+def test_a_pruned_event_leaves_the_index(store):
+    log(store, "progress", "ephemeral detail")
+    log(store, "progress", "newest event")
+    store.transact(lambda c: c.execute("UPDATE events SET archived_at = 'x' WHERE id = 1"))
+    store.transact(lambda c: c.execute("DELETE FROM events WHERE id = 1"))
+    assert find(store, "ephemeral")["count"] == 0
+    rows = store.conn.execute(
+        "SELECT COUNT(*) FROM search_words WHERE search_words MATCH 'ephemeral'"
+    )
+    assert rows.fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "mode", "filters"),
+    [
+        ('"unterminated', "words", {}),
+        ("AND OR", "words", {}),
+        ("", "auto", {}),
+        ("x" * 1001, "auto", {}),
+        ("ab", "literal", {}),
+        ("a\x00b", "auto", {}),
+        ("billing", "fuzzy", {}),
+        ("billing", "auto", {"type": "bogus"}),
+        ("billing", "auto", {"limit": 0}),
+        ("billing", "auto", {"limit": 101}),
+        ("billing", "auto", {"offset": -1}),
+        ("billing", "auto", {"limit": True}),
+        ("billing", "auto", {"since": "yesterday"}),
+        ("billing", "auto", {"session_id": " "}),
+    ],
+)
+def test_a_bad_query_is_invalid_input_and_changes_nothing(store, text, mode, filters):
+    say(store, "s1", "user", "billing")
+    before = "\n".join(store.conn.iterdump())
+    with pytest.raises(InvalidInput):
+        find(store, text, mode=mode, **filters)
+    assert "\n".join(store.conn.iterdump()) == before
+
+
+def test_auto_reads_paths_ids_and_commands_as_literal_and_sentences_as_words():
+    assert all(
+        actions.literal_looking(q)
+        for q in ["src/vybe/cli.py", "task_17", "a=b", "v0.171", "ENOENT:", "abc123"]
+    )
+    assert not any(
+        actions.literal_looking(q)
+        for q in ["billing tables", '"src/vybe"', "deploy*", "(a OR b)", "rounding"]
+    )
+
+
+def test_a_snippet_is_cut_around_the_hit_on_character_boundaries():
+    text = "é" * 500 + "NEEDLE" + "ü" * 500
+    cut = actions.snippet(text, ["needle"])
+    assert "**NEEDLE**" in cut and cut.startswith("…") and cut.endswith("…")
+    assert len(cut) <= actions.SNIPPET_CHARS + 6
