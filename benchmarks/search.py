@@ -21,11 +21,44 @@ from vybe.actions import search as actions
 from vybe.store import Store
 from vybe.store.search import SearchQuery
 
-WORDS = (
-    "migrate billing tables invoice ledger rounding deploy window review queue oldest first "
-    "cache latency retry backoff schema index column constraint handler request reply test "
-    "failure timeout worker agent task claim lease note memory project session context"
-).split()
+WORDS = [
+    "migrate",
+    "billing",
+    "tables",
+    "invoice",
+    "ledger",
+    "rounding",
+    "deploy",
+    "window",
+    "review",
+    "queue",
+    "oldest",
+    "first",
+    "cache",
+    "latency",
+    "retry",
+    "backoff",
+    "schema",
+    "index",
+    "column",
+    "constraint",
+    "handler",
+    "request",
+    "reply",
+    "test",
+    "failure",
+    "timeout",
+    "worker",
+    "agent",
+    "task",
+    "claim",
+    "lease",
+    "note",
+    "memory",
+    "project",
+    "session",
+    "context",
+]
 TYPES = ("user", "assistant", "tool", "tool", "tool", "assistant")
 
 
@@ -109,22 +142,20 @@ def main() -> None:
         print(f"{'word+session':<14}{ms:>10.2f}")
         store.close()
         write = Store(Path(folder) / "write.db")
-        per_write = _median_ms(
-            lambda: write.transact(
-                lambda c: (
-                    c.execute(
-                        "INSERT INTO sessions (id, created_at) VALUES ('w', 't') ON CONFLICT DO NOTHING;"
-                    )
-                    and c.execute(
-                        "INSERT INTO messages (session_id, context_seq, type, content_text, tokens,"
-                        " created_at) SELECT 'w', COALESCE(MAX(context_seq), 0) + 1, 'user', ?, 9,"
-                        " 't' FROM messages WHERE session_id = 'w'",
-                        (_text(random.Random(1), 5, "user"),),
-                    )
-                )
-            ),
-            rounds=200,
-        )
+        prompt = _text(random.Random(1), 5, "user")
+
+        def one_prompt(conn) -> None:
+            conn.execute(
+                "INSERT INTO sessions (id, created_at) VALUES ('w', 't') ON CONFLICT DO NOTHING"
+            )
+            conn.execute(
+                "INSERT INTO messages (session_id, context_seq, type, content_text, tokens,"
+                " created_at) SELECT 'w', COALESCE(MAX(context_seq), 0) + 1, 'user', ?, 9, 't'"
+                " FROM messages WHERE session_id = 'w'",
+                (prompt,),
+            )
+
+        per_write = _median_ms(lambda: write.transact(one_prompt), rounds=200)
         print(f"one indexed prompt written: {per_write:.2f} ms")
         write.close()
 
