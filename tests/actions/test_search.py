@@ -234,3 +234,13 @@ def test_a_snippet_is_cut_around_the_hit_on_character_boundaries():
     cut = actions.snippet(text, ["needle"])
     assert "**NEEDLE**" in cut and cut.startswith("…") and cut.endswith("…")
     assert len(cut) <= actions.SNIPPET_CHARS + 6
+
+
+def test_a_query_matching_more_than_the_window_ranks_the_newest_and_says_so(store, monkeypatch):
+    monkeypatch.setattr(search_rows, "RANK_WINDOW", 3)
+    for n in range(5):
+        say(store, "s1", "assistant", f"cache note {n}")
+    found = find(store, "cache", limit=2)
+    assert found["ranked_newest"] == 3
+    assert {h["seq"] for h in found["hits"]} <= {3, 4, 5}
+    assert find(store, "note 4")["ranked_newest"] is None

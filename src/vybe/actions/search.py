@@ -138,7 +138,6 @@ def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> 
     query = _validated(query, mode)
     with store.snapshot() as conn:
         rows = search_rows.search(conn, query)
-        window_full = search_rows.matches_in_window(conn, query)
         backlog = search_rows.backlog(conn)
     needles = _needles(query)
     hits = [_hit(row, needles) for row in rows[: query.limit]]
@@ -149,7 +148,7 @@ def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> 
         "count": len(hits),
         "offset": query.offset,
         "next_offset": query.offset + query.limit if more else None,
-        "ranked_newest": query.window if window_full else None,
+        "ranked_newest": query.window if rows and rows[0]["found"] >= query.window else None,
         "index_complete": not backlog,
         "hits": hits,
     }

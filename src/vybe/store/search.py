@@ -62,12 +62,15 @@ def _literal_match(query: SearchQuery) -> str:
 
 
 _SELECT = """
-SELECT hit.rowid AS hit, hit.score AS score,
+SELECT hit.rowid AS hit, hit.score AS score, hit.found AS found,
     m.session_id, m.context_seq, m.type, m.content_text,
     e.id AS event_id, e.kind, e.agent_name, e.task_id, e.project_id, e.message,
     COALESCE(m.created_at, e.created_at) AS created_at
 FROM (
-    SELECT rowid, {rank} AS score FROM {index} WHERE {index} MATCH ? ORDER BY rowid DESC LIMIT ?
+    SELECT rowid, score, COUNT(*) OVER () AS found FROM (
+        SELECT rowid, {rank} AS score FROM {index} WHERE {index} MATCH ?
+        ORDER BY rowid DESC LIMIT ?
+    )
 ) AS hit
 LEFT JOIN messages AS m ON hit.rowid % 2 = 0 AND m.id = hit.rowid / 2
 LEFT JOIN events AS e ON hit.rowid % 2 = 1 AND e.id = hit.rowid / 2
@@ -124,17 +127,6 @@ def search(conn: sqlite3.Connection, query: SearchQuery) -> list[sqlite3.Row]:
                 suggested_action='quote a phrase ("…"), or search with --literal',
             ) from None
         raise
-
-
-def matches_in_window(conn: sqlite3.Connection, query: SearchQuery) -> bool:
-    """Whether the query matched at least a full window (so older matches went unranked)."""
-    index = "search_literal" if query.literal else "search_words"
-    match = _literal_match(query) if query.literal else _words_match(query)
-    row = conn.execute(
-        f"SELECT COUNT(*) FROM (SELECT rowid FROM {index} WHERE {index} MATCH ? LIMIT ?)",
-        (match, query.window),
-    ).fetchone()
-    return int(row[0]) >= query.window
 
 
 def backlog(conn: sqlite3.Connection) -> dict[str, int]:
