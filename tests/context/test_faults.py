@@ -212,3 +212,30 @@ def test_one_repair_names_every_problem(primed, tmp_path):
     assert "no <checkpoint> block" in repair and "Mission entry" in repair
     assert repair.count("<context-checkpoint-request>") == 1
     assert attempt.repair_ran and len(attempt.problems) >= 2
+
+
+RENAMED_NOW = (
+    "<checkpoint>\n# Now\n## Where we are\nMoving services/svc3/db.py to Postgres 16.\n"
+    "## Done so far\n- svc0 to svc2 moved\n## Next\n"
+    '- Continue with the queue, as the user asked: "one pull request per service"\n'
+    "## References\n- `services/svc3/db.py`\n</checkpoint>"
+)
+
+
+def test_a_usable_now_under_its_own_headings_is_accepted_and_the_template_named(primed, tmp_path):
+    renamed = Reply(RENAMED_NOW)
+    prepared, attempt, model = run(primed, tmp_path, renamed, renamed)
+    assert attempt.outcome == "accepted" and prepared.checkpointed
+    assert "# 6. Now" in model.requests[1].messages[-1].content
+    assert primed.latest_checkpoint(S).now == RENAMED_NOW.split("\n", 1)[1].rsplit("\n", 1)[0]
+
+
+def test_a_mind_that_lost_its_structure_keeps_the_previous_sections_and_the_now_counts(
+    primed, tmp_path
+):
+    before = primed.latest_checkpoint(S).mind
+    prose = edit("mind.md", "## Mission", "Our mission, in prose.\n## Mission\n## Mission")
+    _, attempt, _ = run(primed, tmp_path, prose, Reply(RENAMED_NOW), Reply(RENAMED_NOW))
+    stored = mind.parse(primed.latest_checkpoint(S).mind)
+    assert attempt.outcome == "accepted" and attempt.fallbacks[0] == "mind_salvaged"
+    assert stored.problems == [] and mind.lost_missions(before, stored) == []
