@@ -37,7 +37,7 @@ def scene(db_path: Path, turns: int = 40) -> dict:
     store = Store(db_path)
     record = SqliteRecord(store)
     model = Consolidator()
-    engine = Engine(record, model, ModelLimits(window=WINDOW), scratch_root=db_path.parent)
+    engine = Engine(record, model, ModelLimits(window=WINDOW))
     work = db_path.parent
     runner = Runner(record, engine, model, Toolbox(work, {}, BashPermission()), work)
     record_user(record, SESSION, GOAL)

@@ -50,7 +50,7 @@ def runner_for(store, server, tmp_path, wire="openai", window=8000, allow_bash=F
         model = AnthropicMessages("fake", api_key="k", base_url=server.url, policy=FAST)
     record = SqliteRecord(store)
     limits = budget.ModelLimits(window=window, max_output=1000)
-    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    engine = engine_module.Engine(record, model, limits)
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     tools = Toolbox(work, {}, BashPermission(allow_bash), TaskTools(store, "tester", "s1"))
@@ -230,7 +230,7 @@ def test_each_persons_message_starts_a_run_with_its_own_checkpoint_failures(stor
     model = FailingConsolidator()
     record = SqliteRecord(store)
     limits = budget.ModelLimits(window=8000, max_output=1000)
-    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    engine = engine_module.Engine(record, model, limits)
     tools = Toolbox(tmp_path, {}, BashPermission(False), TaskTools(store, "tester", "s1"))
     runner = Runner(record, engine, model, tools, tmp_path)
     for turn in range(1, 18):
@@ -265,7 +265,7 @@ def test_the_watch_sees_a_scripted_reply_word_by_word(store, tmp_path):
     model = scripted.ScriptedModel([Reply("on it now")])
     record = SqliteRecord(store)
     limits = budget.ModelLimits(window=8000, max_output=1000)
-    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    engine = engine_module.Engine(record, model, limits)
     tools = Toolbox(tmp_path, {}, BashPermission(False), TaskTools(store, "tester", "s1"))
     pieces: list[str] = []
     runner = Runner(record, engine, model, tools, tmp_path, watch=Watch(pieces.append))

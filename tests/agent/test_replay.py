@@ -36,7 +36,7 @@ def store(tmp_path):
 def replayed(store, tmp_path, path: str) -> tuple[SqliteRecord, dict]:
     record = SqliteRecord(store)
     import_transcript(record, "src", Path(path))
-    engine = Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path / "scratch")
+    engine = Engine(record, Consolidator(), LIMITS)
     return record, replay(engine, "src", tmp_path)
 
 
@@ -58,7 +58,7 @@ def test_replay_leaves_the_source_session_as_it_was(store, tmp_path):
     record = SqliteRecord(store)
     import_transcript(record, "src", Path(COMPACTION))
     before = record.messages("src")
-    engine = Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path / "scratch")
+    engine = Engine(record, Consolidator(), LIMITS)
     report = replay(engine, "src", tmp_path)
     assert record.messages("src") == before
     assert record.latest_checkpoint("src") is None and record.attempts("src") == []

@@ -24,7 +24,7 @@ def primed(record, tmp_path):
     """A session with one accepted checkpoint, then enough new work to be due again."""
     opening(record)
     work(record, 40)
-    first = Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+    first = Engine(record, Consolidator(), LIMITS).prepare(S, SYSTEM)
     assert first.checkpointed
     record_user(record, S, "Prefer small commits, please.")
     work(record, 30, start=40)
@@ -33,7 +33,7 @@ def primed(record, tmp_path):
 
 def run(record, tmp_path, *steps):
     model = ScriptedModel(list(steps))
-    prepared = Engine(record, model, LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+    prepared = Engine(record, model, LIMITS).prepare(S, SYSTEM)
     return prepared, record.attempts(S)[-1], model
 
 
@@ -114,12 +114,12 @@ def test_over_long_section_is_stored_whole_and_shown_cut(primed, tmp_path):
 def test_mind_grown_past_twice_its_limits_keeps_previous(record, tmp_path):
     opening(record)
     work(record, 40)
-    Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+    Engine(record, Consolidator(), LIMITS).prepare(S, SYSTEM)
     before = record.latest_checkpoint(S).mind
     work(record, 5, start=40)
     huge = edit("mind.md", "(none yet: lessons)", "z" * 12_000)
     model = ScriptedModel([huge, final(), final()])
-    engine = Engine(record, model, LIMITS, scratch_root=tmp_path)
+    engine = Engine(record, model, LIMITS)
     attempt = engine.checkpoint_now(S, SYSTEM)
     assert record.latest_checkpoint(S).mind == before
     assert attempt.fallbacks == ("mind_too_large_kept_previous",)
@@ -183,7 +183,7 @@ def test_other_tools_are_refused_and_do_nothing(primed, tmp_path):
 def test_conversation_tools_offered_in_the_turn_are_still_refused(primed, tmp_path):
     write = ToolSpec("write", "Write a file.", {"type": "object"})
     model = ScriptedModel([tool("write", path="mind.md", content=""), final()])
-    Engine(primed, model, LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM, (write,))
+    Engine(primed, model, LIMITS).prepare(S, SYSTEM, (write,))
     assert model.requests[1].messages[-1].content == REFUSAL
     assert ENTRY in primed.latest_checkpoint(S).mind.splitlines()
 

@@ -69,7 +69,7 @@ def test_fifty_checkpoints_lose_no_mission_and_copy_user_words_exactly(tmp_path)
         cycle_inputs(record, i)
         work(record, 12, start=i * 12, size=6_000)
         before = record.latest_checkpoint(S)
-        prepared = Engine(record, model, LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+        prepared = Engine(record, model, LIMITS).prepare(S, SYSTEM)
         answer(record, f"Batch {i} done.")
         for attempt in prepared.attempts:
             if attempt.outcome == "failed":

@@ -59,7 +59,7 @@ def test_preview_collapses_whitespace_and_is_short():
 
 def test_merge_keeps_released_marks_not_offered():
     merged = memo.merge(
-        (MemoMark(1, False), MemoMark(2, True)), [MemoMark(2, False), MemoMark(9, True)]
+        (MemoMark(1, False), MemoMark(2, True)), [MemoMark(2, False), MemoMark(9, True)], 3000
     )
     assert merged == (MemoMark(1, False), MemoMark(2, False), MemoMark(9, True))
 
@@ -86,3 +86,13 @@ def test_fit_keeps_first_and_newest_when_even_share_is_too_small():
     seqs = [k.seq for k in kept]
     assert seqs[0] == 1 and seqs[-1] == 100 and left
     assert set(left) | set(seqs) == set(range(1, 101))
+
+
+def test_merge_bounds_the_stored_memo_keeping_the_first_and_newest():
+    previous = tuple(MemoMark(i, i % 2 == 0) for i in range(1, 2001))
+    merged = memo.merge(previous, [MemoMark(3000, True)], 3000)
+    checked = [m.seq for m in merged if m.checked]
+    released = [m.seq for m in merged if not m.checked]
+    bound = memo.kept_bound(3000)
+    assert len(checked) == bound and checked[0] == 2 and checked[-2:] == [2000, 3000]
+    assert released == list(range(1961, 2000, 2))

@@ -42,13 +42,6 @@ def test_recorder_keeps_labels_calls_usage_and_estimates(record):
     assert tool.data["tool_call_id"] == "c1" and tool.tokens == 2
 
 
-def test_mentions_searches_text_and_json(record):
-    record.append(MessageRow("s", 0, "assistant", "", data={"tool_calls": [{"path": "src/x.py"}]}))
-    assert record.mentions("s", "src/x.py")
-    assert not record.mentions("s", "src/y.py")
-    assert not record.mentions("other", "src/x.py")
-
-
 def test_checkpoint_and_attempt_are_saved_together(record):
     record.append(MessageRow("s", 0, "user", "go"))
     cp = Checkpoint("s", "normal", 2, 1, "mind", "now", memo=(MemoMark(1, True),), kept_inputs=(1,))

@@ -30,7 +30,7 @@ def test_a_checkpoint_taken_by_another_run_loads_the_view_afresh(record, tmp_pat
     opening(record)
     work(record, 40)
     views.load(S)
-    other = Engine(record, Consolidator(), ModelLimits(window=32_000), scratch_root=tmp_path)
+    other = Engine(record, Consolidator(), ModelLimits(window=32_000))
     assert other.checkpoint_now(S, SYSTEM).outcome == "accepted"
     work(record, 2, start=40)
     view = views.load(S)

@@ -23,6 +23,7 @@ from vybe.context.record import Checkpoint, MessageRow, Record
 from vybe.llm.base import Message, Request, ToolSpec
 
 FRAME_TAGS = ("context-checkpoint", "user-message", "skill")
+LEFT_SHOWN = 20
 TRUNCATED = (
     "[Output truncated to fit the context window; the record keeps all of it: re-run the "
     "tool with a narrower request, or read it with vybe data query.]"
@@ -38,6 +39,11 @@ class View:
     rows: list[MessageRow]
     extra: dict[int, MessageRow] = field(default_factory=dict)
     converted: list[Message] = field(default_factory=list, init=False, repr=False, compare=False)
+    remembered: tuple[Budget, str] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    answered: MessageRow | None = field(default=None, init=False, repr=False, compare=False)
+    scanned: int = field(default=0, init=False, repr=False, compare=False)
 
     def row_messages(self) -> list[Message]:
         """The rows as model messages, converted once per view."""
@@ -49,7 +55,26 @@ class View:
         """The same view with rows appended since; earlier conversions are reused."""
         view = View(self.session_id, self.checkpoint, self.rows + new, self.extra)
         view.converted = self.row_messages() + [to_message(r) for r in new]
+        view.remembered = self.remembered
+        view.answered, view.scanned = self.answered, self.scanned
         return view
+
+    def newest_answered(self) -> MessageRow | None:
+        """The newest reply carrying its request's facts and usage (the estimate's anchor);
+        only rows not looked at before are looked at."""
+        for row in reversed(self.rows[self.scanned :]):
+            if row.type == "assistant" and row.data.get("request") and row.data.get("usage"):
+                self.answered = row
+                break
+        self.scanned = len(self.rows)
+        return self.answered
+
+    def recollection(self, budget: Budget) -> str:
+        """The checkpoint as this view shows it, built once per budget: it changes only with
+        the checkpoint, and the view changes with it."""
+        if self.remembered is None or self.remembered[0] != budget:
+            self.remembered = (budget, recollection(self, budget))
+        return self.remembered[1]
 
     @property
     def kept_inputs(self) -> list[MessageRow]:
@@ -115,7 +140,9 @@ def _words(view: View, budget: Budget) -> str:
     ]
     parts += [f'<user-message number="{k.seq}">\n{_escape(k.text)}\n</user-message>' for k in kept]
     if left:
-        parts.append("Also kept, in the record only: " + ", ".join(f"#{s}" for s in left))
+        shown = ", ".join(f"#{s}" for s in left[-LEFT_SHOWN:])
+        more = f" and {len(left) - LEFT_SHOWN} earlier ones" if len(left) > LEFT_SHOWN else ""
+        parts.append(f"Also kept, in the record only: {shown}{more}")
     if not kept and not left:
         parts.append("(none)")
     return "\n".join(parts)
@@ -201,7 +228,7 @@ def messages(view: View, budget: Budget, newest_cap: int | None = None) -> list[
     """The conversation of the next request; ``newest_cap`` cuts the newest tool outputs."""
     out: list[Message] = []
     if view.checkpoint is not None:
-        out.append(Message("user", recollection(view, budget)))
+        out.append(Message("user", view.recollection(budget)))
         out += [to_message(r) for r in view.kept_inputs]
     out += view.row_messages()
     if newest_cap is not None:

@@ -1,8 +1,12 @@
 """The MEMO: user messages the model keeps by ticking them; their text comes from the record.
 
-Better than the reference: ``[X]`` counts as ``[x]``; the stored memo is only the marks, so
-fitting it to a budget never shrinks it for good; the newest unticked candidates are offered
-again, so one unticking is not a permanent loss.
+Better than the reference: ``[X]`` counts as ``[x]``; fitting the kept messages to a budget
+is done when a request is built, so a small fallback never shrinks them for good; the newest
+unticked candidates are offered again, so one unticking is not a permanent loss.
+
+Bounded however long the session: the stored memo keeps at most ``kept_bound(total)`` ticked
+messages (the first and the newest, as many as could ever be shown at MIN_SHARE tokens each;
+the others stay in the record under their numbers) and the REOFFER_UNCHECKED newest released.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from vybe.text import ELLIPSIS, shorten
 LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")
 PREVIEW_CHARS = 80
 REOFFER_UNCHECKED = 20
-MIN_SHARE = 10
+MIN_SHARE = 40
 CUT_NOTE = "[cut short; the whole message is #{seq} in the record]"
 
 
@@ -64,11 +68,23 @@ def read_file(original: str, edited: str) -> list[MemoMark] | None:
     return marks
 
 
-def merge(previous: tuple[MemoMark, ...], offered: list[MemoMark]) -> tuple[MemoMark, ...]:
-    """The stored memo: the offered marks as decided, plus older released ones not offered."""
+def kept_bound(total: int) -> int:
+    """How many ticked messages a memo of ``total`` tokens keeps: each gets MIN_SHARE at least."""
+    return max(total // MIN_SHARE, 2)
+
+
+def merge(
+    previous: tuple[MemoMark, ...], offered: list[MemoMark], total: int
+) -> tuple[MemoMark, ...]:
+    """The stored memo: the offered marks as decided, then bounded (first and newest kept)."""
     decided = {m.seq: m for m in offered}
-    rest = [m for m in previous if m.seq not in decided]
-    return tuple(sorted([*rest, *decided.values()], key=lambda m: m.seq))
+    marks = sorted([*(m for m in previous if m.seq not in decided), *decided.values()])
+    checked = [m for m in marks if m.checked]
+    bound = kept_bound(total)
+    if len(checked) > bound:
+        checked = [checked[0], *checked[len(checked) - bound + 1 :]]
+    released = [m for m in marks if not m.checked][-REOFFER_UNCHECKED:]
+    return tuple(sorted(checked + released))
 
 
 def checked_tokens(
@@ -115,13 +131,14 @@ def fit(texts: list[tuple[int, str]], per_message: int, total: int) -> tuple[lis
     cap = per_message if sum(sizes) <= total else _share(sizes, total)
     if cap >= MIN_SHARE or not texts:
         return [_shorten(s, t, cap) for s, t in texts], []
-    chosen = [texts[0]]
+    chosen = [0]
     room = total - sizes[0]
-    for (seq, text), size in zip(reversed(texts[1:]), reversed(sizes[1:]), strict=True):
-        if size <= room:
-            chosen.append((seq, text))
-            room -= size
+    for index in range(len(texts) - 1, 0, -1):
+        if sizes[index] > room:
+            break
+        chosen.append(index)
+        room -= sizes[index]
     chosen.sort()
-    kept = [_shorten(s, t, per_message) for s, t in chosen]
-    left = [s for s, _ in texts if s not in {k.seq for k in kept}]
-    return kept, left
+    kept = [_shorten(*texts[i], per_message) for i in chosen]
+    taken = set(chosen)
+    return kept, [seq for i, (seq, _) in enumerate(texts) if i not in taken]

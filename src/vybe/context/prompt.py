@@ -19,9 +19,10 @@ mind, the user's messages you keep ticked in the memo (vybe copies their text fr
 record), your now, and the recent messages listed under "What stays" below, which stay
 word for word. Do not list as next steps anything those recent messages show finished.
 
-Files, in the checkpoint scratch folder {folder}: mind.md and memo.md. Their current text
-is given below word for word, so there is no need to read them. Change them only with the
-edit tool: edit {{"path": "mind.md", "old_text": "...", "new_text": "..."}}, where old_text
+Files: mind.md and memo.md, the checkpoint's scratch files (vybe holds them for this turn;
+name them by these bare names). Their current text is given below word for word, so there is
+no need to read them. Change them only with the edit tool:
+edit {{"path": "mind.md", "old_text": "...", "new_text": "..."}}, where old_text
 is a short piece that occurs exactly once (a placeholder, or "- [ ] (#12)"). Make all your
 edit calls in one reply. You have at most {rounds} rounds of tool calls; no other tool works.
 
@@ -86,7 +87,6 @@ def digest(units: list[Unit], room: int) -> str:
 
 def checkpoint_request(
     budget: Budget,
-    folder: str,
     summarized_to: int,
     mind_text: str,
     memo_text: str,
@@ -96,7 +96,6 @@ def checkpoint_request(
     limits = list(budget.mind_limits.values())
     return _REQUEST.format(
         summarized_to=summarized_to,
-        folder=folder,
         rounds=rounds,
         l1=limits[0],
         l2=limits[1],

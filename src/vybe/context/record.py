@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -28,8 +27,6 @@ class Record(Protocol):
     ) -> list[MessageRow]: ...
 
     def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]: ...
-
-    def mentions(self, session_id: str, text: str) -> bool: ...
 
     def latest_checkpoint(self, session_id: str) -> Checkpoint | None: ...
 
@@ -56,9 +53,6 @@ class SqliteRecord:
 
     def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
         return sql.messages_at(self.store.conn, session_id, seqs)
-
-    def mentions(self, session_id: str, text: str) -> bool:
-        return sql.mentions(self.store.conn, session_id, text)
 
     def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
         return sql.latest_checkpoint(self.store.conn, session_id)
@@ -96,12 +90,6 @@ class MemoryRecord:
     def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
         rows = self._messages.get(session_id, [])
         return [rows[s - 1] for s in sorted(set(seqs)) if 0 < s <= len(rows)]
-
-    def mentions(self, session_id: str, text: str) -> bool:
-        return any(
-            text in r.text or text in json.dumps(r.data, ensure_ascii=False)
-            for r in self._messages.get(session_id, [])
-        )
 
     def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
         mine = [c for c in self._checkpoints if c.session_id == session_id]

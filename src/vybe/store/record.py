@@ -167,16 +167,6 @@ def messages_at(conn: sqlite3.Connection, session_id: str, seqs: Iterable[int]) 
     return found
 
 
-def mentions(conn: sqlite3.Connection, session_id: str, text: str) -> bool:
-    """Whether any row of the session holds ``text`` in its content."""
-    row = conn.execute(
-        "SELECT 1 FROM messages WHERE session_id = ?"
-        " AND (instr(content_text, ?) > 0 OR instr(COALESCE(content_json, ''), ?) > 0) LIMIT 1",
-        (session_id, text, text),
-    ).fetchone()
-    return row is not None
-
-
 def _checkpoint(row: sqlite3.Row) -> Checkpoint:
     return Checkpoint(
         id=row["id"],
