@@ -21,7 +21,7 @@ from vybe.context.assemble import View
 from vybe.context.budget import Budget, ModelLimits, compute, estimate, tools_tokens
 from vybe.context.projection import Unit, units
 from vybe.context.prompt import digest
-from vybe.context.record import Attempt, Checkpoint, Record
+from vybe.context.record import Attempt, Checkpoint, Record, check_session_id
 from vybe.context.turn import TOO_LARGE, TurnInput, TurnResult, run_turn, turn_tools
 from vybe.context.views import Views
 from vybe.errors import ContextExhausted
@@ -85,6 +85,7 @@ class Engine:
         refused: bool = False,
     ) -> Prepared:
         """The next request of a session; ``refused`` after the provider refused the last one."""
+        check_session_id(session_id)
         budget = compute(self.limits)
         view = self.views.load(session_id)
         request, tokens = self._build(view, budget, system, tools)
@@ -124,6 +125,7 @@ class Engine:
         self, session_id: str, system: str, tools: tuple[ToolSpec, ...] = ()
     ) -> Attempt:
         """One checkpoint a person asked for, whatever the threshold; a failure changes nothing."""
+        check_session_id(session_id)
         budget = compute(self.limits)
         view = self.views.load(session_id)
         _, tokens = self._build(view, budget, system, tools)

@@ -6,15 +6,40 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Protocol
 
 from vybe import clock
+from vybe.errors import InvalidInput
 from vybe.store import record as sql
 from vybe.store.db import Store
 from vybe.store.record import Attempt, Checkpoint, MessageRow
 
-__all__ = ["Attempt", "Checkpoint", "MemoryRecord", "MessageRow", "Record", "SqliteRecord"]
+__all__ = [
+    "Attempt",
+    "Checkpoint",
+    "MemoryRecord",
+    "MessageRow",
+    "Record",
+    "SqliteRecord",
+    "check_session_id",
+]
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@+=-]{0,255}")
+
+
+def check_session_id(session_id: object) -> str:
+    """A session id the record takes: a letter or digit, then letters, digits and ``_.:@+=-``,
+    at most 256 in all (``claude:<uuid>``, ``ses_…``); ``..``, blanks, slashes are refused."""
+    if isinstance(session_id, str) and SESSION_ID.fullmatch(session_id):
+        return session_id
+    raise InvalidInput(
+        f"{session_id!r} is not a session id",
+        context={"field": "session_id"},
+        suggested_action="use letters, digits and _.:@+=- (at most 256), starting with a letter"
+        " or digit",
+    )
 
 
 class Record(Protocol):
