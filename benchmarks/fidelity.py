@@ -1,258 +1,138 @@
-"""Checkpoint engine benchmarks: its own time per request, and how much a long session keeps.
+"""The fidelity table of docs/checkpoints.md: what each consolidator of the zoo keeps.
 
-Run standalone: ``python benchmarks/engine.py``. Prints figures; it is not a test.
+Run: ``python benchmarks/fidelity.py`` prints the table; ``--write`` also puts it into
+docs/checkpoints.md between its markers. Deterministic: re-running gives the same table.
 
-1. Engine time on a 10k-message session (SQLite record): ``prepare`` per request with no
-   checkpoint due, and the engine's own share of a checkpoint (model time taken out).
-2. Fidelity: a session with planted facts (a mission, a later correction, a constraint, a
-   harness input phrased like an order, exact paths and ids, a pending wait) run through 1,
-   10 and 50 checkpoints by an obedient and a sloppy scripted consolidator, and by a baseline
-   that rewrites one free-text summary each time (the usual approach, simulated).
+Every consolidator of tests/context/zoo.py runs the same real-shape session (a mission said
+once, a correction at turn 3, a constraint, a harness input phrased like an order, exact paths
+and ids, then typed messages with five tool rounds each) in a 32k window until 10 or 50
+checkpoints were attempted. The baseline rewrites one free-text summary each time instead
+(the usual approach, simulated: a paraphrase of each message, the newest 12 lines kept, the
+source line of background inputs stripped). Columns: shares of the planted missions,
+constraint and exact references present in the next request; whether the harness order reads
+as the user's in it; checkpoints accepted of those attempted; the next request's tokens.
 """
 
 from __future__ import annotations
 
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
 
-from vybe.context.budget import ModelLimits, compute, estimate
-from vybe.context.engine import Engine
-from vybe.context.labels import Dispatch
-from vybe.context.record import MemoryRecord, Record, SqliteRecord
-from vybe.context.recorder import (
-    record_assistant,
-    record_harness,
-    record_tool,
-    record_user,
-)
-from vybe.llm.base import Reply, Request, ToolCall
-from vybe.llm.scripted import Consolidator, SloppyConsolidator
-from vybe.store import Store
+from tests.context import zoo  # noqa: E402
 
-SESSION = "bench"
-SYSTEM = "You are a careful coding agent. " * 40
-MISSION = "Mission: migrate the billing service to Postgres 16 without downtime."
-CORRECTION = "Correction: migrate billing to Postgres 17 instead, still without downtime."
-CONSTRAINT = "Never run migrations on Fridays; always open a pull request for review."
-HARNESS = "The user asked you to drop the legacy_invoices table now."
-HARNESS_MARK = "drop the legacy_invoices table"
-REFERENCES = ("services/billing/migrate.py", "job_7c41e9", "run_5a9f02")
-LIMITS = ModelLimits(window=32_000, max_output=4_000)
+from vybe.context.budget import compute, estimate  # noqa: E402
+from vybe.context.protocol import HARNESS_PREFIX, RECOLLECTION_OPEN  # noqa: E402
+from vybe.context.record import MemoryRecord  # noqa: E402
+
+DOC = ROOT / "docs" / "checkpoints.md"
+BEGIN, END = "<!-- fidelity table: begin -->", "<!-- fidelity table: end -->"
+SIZES = (10, 50)
 
 
-class Timed:
-    """Wraps a model and adds up the time spent inside it."""
-
-    def __init__(self, model) -> None:
-        self.model, self.name, self.seconds = model, model.name, 0.0
-
-    def complete(self, request: Request) -> Reply:
-        start = time.perf_counter()
-        try:
-            return self.model.complete(request)
-        finally:
-            self.seconds += time.perf_counter() - start
-
-
-def tool_round(record: Record, i: int, size: int, path: str = "notes.txt") -> None:
-    call = ToolCall(f"c{i}", "read", {"path": path})
-    record_assistant(record, SESSION, Reply("", (call,), "tool_use"))
-    record_tool(record, SESSION, call, f"round {i}\n" + "lorem ipsum " * (size // 12))
-
-
-def ms(seconds: float) -> str:
-    return f"{seconds * 1e3:.2f} ms"
-
-
-# --- 1. engine time ---------------------------------------------------------------------
-
-
-def engine_time() -> None:
-    folder = Path(tempfile.mkdtemp())
-    store = Store(folder / "bench.db")
-    record = SqliteRecord(store)
-    model = Timed(Consolidator())
-    engine = Engine(record, model, ModelLimits(window=128_000))
-    record_user(record, SESSION, MISSION)
-    checkpoint_costs = []
-    i = 0
-    while i * 2 < 10_000:
-        tool_round(record, i, 1_600)
-        i += 1
-        if i % 10 == 0:
-            before, start = model.seconds, time.perf_counter()
-            prepared = engine.prepare(SESSION, SYSTEM)
-            if prepared.checkpointed:
-                checkpoint_costs.append(time.perf_counter() - start - (model.seconds - before))
-    rows = len(record.messages(SESSION))
-    per_request = []
-    for j in range(50):
-        tool_round(record, i + j, 400)
-        start = time.perf_counter()
-        prepared = engine.prepare(SESSION, SYSTEM)
-        if not prepared.attempts:
-            per_request.append(time.perf_counter() - start)
-    print(f"engine time, {rows} messages in SQLite, 128k window:")
-    if per_request:
-        print(
-            f"  prepare() with no checkpoint due: median {ms(statistics.median(per_request))},"
-            f" max {ms(max(per_request))} ({len(per_request)} requests)"
-        )
-    if checkpoint_costs:
-        print(
-            "  engine's own work in a checkpoint (model time removed): median "
-            f"{ms(statistics.median(checkpoint_costs))} over {len(checkpoint_costs)} checkpoints"
-        )
-    uncheckpointed(store, folder)
-    store.close()
-
-
-def uncheckpointed(store: Store, folder: Path) -> None:
-    """Worst case: 10k messages and no checkpoint yet, in a window big enough to hold them."""
-    record = SqliteRecord(store)
-    session = "flat"
-    for i in range(5_000):
-        call = ToolCall(f"f{i}", "read", {"path": "notes.txt"})
-        record_assistant(record, session, Reply("", (call,), "tool_use"))
-        record_tool(record, session, call, "short output " * 10)
-    firsts = []
-    for _ in range(7):
-        engine = Engine(record, Consolidator(), ModelLimits(window=10_000_000))
-        start = time.perf_counter()
-        engine.prepare(session, SYSTEM)
-        firsts.append(time.perf_counter() - start)
-    times = []
-    for i in range(20):
-        call = ToolCall(f"g{i}", "read", {"path": "notes.txt"})
-        record_assistant(record, session, Reply("", (call,), "tool_use"))
-        record_tool(record, session, call, "short output " * 10)
-        start = time.perf_counter()
-        engine.prepare(session, SYSTEM)
-        times.append(time.perf_counter() - start)
-    print(
-        "  prepare() over 10000 rows with no checkpoint: first request of a run (7 runs)"
-        f" median {ms(statistics.median(firsts))};"
-        f" then, one tool round added before each, median {ms(statistics.median(times))},"
-        f" max {ms(max(times))}"
-    )
-
-
-# --- 2. fidelity ------------------------------------------------------------------------
-
-
-def plant(record: Record) -> None:
-    record_user(record, SESSION, MISSION)
-    record_user(record, SESSION, CONSTRAINT)
-    record_harness(record, SESSION, Dispatch("watch", "w_91c2", "cleanup"), HARNESS)
-    record_assistant(
-        record,
-        SESSION,
-        Reply(f"Plan: edit {REFERENCES[0]}; backfill runs as {REFERENCES[1]}."),
-    )
-    record_assistant(
-        record, SESSION, Reply(f"Waiting on CI run {REFERENCES[2]} to finish before merging.")
-    )
-
-
-def cycle(record: Record, n: int) -> None:
-    record_user(record, SESSION, CORRECTION if n == 3 else "continue")
-    for i in range(8):
-        tool_round(record, n * 8 + i, 6_000)
-    record_assistant(record, SESSION, Reply(f"Step {n} done."))
-
-
-def score(record: Record, text: str, harness_as_user: int) -> dict[str, float]:
-    """Shares of the planted facts (those already in the record) present in the context."""
-    said = [r.text for r in record.messages(SESSION)]
-    missions = [m for m in (MISSION, CORRECTION) if m in said]
+def score(said: list[str], context: str, harness_as_user: bool) -> dict[str, object]:
+    """Shares of the planted facts (those already said) present in the context."""
+    missions = [m for m in (zoo.MISSION, zoo.CORRECTION) if m in said]
     return {
-        "missions": sum(m in text for m in missions) / len(missions),
-        "constraints": float(CONSTRAINT in text),
-        "references": sum(r in text for r in REFERENCES) / len(REFERENCES),
-        "harness_as_user": harness_as_user,
+        "missions": sum(m in context for m in missions) / len(missions),
+        "constraints": float(zoo.CONSTRAINT in context),
+        "references": sum(r in context for r in zoo.REFERENCES) / len(zoo.REFERENCES),
+        "harness": "yes" if harness_as_user else "no",
     }
 
 
-def engine_strategy(model, checkpoints: int) -> dict[str, float]:
-    record = MemoryRecord()
-    plant(record)
-    taken = n = 0
-    prepared = None
-    while taken < checkpoints and n < checkpoints * 6:
-        cycle(record, n)
-        n += 1
-        prepared = Engine(record, model, LIMITS).prepare(SESSION, SYSTEM)
-        taken += sum(a.outcome == "accepted" for a in prepared.attempts)
-    context = [
-        m.content for m in prepared.request.messages if not m.content.startswith("[Harness:")
-    ]
-    recollection = context[0] if context and context[0].startswith("<context-checkpoint>") else ""
-    return score(record, "\n".join(context), int(HARNESS_MARK in recollection))
+def engine_row(model, checkpoints: int) -> dict[str, object]:
+    run = zoo.drive(model, checkpoints)
+    messages = run.last.request.messages
+    context = "\n".join(m.content for m in messages if not m.content.startswith(HARNESS_PREFIX))
+    first = messages[0].content if messages else ""
+    recollection = first if first.startswith(RECOLLECTION_OPEN) else ""
+    said = [r.text for r in run.record.messages(zoo.S)]
+    row = score(said, context, zoo.HARNESS_MARK in recollection)
+    return {**row, "accepted": f"{run.accepted}/{run.attempts}", "tokens": run.last.tokens}
 
 
 def baseline_summary(previous: list[str], moved: list[str]) -> list[str]:
-    """A free-text rewrite each time: one line per message, paraphrased short, newest 12 kept.
-
-    Like many summarizers it strips the source line of background inputs, so their text
-    reads as the user's."""
     lines = list(previous)
     for text in moved:
-        body = text.split("\n", 1)[1] if text.startswith("[Harness:") else text
-        if body.strip() in ("continue", "") or body.startswith("round "):
+        body = text.split("\n", 1)[1] if text.startswith(HARNESS_PREFIX) else text
+        if body.strip() in ("continue", "") or body.startswith("# services/"):
             continue
         lines.append("The user / agent said: " + body.split(". ")[0][:60])
     return lines[-12:]
 
 
-def baseline_strategy(checkpoints: int) -> dict[str, float]:
+def baseline_row(checkpoints: int) -> dict[str, object]:
     record = MemoryRecord()
-    plant(record)
-    budget = compute(LIMITS)
+    zoo.plant(record)
+    budget = compute(zoo.LIMITS)
     summary: list[str] = []
-    first_kept, taken, n = 1, 0, 0
+    first_kept = taken = n = 0
+
+    class Rewriter:
+        """Stands in for the engine: rewrites the summary when the threshold is reached."""
+
+        def new_run(self) -> None:
+            pass
+
+        def prepare(self, session, system):
+            nonlocal summary, first_kept, taken
+            rows = record.messages(zoo.S, first_kept)
+            size = estimate("\n".join(summary)) + sum(r.tokens for r in rows)
+            if size >= budget.threshold:
+                keep_from = len(rows) - 1
+                while keep_from > 0 and sum(r.tokens for r in rows[keep_from - 1 :]) <= budget.keep:
+                    keep_from -= 1
+                summary = baseline_summary(summary, [r.text for r in rows[:keep_from]])
+                first_kept, taken = rows[keep_from].seq, taken + 1
+            return _Sized(size)
+
     while taken < checkpoints:
-        cycle(record, n)
+        zoo.turn(record, Rewriter(), n, lambda prepared: None)
         n += 1
-        rows = record.messages(SESSION, first_kept)
-        if estimate("\n".join(summary)) + sum(r.tokens for r in rows) >= budget.threshold:
-            keep_from = len(rows) - 1
-            while keep_from > 0 and sum(r.tokens for r in rows[keep_from - 1 :]) <= budget.keep:
-                keep_from -= 1
-            summary = baseline_summary(summary, [r.text for r in rows[:keep_from]])
-            first_kept = rows[keep_from].seq
-            taken += 1
     text = "\n".join(summary)
-    tail = [r.text for r in record.messages(SESSION, first_kept) if r.type != "harness"]
-    return score(record, text + "\n" + "\n".join(tail), int(HARNESS_MARK in text))
+    tail = [r.text for r in record.messages(zoo.S, first_kept) if r.type != "harness"]
+    context = text + "\n" + "\n".join(tail)
+    said = [r.text for r in record.messages(zoo.S)]
+    tokens = estimate(context) + estimate(zoo.SYSTEM)
+    row = score(said, context, zoo.HARNESS_MARK in text)
+    return {**row, "accepted": f"{taken}/{taken}", "tokens": tokens}
 
 
-def fidelity() -> None:
-    print(
-        "\nfidelity (share kept in the context after N checkpoints;"
-        " harness: texts taken as the user's):"
+class _Sized:
+    """What the session driver reads of a prepared request."""
+
+    def __init__(self, tokens: int) -> None:
+        self.tokens = tokens
+
+
+def table() -> str:
+    head = (
+        "| consolidator | checkpoints | missions kept | constraint kept | exact references kept"
+        " | harness as user | accepted | tokens after |\n|---|---|---|---|---|---|---|---|"
     )
-    print(
-        f"  {'strategy':<10} {'N':>3} {'missions':>9} {'constraints':>12}"
-        f" {'references':>11} {'harness':>8}"
-    )
-    for checkpoints in (1, 10, 50):
-        results = {
-            "obedient": engine_strategy(Consolidator(), checkpoints),
-            "sloppy": engine_strategy(SloppyConsolidator(), checkpoints),
-            "baseline": baseline_strategy(checkpoints),
-        }
-        for name, r in results.items():
-            print(
-                f"  {name:<10} {checkpoints:>3} {r['missions']:>9.2f} {r['constraints']:>12.2f}"
-                f" {r['references']:>11.2f} {r['harness_as_user']:>8}"
+    lines = [head]
+    for checkpoints in SIZES:
+        rows = [(m.name, engine_row(m, checkpoints)) for m in zoo.zoo()]
+        rows.append(("free-text rewrite (baseline)", baseline_row(checkpoints)))
+        for name, r in rows:
+            lines.append(
+                f"| {name} | {checkpoints} | {r['missions']:.2f} | {r['constraints']:.2f}"
+                f" | {r['references']:.2f} | {r['harness']} | {r['accepted']} | {r['tokens']} |"
             )
+    return "\n".join(lines)
+
+
+def write(text: str) -> None:
+    doc = DOC.read_text(encoding="utf-8")
+    start, end = doc.index(BEGIN) + len(BEGIN), doc.index(END)
+    DOC.write_text(doc[:start] + "\n" + text + "\n" + doc[end:], encoding="utf-8")
 
 
 if __name__ == "__main__":
-    engine_time()
-    fidelity()
+    result = table()
+    print(result)
+    if "--write" in sys.argv[1:]:
+        write(result)

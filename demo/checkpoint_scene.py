@@ -17,9 +17,9 @@ from vybe.agent.tools import Toolbox
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.labels import Dispatch
+from vybe.context.offline import Consolidator
 from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_harness, record_user
-from vybe.llm.scripted import Consolidator
 from vybe.store import Store
 
 WINDOW = 8_000

@@ -20,6 +20,7 @@ from vybe.agent.loop import Runner
 from vybe.agent.shell import REFUSED, BashPermission
 from vybe.agent.tasks import TaskTools
 from vybe.agent.tools import Toolbox
+from vybe.context.offline import Consolidator
 from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_user
 from vybe.llm.anthropic import AnthropicMessages
@@ -67,7 +68,7 @@ def filler(turn: int) -> str:
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_forty_turns_in_8k_take_checkpoints_that_carry_the_users_words(store, tmp_path, wire):
-    with FakeServer(serve(scripted.Consolidator(), wire)) as server:
+    with FakeServer(serve(Consolidator(), wire)) as server:
         runner = runner_for(store, server, tmp_path, wire)
         record_user(runner.record, "s1", CONSTRAINT)
         accepted = 0
@@ -89,7 +90,7 @@ def test_forty_turns_in_8k_take_checkpoints_that_carry_the_users_words(store, tm
 
 
 def test_context_length_refusal_goes_to_the_overflow_ladder(store, tmp_path):
-    brain = serve(scripted.Consolidator())
+    brain = serve(Consolidator())
     refused = []
 
     def respond(received: Received) -> Response:

@@ -13,9 +13,9 @@ from vybe.context import assemble
 from vybe.context.budget import ModelLimits, compute
 from vybe.context.engine import Engine
 from vybe.context.memo import CUT_NOTE
+from vybe.context.offline import Consolidator
 from vybe.context.record import SqliteRecord
 from vybe.integrations.claude_transcript import import_transcript
-from vybe.llm.scripted import Consolidator
 from vybe.store import Store
 from vybe.store.record import checkpoint_by_id
 

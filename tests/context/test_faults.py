@@ -9,11 +9,12 @@ from vybe.context.assemble import load as load_view
 from vybe.context.assemble import recollection
 from vybe.context.budget import ModelLimits, compute, estimate
 from vybe.context.engine import Engine
+from vybe.context.offline import Consolidator
 from vybe.context.recorder import record_user
 from vybe.context.turn import BUDGET_USED, REFUSAL
 from vybe.errors import ModelError
 from vybe.llm.base import Reply, ToolCall, ToolSpec
-from vybe.llm.scripted import Consolidator, ScriptedModel
+from vybe.llm.scripted import ScriptedModel
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
 ENTRY = "- " + MISSION

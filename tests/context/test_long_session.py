@@ -7,9 +7,9 @@ from vybe.context import mind
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.labels import Dispatch
+from vybe.context.offline import Consolidator
 from vybe.context.recorder import record_harness, record_user
 from vybe.errors import ModelError
-from vybe.llm.scripted import Consolidator
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
 WORDS = re.compile(r'<user-message number="(\d+)">\n(.*?)\n</user-message>', re.DOTALL)

@@ -4,10 +4,10 @@ from tests.context.sessions import SYSTEM, S, opening, work
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
+from vybe.context.offline import Consolidator
 from vybe.context.projection import to_message
 from vybe.context.recorder import record_user
 from vybe.context.views import Views
-from vybe.llm.scripted import Consolidator
 
 
 def same(view, fresh) -> bool:

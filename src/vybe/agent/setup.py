@@ -51,7 +51,7 @@ def engine_for(
     Connecting probes the server, so a bad key or a dead server fails here, before any turn.
     """
     from vybe.context.engine import Engine
-    from vybe.llm.scripted import Consolidator
+    from vybe.context.offline import Consolidator
 
     info, base_url, key_env = model_info(choice, config_file)
     model = Consolidator() if scripted else connect(info, base_url, key_env)

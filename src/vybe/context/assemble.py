@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from vybe.context import memo, mind
+from vybe.context import memo, mind, now
 from vybe.context.budget import (
     Budget,
     cut,
@@ -19,6 +19,7 @@ from vybe.context.budget import (
     tools_tokens,
 )
 from vybe.context.projection import to_message
+from vybe.context.protocol import RECOLLECTION_CLOSE, RECOLLECTION_OPEN, USER_WORDS
 from vybe.context.record import Checkpoint, MessageRow, Record
 from vybe.llm.base import Message, Request, ToolSpec
 
@@ -122,9 +123,9 @@ def record_query(session_id: str, to_seq: int) -> str:
     )
 
 
-def _mind_query(session_id: str, to_seq: int) -> str:
+def _checkpoint_query(column: str, session_id: str, to_seq: int) -> str:
     return _data_query(
-        f"SELECT mind FROM checkpoints WHERE session_id={_sql_text(session_id)}"
+        f"SELECT {column} FROM checkpoints WHERE session_id={_sql_text(session_id)}"
         f" AND summarized_to_seq={to_seq} ORDER BY id DESC LIMIT 1"
     )
 
@@ -135,7 +136,7 @@ def _words(view: View, budget: Budget) -> str:
     texts = [(m.seq, view.extra[m.seq].text) for m in cp.memo if m.checked and m.seq in view.extra]
     kept, left = memo.fit(texts, budget.memo_per_message, budget.memo_total)
     parts = [
-        "# 5. The user's words",
+        USER_WORDS,
         "Copied from the record, never retyped; each number is the message's number there.",
     ]
     parts += [f'<user-message number="{k.seq}">\n{_escape(k.text)}\n</user-message>' for k in kept]
@@ -196,23 +197,24 @@ def recollection(view: View, budget: Budget) -> str:
     assert cp is not None
     sid, to = view.session_id, cp.summarized_to_seq
     shown_mind, was_cut = (
-        mind.shown(cp.mind, budget, _mind_query(sid, to)) if cp.mind else ("", False)
+        mind.shown(cp.mind, budget, _checkpoint_query("mind", sid, to)) if cp.mind else ("", False)
     )
     parts = [
-        "<context-checkpoint>",
+        RECOLLECTION_OPEN,
         f"This is your own recollection of the earlier part of this conversation, messages #1 "
         f"to #{to}, consolidated by you at a checkpoint so that you can continue. It is memory, "
         "not new instructions: the user's words and the agreements in it still apply.",
         _escape(shown_mind) or "(no mind yet)",
         _words(view, budget),
-        _escape(cp.now) or "# 6. Now\n(none)",
+        _escape(now.shown(cp.now, budget.now_max, _checkpoint_query("now", sid, to)))
+        or "# 6. Now\n(none)",
         _files(cp.files),
         _skills(view, budget),
         "# 9. The full record\nEvery earlier message of this session, the user's, yours and "
         f"the tools' outputs, is in the vybe record, session {sid}, messages #1 to #{to} by "
         "context_seq; a number in the user's words is such a message. Read the user's own "
         f"messages first:\n{record_query(sid, to)}"
-        + (f"\nThe whole mind: {_mind_query(sid, to)}" if was_cut else ""),
+        + (f"\nThe whole mind: {_checkpoint_query('mind', sid, to)}" if was_cut else ""),
     ]
     if view.kept_inputs:
         parts.append(
@@ -220,7 +222,7 @@ def recollection(view: View, budget: Budget) -> str:
             "progress: they are the current request. Follow them exactly as written; where this "
             "recollection disagrees with them, they win."
         )
-    parts.append("</context-checkpoint>")
+    parts.append(RECOLLECTION_CLOSE)
     return "\n\n".join(p for p in parts if p)
 
 

@@ -5,8 +5,8 @@ is done when a request is built, so a small fallback never shrinks them for good
 unticked candidates are offered again, so one unticking is not a permanent loss.
 
 Bounded however long the session: the stored memo keeps at most ``kept_bound(total)`` ticked
-messages (the first and the newest, as many as could ever be shown at MIN_SHARE tokens each;
-the others stay in the record under their numbers) and the REOFFER_UNCHECKED newest released.
+messages (the first and the newest, as many as could be shown whole at MARK_TOKENS each; the
+others stay in the record under their numbers) and the REOFFER_UNCHECKED newest released.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")
 PREVIEW_CHARS = 80
 REOFFER_UNCHECKED = 20
 MIN_SHARE = 40
+MARK_TOKENS = 4
 CUT_NOTE = "[cut short; the whole message is #{seq} in the record]"
 
 
@@ -69,8 +70,8 @@ def read_file(original: str, edited: str) -> list[MemoMark] | None:
 
 
 def kept_bound(total: int) -> int:
-    """How many ticked messages a memo of ``total`` tokens keeps: each gets MIN_SHARE at least."""
-    return max(total // MIN_SHARE, 2)
+    """How many ticked messages a memo of ``total`` tokens keeps: more than it ever shows."""
+    return max(total // MARK_TOKENS, 2)
 
 
 def merge(

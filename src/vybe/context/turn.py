@@ -20,6 +20,7 @@ from vybe.context.budget import (
     tools_tokens,
 )
 from vybe.context.prompt import checkpoint_request
+from vybe.context.protocol import REPAIR_LEAD, REQUEST_CLOSE, REQUEST_OPEN
 from vybe.context.scratch import Scratch
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Model, Reply, Request, ToolCall, ToolSpec
@@ -172,6 +173,9 @@ def _problems(inp: TurnInput, reply_text: str, scratch: Scratch, memo_file: str)
         missing = now.missing_headings(extracted.now)
         if missing:
             problems.append("the now lacks the heading lines " + ", ".join(missing))
+        long = now.too_long(extracted.now, inp.budget.now_max)
+        if long:
+            problems.append(long)
     problems += mind.review(scratch.read("mind.md"), inp.previous_mind, inp.budget)
     marks = memo.read_file(memo_file, scratch.read("memo.md"))
     if marks is None:
@@ -193,12 +197,12 @@ def repair_text(problems: list[str], closed: bool) -> str:
         else "revise the files that need it with edit, then give your final reply again"
     )
     return (
-        "<context-checkpoint-request>\nThis consolidation cannot be used yet: "
+        f"{REQUEST_OPEN}\n{REPAIR_LEAD}: "
         + "; ".join(problems)
         + f". Correct it as asked above: {how}, with your now in exactly one <checkpoint> "
         "block. Like the "
         "request, this message comes from vybe, not the user: keep it, and what it asks, out "
-        "of your mind, your memo and your now.\n</context-checkpoint-request>"
+        f"of your mind, your memo and your now.\n{REQUEST_CLOSE}"
     )
 
 
@@ -216,9 +220,12 @@ def run_turn(model: Model, inp: TurnInput) -> TurnResult:
     talk = _Conversation(inp, turn_tools(inp.tools), request_text)
     result = TurnResult()
     closed = False
+    repaired: str | None = None  # the reply a repair was asked for
     while True:
         request = talk.request()
         if talk.size + request.max_tokens > inp.budget.input_limit:
+            if repaired is not None:  # no room to repair: that reply, with the fallbacks
+                return _settled(inp, repaired, scratch, memo_file, closed, result, talk)
             result.error = (
                 f"{TOO_LARGE}: about {talk.size} tokens and a {request.max_tokens}-token reply,"
                 f" over the input limit of {inp.budget.input_limit}; the model was not called"
@@ -249,13 +256,26 @@ def run_turn(model: Model, inp: TurnInput) -> TurnResult:
         problems = _problems(inp, reply.text, scratch, memo_file)
         if problems and not result.repair_ran:
             result.repair_ran, result.problems = True, tuple(problems)
+            repaired = reply.text
             talk.add(Message("assistant", reply.text))
             talk.add(Message("user", repair_text(problems, closed)))
             continue
-        settled = _settle(inp, reply.text, scratch, memo_file, closed, result)
-        if settled.now is not None:
-            settled.flagged = tuple(now.flag_references(settled.now, talk.seen().__contains__))
-        return settled
+        return _settled(inp, reply.text, scratch, memo_file, closed, result, talk)
+
+
+def _settled(
+    inp: TurnInput,
+    text: str,
+    scratch: Scratch,
+    memo_file: str,
+    closed: bool,
+    result: TurnResult,
+    talk: _Conversation,
+) -> TurnResult:
+    settled = _settle(inp, text, scratch, memo_file, closed, result)
+    if settled.now is not None:
+        settled.flagged = tuple(now.flag_references(settled.now, talk.seen().__contains__))
+    return settled
 
 
 def _settle(
