@@ -23,14 +23,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+from vybe.agent.offline import Consolidator
 from vybe.agent.replay import replay
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
-from vybe.context.offline import Consolidator
-from vybe.context.record import Record, SqliteRecord
+from vybe.context.record import Record
 from vybe.context.recorder import record_assistant, record_tool, record_user
 from vybe.llm.base import Reply, Request, ToolCall, Watch
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 SOURCE = "shape"
 LIMITS = ModelLimits(window=32_000)

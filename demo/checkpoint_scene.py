@@ -12,15 +12,15 @@ import tempfile
 from pathlib import Path
 
 from vybe.agent.loop import Runner
+from vybe.agent.offline import Consolidator
 from vybe.agent.shell import BashPermission
 from vybe.agent.tools import Toolbox
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.labels import Dispatch
-from vybe.context.offline import Consolidator
-from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_harness, record_user
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 WINDOW = 8_000
 SESSION = "ses_demo_checkpoints"

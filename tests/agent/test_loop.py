@@ -17,17 +17,17 @@ from tests.fakes.servers import (
     openai_reply,
 )
 from vybe.agent.loop import Runner
+from vybe.agent.offline import Consolidator
 from vybe.agent.shell import REFUSED, BashPermission
 from vybe.agent.tasks import TaskTools
 from vybe.agent.tools import Toolbox
-from vybe.context.offline import Consolidator
-from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_user
 from vybe.llm.anthropic import AnthropicMessages
 from vybe.llm.base import Reply, Request, ToolCall, Watch
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 engine_module = pytest.importorskip("vybe.context.engine")
 scripted = pytest.importorskip("vybe.llm.scripted")

@@ -8,16 +8,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TRANSCRIPTS
+from vybe.agent.offline import Consolidator
 from vybe.agent.replay import replay
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits, compute
 from vybe.context.engine import Engine
 from vybe.context.memo import CUT_NOTE
-from vybe.context.offline import Consolidator
-from vybe.context.record import SqliteRecord
 from vybe.integrations.claude_transcript import import_transcript
 from vybe.store import Store
-from vybe.store.record import checkpoint_by_id
+from vybe.store.record import SqliteRecord, checkpoint_by_id
 
 COMPACTION = str(TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl")
 REAL = [COMPACTION, str(TRANSCRIPTS / "claude-codemie-code-196820da.jsonl")]

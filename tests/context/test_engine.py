@@ -16,10 +16,10 @@ from tests.context.sessions import (
     work,
 )
 from tests.context.zoo import SloppyConsolidator
+from vybe.agent.offline import Consolidator
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits, compute, estimate, request_tokens
 from vybe.context.engine import Engine
-from vybe.context.offline import Consolidator
 from vybe.context.recorder import record_assistant, record_tool, record_user
 from vybe.errors import ContextExhausted, ModelError
 from vybe.llm.base import Reply, ToolCall, ToolSpec

@@ -4,12 +4,12 @@ guarantee that holds after each."""
 import pytest
 
 from tests.context.sessions import MISSION, SYSTEM, S, edit, final, opening, tool, work
+from vybe.agent.offline import Consolidator
 from vybe.context import mind
 from vybe.context.assemble import load as load_view
 from vybe.context.assemble import recollection
 from vybe.context.budget import ModelLimits, compute, estimate
 from vybe.context.engine import Engine
-from vybe.context.offline import Consolidator
 from vybe.context.recorder import record_user
 from vybe.context.turn import BUDGET_USED, REFUSAL
 from vybe.errors import ModelError

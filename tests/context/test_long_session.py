@@ -3,11 +3,11 @@
 import re
 
 from tests.context.sessions import SYSTEM, S, answer, opening, work
+from vybe.agent.offline import Consolidator
 from vybe.context import mind
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.labels import Dispatch
-from vybe.context.offline import Consolidator
 from vybe.context.recorder import record_harness, record_user
 from vybe.errors import ModelError
 

@@ -2,7 +2,7 @@
 
 from vybe.context import memo
 from vybe.context.record import MessageRow
-from vybe.store.record import MemoMark
+from vybe.context.types import MemoMark
 
 ORIGINAL = "- [ ] (#3) Never push to main\n- [x] (#5) Use uv, not pip\n"
 

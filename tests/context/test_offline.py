@@ -3,7 +3,7 @@
 import pytest
 
 from tests.context.zoo import SloppyConsolidator
-from vybe.context.offline import Consolidator
+from vybe.agent.offline import Consolidator
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Reply, Request, Watch
 from vybe.llm.scripted import ScriptedModel

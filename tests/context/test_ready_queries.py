@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from vybe.context import assemble
-from vybe.context.record import MessageRow, SqliteRecord
+from vybe.context.record import MessageRow
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 AWKWARD = """it's a "quoted" id; $(echo no)"""
 

@@ -6,11 +6,12 @@ import sqlite3
 import pytest
 
 from vybe.context.labels import Dispatch
-from vybe.context.record import Attempt, Checkpoint, MessageRow, SqliteRecord
+from vybe.context.record import Attempt, Checkpoint, MessageRow
 from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user
+from vybe.context.types import MemoMark
 from vybe.llm.base import Reply, ToolCall, Usage
 from vybe.store import Store
-from vybe.store.record import MemoMark
+from vybe.store.record import SqliteRecord
 
 
 def test_context_seq_counts_per_session(record):

@@ -1,10 +1,10 @@
 """Views kept between requests: reading only new rows gives what a fresh load gives."""
 
 from tests.context.sessions import SYSTEM, S, opening, work
+from vybe.agent.offline import Consolidator
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
-from vybe.context.offline import Consolidator
 from vybe.context.projection import to_message
 from vybe.context.recorder import record_user
 from vybe.context.views import Views

@@ -13,11 +13,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from vybe.agent.offline import Consolidator, edit_call, first_line, section, user_texts
 from vybe.context import mind
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine, Prepared
 from vybe.context.labels import Dispatch
-from vybe.context.offline import Consolidator, edit_call, first_line, section, user_texts
 from vybe.context.protocol import HARNESS_PREFIX, is_request
 from vybe.context.record import MemoryRecord, Record
 from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user

@@ -35,8 +35,8 @@ def _record(where: Record | str | os.PathLike[str] | None) -> Record:
     if where is None:
         return MemoryRecord()
     if isinstance(where, str | os.PathLike):
-        from vybe.context.record import SqliteRecord
         from vybe.store import Store
+        from vybe.store.record import SqliteRecord
 
         return SqliteRecord(Store(where))
     return where

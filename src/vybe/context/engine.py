@@ -23,10 +23,10 @@ from vybe.context.projection import Unit, units
 from vybe.context.prompt import digest
 from vybe.context.record import Attempt, Checkpoint, Record, check_session_id
 from vybe.context.turn import TOO_LARGE, TurnInput, TurnResult, run_turn, turn_tools
+from vybe.context.types import MemoMark
 from vybe.context.views import Views
 from vybe.errors import ContextExhausted
 from vybe.llm.base import Model, Request, ToolSpec
-from vybe.store.record import MemoMark
 
 UNPRODUCTIVE_LIMIT = 2
 UNPRODUCTIVE_SHARE = 0.75

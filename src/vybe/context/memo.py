@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from vybe.context.budget import cut, estimate
 from vybe.context.record import MessageRow
-from vybe.store.record import MemoMark
+from vybe.context.types import MemoMark
 from vybe.text import ELLIPSIS, shorten
 
 LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")

@@ -1,7 +1,8 @@
 """The record the engine reads and appends to, behind one small protocol.
 
-``SqliteRecord`` is the real one (the ``messages``/``checkpoints`` tables of the vybe store);
-``MemoryRecord`` keeps the same rows in lists, for tests and benchmarks that need no file.
+The real one is vybe.store.record.SqliteRecord (the ``messages``/``checkpoints`` tables of
+the vybe store): the engine never imports the store. ``MemoryRecord`` keeps the same rows in
+lists, for tests, benchmarks and sessions that need no file.
 """
 
 from __future__ import annotations
@@ -11,18 +12,16 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from vybe import clock
+from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow
 from vybe.errors import InvalidInput
-from vybe.store import record as sql
-from vybe.store.db import Store
-from vybe.store.record import Attempt, Checkpoint, MessageRow
 
 __all__ = [
     "Attempt",
     "Checkpoint",
+    "MemoMark",
     "MemoryRecord",
     "MessageRow",
     "Record",
-    "SqliteRecord",
     "check_session_id",
 ]
 
@@ -60,35 +59,6 @@ class Record(Protocol):
     ) -> tuple[Attempt, Checkpoint | None]: ...
 
     def attempts(self, session_id: str) -> list[Attempt]: ...
-
-
-class SqliteRecord:
-    """The record in a vybe store."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def append(self, message: MessageRow) -> MessageRow:
-        return sql.append_message(self.store, message)
-
-    def messages(
-        self, session_id: str, from_seq: int = 1, to_seq: int | None = None
-    ) -> list[MessageRow]:
-        return sql.list_messages(self.store.conn, session_id, from_seq, to_seq)
-
-    def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
-        return sql.messages_at(self.store.conn, session_id, seqs)
-
-    def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
-        return sql.latest_checkpoint(self.store.conn, session_id)
-
-    def save(
-        self, attempt: Attempt, checkpoint: Checkpoint | None
-    ) -> tuple[Attempt, Checkpoint | None]:
-        return sql.save_attempt(self.store, attempt, checkpoint)
-
-    def attempts(self, session_id: str) -> list[Attempt]:
-        return sql.list_attempts(self.store.conn, session_id)
 
 
 class MemoryRecord:

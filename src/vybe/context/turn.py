@@ -22,9 +22,9 @@ from vybe.context.budget import (
 from vybe.context.prompt import checkpoint_request
 from vybe.context.protocol import REPAIR_LEAD, REQUEST_CLOSE, REQUEST_OPEN
 from vybe.context.scratch import Scratch
+from vybe.context.types import MemoMark
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Model, Reply, Request, ToolCall, ToolSpec
-from vybe.store.record import MemoMark
 
 MAX_ROUNDS = 5
 MAX_REPLY = 64_000

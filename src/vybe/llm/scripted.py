@@ -1,7 +1,7 @@
 """A deterministic model for tests and benchmarks: no network, no key.
 
 ``ScriptedModel`` answers each request with the next step of a script. It knows nothing of
-the checkpoint engine (the offline consolidator that does is vybe.context.offline).
+the checkpoint engine (the offline consolidator that does is vybe.agent.offline).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 ``Consolidator`` answers checkpoint turns the way an obedient model should (read, edit, write a
 valid NOW) and any other request with a short text. It knows the checkpoint protocol, so it
-lives on the engine's side; the misbehaving ones the tests use are in tests/context/zoo.py.
+lives beside the runner, over the engine and the model interface (a model adapter knows
+nothing of the engine); the misbehaving ones the tests use are in tests/context/zoo.py.
 """
 
 from __future__ import annotations
