@@ -9,8 +9,17 @@ from pathlib import Path
 import vybe
 
 SOURCE = Path(vybe.__file__).parent
-# Modules every layer may use: they import nothing of vybe but each other.
-LEAVES = ("vybe", "vybe.errors", "vybe.clock", "vybe.text", "vybe.jsonio", "vybe.digest")
+# The leaves any layer may import (docs/architecture.md), and the package itself.
+LEAVES = (
+    "vybe",
+    "vybe.clock",
+    "vybe.config",
+    "vybe.digest",
+    "vybe.errors",
+    "vybe.jsonio",
+    "vybe.locks",
+    "vybe.text",
+)
 # What each layer may import besides itself and the leaves.
 ALLOWED = {
     "context": ("vybe.llm.base",),  # the engine: a record interface and a model interface

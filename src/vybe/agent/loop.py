@@ -65,7 +65,7 @@ class Runner:
         """Answer what the session owes: tools left unanswered, then model rounds until done.
 
         One call is one run (a person's message through to the final reply): the engine's
-        count of unproductive checkpoints starts again, as docs/architecture.md has it, in chat as in replay.
+        count of unproductive checkpoints starts again (docs/architecture.md), in chat as in replay.
         """
         session = Session.over(self.engine, session_id)
         session.new_run()
