@@ -205,9 +205,7 @@ class Engine:
             return self._fail(view, mode, reason, tokens, result.error or "no now", result)
         checkpoint = self._new_checkpoint(view, cut, mode, result.mind, result.now, tokens, budget)
         checkpoint = checkpoint._replace(
-            memo=memo.merge(
-                previous.memo if previous else (), list(result.marks), budget.memo_total
-            )
+            memo=memo.merge(previous.memo if previous else (), list(result.marks), texts, budget)
         )
         return self._accept(view, checkpoint, reason, budget, result, result.flagged)
 
@@ -349,7 +347,8 @@ class Engine:
             tokens,
             budget,
         )
-        checkpoint = checkpoint._replace(memo=memo.merge(checkpoint.memo, users, budget.memo_total))
+        texts = {r.seq: r.text for r in [*view.extra.values(), *cut.moved]}
+        checkpoint = checkpoint._replace(memo=memo.merge(checkpoint.memo, users, texts, budget))
         return self._accept(view, checkpoint, "overflow", budget, None, ())
 
     def _newest_cap(self, request: Request, tokens: int, budget: Budget) -> int:

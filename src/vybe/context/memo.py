@@ -4,9 +4,10 @@ Better than the reference: ``[X]`` counts as ``[x]``; fitting the kept messages 
 is done when a request is built, so a small fallback never shrinks them for good; the newest
 unticked candidates are offered again, so one unticking is not a permanent loss.
 
-Bounded however long the session: the stored memo keeps at most ``kept_bound(total)`` ticked
-messages (the first and the newest, as many as could be shown whole at MARK_TOKENS each; the
-others stay in the record under their numbers) and the REOFFER_UNCHECKED newest released.
+Bounded however long the session: the stored memo keeps the ticked messages a checkpoint
+could ever show (the first, then the newest while they fit the budget whole or could each
+still get MIN_SHARE tokens; the others stay in the record under their numbers) and the
+REOFFER_UNCHECKED newest released ones.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vybe.context.budget import cut, estimate
+from vybe.context.budget import Budget, cut, estimate
 from vybe.context.record import MessageRow
 from vybe.context.types import MemoMark
 from vybe.text import ELLIPSIS, shorten
@@ -23,7 +24,7 @@ LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")
 PREVIEW_CHARS = 80
 REOFFER_UNCHECKED = 20
 MIN_SHARE = 40
-MARK_TOKENS = 4
+FRAME_TOKENS = 10  # what a shown message's <user-message> frame costs besides its text
 CUT_NOTE = "[cut short; the whole message is #{seq} in the record]"
 
 
@@ -69,23 +70,36 @@ def read_file(original: str, edited: str) -> list[MemoMark] | None:
     return marks
 
 
-def kept_bound(total: int) -> int:
-    """How many ticked messages a memo of ``total`` tokens keeps: more than it ever shows."""
-    return max(total // MARK_TOKENS, 2)
+def showable(checked: list[MemoMark], texts: dict[int, str], per_message: int, total: int):
+    """The ticked marks a checkpoint could show: the first, then the newest while they fit
+    ``total`` whole or number at most total / MIN_SHARE (each shortened evenly), and never
+    more than total / FRAME_TOKENS."""
+    if not checked:
+        return []
+    kept, used = [checked[0]], min(estimate(texts.get(checked[0].seq, "")), per_message)
+    for mark in reversed(checked[1:]):
+        size = min(estimate(texts.get(mark.seq, "")), per_message)
+        over = used + size > total and len(kept) >= total // MIN_SHARE
+        if over or len(kept) >= total // FRAME_TOKENS:
+            break
+        kept.append(mark)
+        used += size
+    return sorted(kept)
 
 
 def merge(
-    previous: tuple[MemoMark, ...], offered: list[MemoMark], total: int
+    previous: tuple[MemoMark, ...],
+    offered: list[MemoMark],
+    texts: dict[int, str],
+    budget: Budget,
 ) -> tuple[MemoMark, ...]:
     """The stored memo: the offered marks as decided, then bounded (first and newest kept)."""
     decided = {m.seq: m for m in offered}
     marks = sorted([*(m for m in previous if m.seq not in decided), *decided.values()])
     checked = [m for m in marks if m.checked]
-    bound = kept_bound(total)
-    if len(checked) > bound:
-        checked = [checked[0], *checked[len(checked) - bound + 1 :]]
+    kept = showable(checked, texts, budget.memo_per_message, budget.memo_total)
     released = [m for m in marks if not m.checked][-REOFFER_UNCHECKED:]
-    return tuple(sorted(checked + released))
+    return tuple(sorted(kept + released))
 
 
 def checked_tokens(
