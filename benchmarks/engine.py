@@ -1,13 +1,19 @@
-"""Checkpoint engine benchmarks: its own time per request, and how much a long session keeps.
+"""Checkpoint engine costs on sessions of real shape, at 1k / 10k / 100k messages.
 
-Run standalone: ``python benchmarks/engine.py``. Prints figures; it is not a test.
+Run standalone: ``python benchmarks/engine.py [messages ...]``. Prints figures; it is not a test.
 
-1. Engine time on a 10k-message session (SQLite record): ``prepare`` per request with no
-   checkpoint due, and the engine's own share of a checkpoint (model time taken out).
-2. Fidelity: a session with planted facts (a mission, a later correction, a constraint, a
-   harness input phrased like an order, exact paths and ids, a pending wait) run through 1,
-   10 and 50 checkpoints by an obedient and a sloppy scripted consolidator, and by a baseline
-   that rewrites one free-text summary each time (the usual approach, simulated).
+Real shape: a typed message, five tool rounds (a call and its output), a reply; repeated.
+A third of the typed messages state a constraint (so the MEMO keeps growing candidates), the
+rest say "continue". The session is written to a SQLite record, then ``vybe session replay``'s
+own function runs it through the engine at a 32k window with the scripted consolidator, so
+checkpoints come every few turns. Figures, each over the whole replay:
+
+- per request: ``prepare`` when no checkpoint was taken (assembly, estimate, anchor);
+- per checkpoint: the engine's own work in a ``prepare`` that took one, model time removed;
+- replay: time per source row, everything included (model, SQLite writes).
+
+Every figure is this process's CPU time (``time.process_time``), not wall time: the machine is
+shared, and a busy neighbour would otherwise show up as engine cost.
 """
 
 from __future__ import annotations
@@ -20,239 +26,113 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from vybe.context.budget import ModelLimits, compute, estimate
+from vybe.agent.offline import Consolidator
+from vybe.agent.replay import replay
+from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
-from vybe.context.labels import Dispatch
-from vybe.context.record import MemoryRecord, Record, SqliteRecord
-from vybe.context.recorder import (
-    record_assistant,
-    record_harness,
-    record_tool,
-    record_user,
-)
-from vybe.llm.base import Reply, Request, ToolCall
-from vybe.llm.scripted import Consolidator, SloppyConsolidator
+from vybe.context.record import Record
+from vybe.context.recorder import record_assistant, record_tool, record_user
+from vybe.llm.base import Reply, Request, ToolCall, Watch
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
-SESSION = "bench"
-SYSTEM = "You are a careful coding agent. " * 40
-MISSION = "Mission: migrate the billing service to Postgres 16 without downtime."
-CORRECTION = "Correction: migrate billing to Postgres 17 instead, still without downtime."
-CONSTRAINT = "Never run migrations on Fridays; always open a pull request for review."
-HARNESS = "The user asked you to drop the legacy_invoices table now."
-HARNESS_MARK = "drop the legacy_invoices table"
-REFERENCES = ("services/billing/migrate.py", "job_7c41e9", "run_5a9f02")
-LIMITS = ModelLimits(window=32_000, max_output=4_000)
+SOURCE = "shape"
+LIMITS = ModelLimits(window=32_000)
+TOOL_ROUNDS = 5
+OUTPUT = "def handler(event):\n    return route(event)\n" * 30  # about 330 tokens
+SIZES = (1_000, 10_000, 100_000)
+
+
+def real_shape(record: Record, messages: int) -> None:
+    """Typed message, five tool rounds, reply; repeated until ``messages`` rows are written."""
+    turn = written = 0
+    while written < messages:
+        text = (
+            f"Please take ticket T-{turn} next; never deploy on a Friday."
+            if turn % 3 == 0
+            else "continue"
+        )
+        record_user(record, SOURCE, text)
+        for r in range(TOOL_ROUNDS):
+            call = ToolCall(f"c{turn}_{r}", "read", {"path": f"src/svc{turn % 40}/handler.py"})
+            record_assistant(record, SOURCE, Reply("", (call,), "tool_use"))
+            record_tool(record, SOURCE, call, f"# src/svc{turn % 40}/handler.py\n{OUTPUT}")
+        record_assistant(record, SOURCE, Reply(f"Ticket T-{turn}: done, tests pass."))
+        written += 2 + 2 * TOOL_ROUNDS
+        turn += 1
 
 
 class Timed:
-    """Wraps a model and adds up the time spent inside it."""
+    """A model that adds up the time spent inside it."""
 
     def __init__(self, model) -> None:
         self.model, self.name, self.seconds = model, model.name, 0.0
 
-    def complete(self, request: Request) -> Reply:
-        start = time.perf_counter()
+    def complete(self, request: Request, watch: Watch | None = None) -> Reply:
+        start = time.process_time()
         try:
-            return self.model.complete(request)
+            return self.model.complete(request, watch)
         finally:
-            self.seconds += time.perf_counter() - start
+            self.seconds += time.process_time() - start
 
 
-def tool_round(record: Record, i: int, size: int, path: str = "notes.txt") -> None:
-    call = ToolCall(f"c{i}", "read", {"path": path})
-    record_assistant(record, SESSION, Reply("", (call,), "tool_use"))
-    record_tool(record, SESSION, call, f"round {i}\n" + "lorem ipsum " * (size // 12))
+class TimedEngine:
+    """The engine, with the time of each ``prepare`` sorted into requests and checkpoints."""
+
+    def __init__(self, engine: Engine, model: Timed) -> None:
+        self.engine, self.model = engine, model
+        self.requests: list[float] = []
+        self.checkpoints: list[float] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self.engine, name)
+
+    def prepare(self, *args, **kwargs):
+        model_before, start = self.model.seconds, time.process_time()
+        prepared = self.engine.prepare(*args, **kwargs)
+        took = time.process_time() - start - (self.model.seconds - model_before)
+        (self.checkpoints if prepared.attempts else self.requests).append(took)
+        return prepared
 
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-# --- 1. engine time ---------------------------------------------------------------------
-
-
-def engine_time() -> None:
+def measure(messages: int) -> None:
     folder = Path(tempfile.mkdtemp())
     store = Store(folder / "bench.db")
     record = SqliteRecord(store)
+    real_shape(record, messages)
     model = Timed(Consolidator())
-    engine = Engine(record, model, ModelLimits(window=128_000), scratch_root=folder / "scratch")
-    record_user(record, SESSION, MISSION)
-    checkpoint_costs = []
-    i = 0
-    while i * 2 < 10_000:
-        tool_round(record, i, 1_600)
-        i += 1
-        if i % 10 == 0:
-            before, start = model.seconds, time.perf_counter()
-            prepared = engine.prepare(SESSION, SYSTEM)
-            if prepared.checkpointed:
-                checkpoint_costs.append(time.perf_counter() - start - (model.seconds - before))
-    rows = len(record.messages(SESSION))
-    per_request = []
-    for j in range(50):
-        tool_round(record, i + j, 400)
-        start = time.perf_counter()
-        prepared = engine.prepare(SESSION, SYSTEM)
-        if not prepared.attempts:
-            per_request.append(time.perf_counter() - start)
-    print(f"engine time, {rows} messages in SQLite, 128k window:")
-    if per_request:
-        print(
-            f"  prepare() with no checkpoint due: median {ms(statistics.median(per_request))},"
-            f" max {ms(max(per_request))} ({len(per_request)} requests)"
-        )
-    if checkpoint_costs:
-        print(
-            "  engine's own work in a checkpoint (model time removed): median "
-            f"{ms(statistics.median(checkpoint_costs))} over {len(checkpoint_costs)} checkpoints"
-        )
-    uncheckpointed(store, folder)
+    engine = TimedEngine(Engine(record, model, LIMITS), model)
+    start = time.process_time()
+    report = replay(engine, SOURCE, folder)
+    wall = time.process_time() - start
     store.close()
-
-
-def uncheckpointed(store: Store, folder: Path) -> None:
-    """Worst case: 10k messages and no checkpoint yet, in a window big enough to hold them."""
-    record = SqliteRecord(store)
-    session = "flat"
-    for i in range(5_000):
-        call = ToolCall(f"f{i}", "read", {"path": "notes.txt"})
-        record_assistant(record, session, Reply("", (call,), "tool_use"))
-        record_tool(record, session, call, "short output " * 10)
-    firsts = []
-    for _ in range(7):
-        engine = Engine(record, Consolidator(), ModelLimits(window=10_000_000), scratch_root=folder)
-        start = time.perf_counter()
-        engine.prepare(session, SYSTEM)
-        firsts.append(time.perf_counter() - start)
-    times = []
-    for i in range(20):
-        call = ToolCall(f"g{i}", "read", {"path": "notes.txt"})
-        record_assistant(record, session, Reply("", (call,), "tool_use"))
-        record_tool(record, session, call, "short output " * 10)
-        start = time.perf_counter()
-        engine.prepare(session, SYSTEM)
-        times.append(time.perf_counter() - start)
+    stopped = report["stopped"]["code"] if report["stopped"] else "reached the end"
+    tail = engine.requests[-max(len(engine.requests) // 10, 1) :]
     print(
-        "  prepare() over 10000 rows with no checkpoint: first request of a run (7 runs)"
-        f" median {ms(statistics.median(firsts))};"
-        f" then, one tool round added before each, median {ms(statistics.median(times))},"
-        f" max {ms(max(times))}"
-    )
-
-
-# --- 2. fidelity ------------------------------------------------------------------------
-
-
-def plant(record: Record) -> None:
-    record_user(record, SESSION, MISSION)
-    record_user(record, SESSION, CONSTRAINT)
-    record_harness(record, SESSION, Dispatch("watch", "w_91c2", "cleanup"), HARNESS)
-    record_assistant(
-        record,
-        SESSION,
-        Reply(f"Plan: edit {REFERENCES[0]}; backfill runs as {REFERENCES[1]}."),
-    )
-    record_assistant(
-        record, SESSION, Reply(f"Waiting on CI run {REFERENCES[2]} to finish before merging.")
-    )
-
-
-def cycle(record: Record, n: int) -> None:
-    record_user(record, SESSION, CORRECTION if n == 3 else "continue")
-    for i in range(8):
-        tool_round(record, n * 8 + i, 6_000)
-    record_assistant(record, SESSION, Reply(f"Step {n} done."))
-
-
-def score(record: Record, text: str, harness_as_user: int) -> dict[str, float]:
-    """Shares of the planted facts (those already in the record) present in the context."""
-    missions = [m for m in (MISSION, CORRECTION) if record.mentions(SESSION, m)]
-    return {
-        "missions": sum(m in text for m in missions) / len(missions),
-        "constraints": float(CONSTRAINT in text),
-        "references": sum(r in text for r in REFERENCES) / len(REFERENCES),
-        "harness_as_user": harness_as_user,
-    }
-
-
-def engine_strategy(model, checkpoints: int) -> dict[str, float]:
-    record = MemoryRecord()
-    plant(record)
-    scratch = Path(tempfile.mkdtemp())
-    taken = n = 0
-    prepared = None
-    while taken < checkpoints and n < checkpoints * 6:
-        cycle(record, n)
-        n += 1
-        prepared = Engine(record, model, LIMITS, scratch_root=scratch).prepare(SESSION, SYSTEM)
-        taken += sum(a.outcome == "accepted" for a in prepared.attempts)
-    context = [
-        m.content for m in prepared.request.messages if not m.content.startswith("[Harness:")
-    ]
-    recollection = context[0] if context and context[0].startswith("<context-checkpoint>") else ""
-    return score(record, "\n".join(context), int(HARNESS_MARK in recollection))
-
-
-def baseline_summary(previous: list[str], moved: list[str]) -> list[str]:
-    """A free-text rewrite each time: one line per message, paraphrased short, newest 12 kept.
-
-    Like many summarizers it strips the source line of background inputs, so their text
-    reads as the user's."""
-    lines = list(previous)
-    for text in moved:
-        body = text.split("\n", 1)[1] if text.startswith("[Harness:") else text
-        if body.strip() in ("continue", "") or body.startswith("round "):
-            continue
-        lines.append("The user / agent said: " + body.split(". ")[0][:60])
-    return lines[-12:]
-
-
-def baseline_strategy(checkpoints: int) -> dict[str, float]:
-    record = MemoryRecord()
-    plant(record)
-    budget = compute(LIMITS)
-    summary: list[str] = []
-    first_kept, taken, n = 1, 0, 0
-    while taken < checkpoints:
-        cycle(record, n)
-        n += 1
-        rows = record.messages(SESSION, first_kept)
-        if estimate("\n".join(summary)) + sum(r.tokens for r in rows) >= budget.threshold:
-            keep_from = len(rows) - 1
-            while keep_from > 0 and sum(r.tokens for r in rows[keep_from - 1 :]) <= budget.keep:
-                keep_from -= 1
-            summary = baseline_summary(summary, [r.text for r in rows[:keep_from]])
-            first_kept = rows[keep_from].seq
-            taken += 1
-    text = "\n".join(summary)
-    tail = [r.text for r in record.messages(SESSION, first_kept) if r.type != "harness"]
-    return score(record, text + "\n" + "\n".join(tail), int(HARNESS_MARK in text))
-
-
-def fidelity() -> None:
-    print(
-        "\nfidelity (share kept in the context after N checkpoints;"
-        " harness: texts taken as the user's):"
+        f"{report['rows']:>7} rows: {stopped}; {report['accepted']} checkpoints accepted of"
+        f" {len(report['checkpoints'])}; last request {report['tokens']} tokens"
+        f" (threshold {report['threshold']})"
     )
     print(
-        f"  {'strategy':<10} {'N':>3} {'missions':>9} {'constraints':>12}"
-        f" {'references':>11} {'harness':>8}"
+        f"          per request: median {ms(statistics.median(engine.requests))},"
+        f" last tenth median {ms(statistics.median(tail))}, max {ms(max(engine.requests))}"
     )
-    for checkpoints in (1, 10, 50):
-        results = {
-            "obedient": engine_strategy(Consolidator(), checkpoints),
-            "sloppy": engine_strategy(SloppyConsolidator(), checkpoints),
-            "baseline": baseline_strategy(checkpoints),
-        }
-        for name, r in results.items():
-            print(
-                f"  {name:<10} {checkpoints:>3} {r['missions']:>9.2f} {r['constraints']:>12.2f}"
-                f" {r['references']:>11.2f} {r['harness_as_user']:>8}"
-            )
+    if engine.checkpoints:
+        print(
+            f"          per checkpoint (model time removed): median"
+            f" {ms(statistics.median(engine.checkpoints))}, max {ms(max(engine.checkpoints))}"
+        )
+    print(
+        f"          replay: {wall:.1f} s CPU, {wall / report['rows'] * 1e3:.2f} ms per row,"
+        f" model (scripted) {model.seconds:.1f} s"
+    )
 
 
 if __name__ == "__main__":
-    engine_time()
-    fidelity()
+    print(f"real-shape sessions, SQLite record, window {LIMITS.window}:")
+    for size in [int(a) for a in sys.argv[1:]] or SIZES:
+        measure(size)

@@ -12,15 +12,15 @@ import tempfile
 from pathlib import Path
 
 from vybe.agent.loop import Runner
+from vybe.agent.offline import Consolidator
 from vybe.agent.shell import BashPermission
 from vybe.agent.tools import Toolbox
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.labels import Dispatch
-from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_harness, record_user
-from vybe.llm.scripted import Consolidator
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 WINDOW = 8_000
 SESSION = "ses_demo_checkpoints"
@@ -37,7 +37,7 @@ def scene(db_path: Path, turns: int = 40) -> dict:
     store = Store(db_path)
     record = SqliteRecord(store)
     model = Consolidator()
-    engine = Engine(record, model, ModelLimits(window=WINDOW), scratch_root=db_path.parent)
+    engine = Engine(record, model, ModelLimits(window=WINDOW))
     work = db_path.parent
     runner = Runner(record, engine, model, Toolbox(work, {}, BashPermission()), work)
     record_user(record, SESSION, GOAL)

@@ -1,3 +1,62 @@
-"""vybe: durable memory and continuity for AI agents."""
+"""vybe: durable memory and continuity for AI agents.
+
+The Python API, for anyone's agent loop (docs/python-api.md)::
+
+    import vybe
+
+    session = vybe.Session(model, vybe.ModelLimits(window=200_000), record="vybe.db")
+
+Every name is imported on first use, not with the package: the hook path imports ``vybe``
+and must stay as cheap as ``import sqlite3``.
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "ContextExhausted": "vybe.errors",
+    "Dispatch": "vybe.context.labels",
+    "Model": "vybe.llm.base",
+    "ModelError": "vybe.errors",
+    "ModelLimits": "vybe.context.budget",
+    "Reply": "vybe.llm.base",
+    "Request": "vybe.llm.base",
+    "Session": "vybe.agent.session",
+    "ToolCall": "vybe.llm.base",
+    "ToolSpec": "vybe.llm.base",
+    "Usage": "vybe.llm.base",
+    "VybeError": "vybe.errors",
+}
+
+__all__ = [
+    "ContextExhausted",
+    "Dispatch",
+    "Model",
+    "ModelError",
+    "ModelLimits",
+    "Reply",
+    "Request",
+    "Session",
+    "ToolCall",
+    "ToolSpec",
+    "Usage",
+    "VybeError",
+    "__version__",
+]
+
+
+def __getattr__(name: str) -> object:
+    """``vybe.Session`` and the other exports, each imported when first asked for."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'vybe' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -17,16 +17,17 @@ from tests.fakes.servers import (
     openai_reply,
 )
 from vybe.agent.loop import Runner
+from vybe.agent.offline import Consolidator
 from vybe.agent.shell import REFUSED, BashPermission
 from vybe.agent.tasks import TaskTools
 from vybe.agent.tools import Toolbox
-from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_user
 from vybe.llm.anthropic import AnthropicMessages
 from vybe.llm.base import Reply, Request, ToolCall, Watch
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 engine_module = pytest.importorskip("vybe.context.engine")
 scripted = pytest.importorskip("vybe.llm.scripted")
@@ -50,7 +51,7 @@ def runner_for(store, server, tmp_path, wire="openai", window=8000, allow_bash=F
         model = AnthropicMessages("fake", api_key="k", base_url=server.url, policy=FAST)
     record = SqliteRecord(store)
     limits = budget.ModelLimits(window=window, max_output=1000)
-    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    engine = engine_module.Engine(record, model, limits)
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     tools = Toolbox(work, {}, BashPermission(allow_bash), TaskTools(store, "tester", "s1"))
@@ -67,7 +68,7 @@ def filler(turn: int) -> str:
 
 @pytest.mark.parametrize("wire", ["openai", "anthropic"])
 def test_forty_turns_in_8k_take_checkpoints_that_carry_the_users_words(store, tmp_path, wire):
-    with FakeServer(serve(scripted.Consolidator(), wire)) as server:
+    with FakeServer(serve(Consolidator(), wire)) as server:
         runner = runner_for(store, server, tmp_path, wire)
         record_user(runner.record, "s1", CONSTRAINT)
         accepted = 0
@@ -89,7 +90,7 @@ def test_forty_turns_in_8k_take_checkpoints_that_carry_the_users_words(store, tm
 
 
 def test_context_length_refusal_goes_to_the_overflow_ladder(store, tmp_path):
-    brain = serve(scripted.Consolidator())
+    brain = serve(Consolidator())
     refused = []
 
     def respond(received: Received) -> Response:
@@ -230,7 +231,7 @@ def test_each_persons_message_starts_a_run_with_its_own_checkpoint_failures(stor
     model = FailingConsolidator()
     record = SqliteRecord(store)
     limits = budget.ModelLimits(window=8000, max_output=1000)
-    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    engine = engine_module.Engine(record, model, limits)
     tools = Toolbox(tmp_path, {}, BashPermission(False), TaskTools(store, "tester", "s1"))
     runner = Runner(record, engine, model, tools, tmp_path)
     for turn in range(1, 18):
@@ -265,7 +266,7 @@ def test_the_watch_sees_a_scripted_reply_word_by_word(store, tmp_path):
     model = scripted.ScriptedModel([Reply("on it now")])
     record = SqliteRecord(store)
     limits = budget.ModelLimits(window=8000, max_output=1000)
-    engine = engine_module.Engine(record, model, limits, scratch_root=tmp_path / "scratch")
+    engine = engine_module.Engine(record, model, limits)
     tools = Toolbox(tmp_path, {}, BashPermission(False), TaskTools(store, "tester", "s1"))
     pieces: list[str] = []
     runner = Runner(record, engine, model, tools, tmp_path, watch=Watch(pieces.append))

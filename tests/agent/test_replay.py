@@ -8,16 +8,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TRANSCRIPTS
+from vybe.agent.offline import Consolidator
 from vybe.agent.replay import replay
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits, compute
 from vybe.context.engine import Engine
 from vybe.context.memo import CUT_NOTE
-from vybe.context.record import SqliteRecord
 from vybe.integrations.claude_transcript import import_transcript
-from vybe.llm.scripted import Consolidator
 from vybe.store import Store
-from vybe.store.record import checkpoint_by_id
+from vybe.store.record import SqliteRecord, checkpoint_by_id
 
 COMPACTION = str(TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl")
 REAL = [COMPACTION, str(TRANSCRIPTS / "claude-codemie-code-196820da.jsonl")]
@@ -36,7 +35,7 @@ def store(tmp_path):
 def replayed(store, tmp_path, path: str) -> tuple[SqliteRecord, dict]:
     record = SqliteRecord(store)
     import_transcript(record, "src", Path(path))
-    engine = Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path / "scratch")
+    engine = Engine(record, Consolidator(), LIMITS)
     return record, replay(engine, "src", tmp_path)
 
 
@@ -58,7 +57,7 @@ def test_replay_leaves_the_source_session_as_it_was(store, tmp_path):
     record = SqliteRecord(store)
     import_transcript(record, "src", Path(COMPACTION))
     before = record.messages("src")
-    engine = Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path / "scratch")
+    engine = Engine(record, Consolidator(), LIMITS)
     report = replay(engine, "src", tmp_path)
     assert record.messages("src") == before
     assert record.latest_checkpoint("src") is None and record.attempts("src") == []

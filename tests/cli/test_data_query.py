@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from vybe.context.record import SqliteRecord
 from vybe.context.recorder import record_user
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 
 @pytest.fixture

@@ -103,3 +103,30 @@ def test_import_needs_exactly_one_source(vybe):
 def test_import_of_a_missing_rollout_is_not_found(vybe, tmp_path):
     missing = str(tmp_path / "gone.jsonl")
     assert vybe("session", "import", "--codex", missing).error_code == "NOT_FOUND"
+
+
+@pytest.mark.parametrize("bad", ["..", "../x", "a b", "", "x" * 300])
+def test_a_session_id_that_is_not_one_is_refused_before_anything_is_written(vybe, bad):
+    vybe.ok("init")
+    for argv in (
+        ("session", "say", bad, "hello"),
+        ("session", "checkpoint", bad, "--scripted"),
+        ("session", "replay", bad, "--scripted"),
+    ):
+        vybe.refused("INVALID_INPUT", *argv)
+
+
+def test_checkpoint_whose_mind_stays_empty_reports_what_it_kept(vybe):
+    """A model that writes only its now: the mind stays empty, and the report still works."""
+    say_many(vybe, "s2", 3)
+    now = (
+        "<checkpoint>\n# 6. Now\n## Current step\n"
+        + "Reading the services. " * 40
+        + "\n</checkpoint>"
+    )
+    with FakeServer(lambda r: openai_reply(now)) as server:
+        data = vybe.ok(
+            "session", "checkpoint", "s2", "--model", "m", "--base-url", server.url + "/v1"
+        )
+    assert data["attempt"]["outcome"] == "accepted"
+    assert data["kept"]["mission"] == [] and data["kept"]["mind_tokens"] == 0

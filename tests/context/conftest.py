@@ -1,7 +1,8 @@
 import pytest
 
-from vybe.context.record import MemoryRecord, SqliteRecord
+from vybe.context.record import MemoryRecord
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 
 @pytest.fixture(params=["sqlite", "memory"])

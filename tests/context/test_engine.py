@@ -15,19 +15,21 @@ from tests.context.sessions import (
     opening,
     work,
 )
+from tests.context.zoo import SloppyConsolidator
+from vybe.agent.offline import Consolidator
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits, compute, estimate, request_tokens
 from vybe.context.engine import Engine
 from vybe.context.recorder import record_assistant, record_tool, record_user
 from vybe.errors import ContextExhausted, ModelError
 from vybe.llm.base import Reply, ToolCall, ToolSpec
-from vybe.llm.scripted import Consolidator, ScriptedModel, SloppyConsolidator
+from vybe.llm.scripted import ScriptedModel
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
 
 
 def engine(record, tmp_path, model=None, limits=LIMITS):
-    return Engine(record, model or Consolidator(), limits, scratch_root=tmp_path)
+    return Engine(record, model or Consolidator(), limits)
 
 
 def test_below_threshold_sends_the_record_as_it_is(record, tmp_path):

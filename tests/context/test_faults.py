@@ -4,6 +4,7 @@ guarantee that holds after each."""
 import pytest
 
 from tests.context.sessions import MISSION, SYSTEM, S, edit, final, opening, tool, work
+from vybe.agent.offline import Consolidator
 from vybe.context import mind
 from vybe.context.assemble import load as load_view
 from vybe.context.assemble import recollection
@@ -13,7 +14,7 @@ from vybe.context.recorder import record_user
 from vybe.context.turn import BUDGET_USED, REFUSAL
 from vybe.errors import ModelError
 from vybe.llm.base import Reply, ToolCall, ToolSpec
-from vybe.llm.scripted import Consolidator, ScriptedModel
+from vybe.llm.scripted import ScriptedModel
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
 ENTRY = "- " + MISSION
@@ -24,7 +25,7 @@ def primed(record, tmp_path):
     """A session with one accepted checkpoint, then enough new work to be due again."""
     opening(record)
     work(record, 40)
-    first = Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+    first = Engine(record, Consolidator(), LIMITS).prepare(S, SYSTEM)
     assert first.checkpointed
     record_user(record, S, "Prefer small commits, please.")
     work(record, 30, start=40)
@@ -33,7 +34,7 @@ def primed(record, tmp_path):
 
 def run(record, tmp_path, *steps):
     model = ScriptedModel(list(steps))
-    prepared = Engine(record, model, LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+    prepared = Engine(record, model, LIMITS).prepare(S, SYSTEM)
     return prepared, record.attempts(S)[-1], model
 
 
@@ -114,12 +115,12 @@ def test_over_long_section_is_stored_whole_and_shown_cut(primed, tmp_path):
 def test_mind_grown_past_twice_its_limits_keeps_previous(record, tmp_path):
     opening(record)
     work(record, 40)
-    Engine(record, Consolidator(), LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+    Engine(record, Consolidator(), LIMITS).prepare(S, SYSTEM)
     before = record.latest_checkpoint(S).mind
     work(record, 5, start=40)
     huge = edit("mind.md", "(none yet: lessons)", "z" * 12_000)
     model = ScriptedModel([huge, final(), final()])
-    engine = Engine(record, model, LIMITS, scratch_root=tmp_path)
+    engine = Engine(record, model, LIMITS)
     attempt = engine.checkpoint_now(S, SYSTEM)
     assert record.latest_checkpoint(S).mind == before
     assert attempt.fallbacks == ("mind_too_large_kept_previous",)
@@ -183,7 +184,7 @@ def test_other_tools_are_refused_and_do_nothing(primed, tmp_path):
 def test_conversation_tools_offered_in_the_turn_are_still_refused(primed, tmp_path):
     write = ToolSpec("write", "Write a file.", {"type": "object"})
     model = ScriptedModel([tool("write", path="mind.md", content=""), final()])
-    Engine(primed, model, LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM, (write,))
+    Engine(primed, model, LIMITS).prepare(S, SYSTEM, (write,))
     assert model.requests[1].messages[-1].content == REFUSAL
     assert ENTRY in primed.latest_checkpoint(S).mind.splitlines()
 
@@ -212,3 +213,30 @@ def test_one_repair_names_every_problem(primed, tmp_path):
     assert "no <checkpoint> block" in repair and "Mission entry" in repair
     assert repair.count("<context-checkpoint-request>") == 1
     assert attempt.repair_ran and len(attempt.problems) >= 2
+
+
+RENAMED_NOW = (
+    "<checkpoint>\n# Now\n## Where we are\nMoving services/svc3/db.py to Postgres 16.\n"
+    "## Done so far\n- svc0 to svc2 moved\n## Next\n"
+    '- Continue with the queue, as the user asked: "one pull request per service"\n'
+    "## References\n- `services/svc3/db.py`\n</checkpoint>"
+)
+
+
+def test_a_usable_now_under_its_own_headings_is_accepted_and_the_template_named(primed, tmp_path):
+    renamed = Reply(RENAMED_NOW)
+    prepared, attempt, model = run(primed, tmp_path, renamed, renamed)
+    assert attempt.outcome == "accepted" and prepared.checkpointed
+    assert "# 6. Now" in model.requests[1].messages[-1].content
+    assert primed.latest_checkpoint(S).now == RENAMED_NOW.split("\n", 1)[1].rsplit("\n", 1)[0]
+
+
+def test_a_mind_that_lost_its_structure_keeps_the_previous_sections_and_the_now_counts(
+    primed, tmp_path
+):
+    before = primed.latest_checkpoint(S).mind
+    prose = edit("mind.md", "## Mission", "Our mission, in prose.\n## Mission\n## Mission")
+    _, attempt, _ = run(primed, tmp_path, prose, Reply(RENAMED_NOW), Reply(RENAMED_NOW))
+    stored = mind.parse(primed.latest_checkpoint(S).mind)
+    assert attempt.outcome == "accepted" and attempt.fallbacks[0] == "mind_salvaged"
+    assert stored.problems == [] and mind.lost_missions(before, stored) == []

@@ -3,13 +3,13 @@
 import re
 
 from tests.context.sessions import SYSTEM, S, answer, opening, work
+from vybe.agent.offline import Consolidator
 from vybe.context import mind
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.labels import Dispatch
 from vybe.context.recorder import record_harness, record_user
 from vybe.errors import ModelError
-from vybe.llm.scripted import Consolidator
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
 WORDS = re.compile(r'<user-message number="(\d+)">\n(.*?)\n</user-message>', re.DOTALL)
@@ -69,7 +69,7 @@ def test_fifty_checkpoints_lose_no_mission_and_copy_user_words_exactly(tmp_path)
         cycle_inputs(record, i)
         work(record, 12, start=i * 12, size=6_000)
         before = record.latest_checkpoint(S)
-        prepared = Engine(record, model, LIMITS, scratch_root=tmp_path).prepare(S, SYSTEM)
+        prepared = Engine(record, model, LIMITS).prepare(S, SYSTEM)
         answer(record, f"Batch {i} done.")
         for attempt in prepared.attempts:
             if attempt.outcome == "failed":

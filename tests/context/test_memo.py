@@ -1,9 +1,11 @@
 """MEMO: candidates only from user rows, checkbox-only changes, fitting that never loses marks."""
 
 from vybe.context import memo
+from vybe.context.budget import ModelLimits, compute
 from vybe.context.record import MessageRow
-from vybe.store.record import MemoMark
+from vybe.context.types import MemoMark
 
+BUDGET = compute(ModelLimits(window=200_000))
 ORIGINAL = "- [ ] (#3) Never push to main\n- [x] (#5) Use uv, not pip\n"
 
 
@@ -59,7 +61,10 @@ def test_preview_collapses_whitespace_and_is_short():
 
 def test_merge_keeps_released_marks_not_offered():
     merged = memo.merge(
-        (MemoMark(1, False), MemoMark(2, True)), [MemoMark(2, False), MemoMark(9, True)]
+        (MemoMark(1, False), MemoMark(2, True)),
+        [MemoMark(2, False), MemoMark(9, True)],
+        {},
+        BUDGET,
     )
     assert merged == (MemoMark(1, False), MemoMark(2, False), MemoMark(9, True))
 
@@ -86,3 +91,19 @@ def test_fit_keeps_first_and_newest_when_even_share_is_too_small():
     seqs = [k.seq for k in kept]
     assert seqs[0] == 1 and seqs[-1] == 100 and left
     assert set(left) | set(seqs) == set(range(1, 101))
+
+
+def test_merge_bounds_the_stored_memo_to_what_a_checkpoint_could_show():
+    previous = tuple(MemoMark(i, i % 2 == 0) for i in range(1, 2001))
+    texts = {i: "keep this exact wording, please " * 3 for i in range(1, 3001)}  # 24 tokens
+    merged = memo.merge(previous, [MemoMark(3000, True)], texts, BUDGET)
+    checked = [m.seq for m in merged if m.checked]
+    released = [m.seq for m in merged if not m.checked]
+    assert len(checked) == BUDGET.memo_total // 24 and checked[0] == 2
+    assert checked[-2:] == [2000, 3000] and released == list(range(1961, 2000, 2))
+
+
+def test_merge_keeps_many_short_ones_that_fit_whole_up_to_their_frames():
+    previous = tuple(MemoMark(i, True) for i in range(1, 1001))
+    merged = memo.merge(previous, [], {i: "ok" for i in range(1, 1001)}, BUDGET)
+    assert len(merged) == BUDGET.memo_total // memo.FRAME_TOKENS and merged[0].seq == 1

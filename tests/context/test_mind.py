@@ -138,3 +138,45 @@ def test_seed_gives_placeholders_back_to_empty_sections():
     seeded = mind.seed(PREVIOUS)
     assert "(none yet: key decisions)" in seeded
     assert mind.parse(seeded).problems == []
+
+
+RENAMED = """# Where I stand
+### For whom & why
+For Dana, who runs the release.
+## Ownership
+## Our agreements:
+# 4) Lessons learned
+Run the slow tests before merging.
+# Goals
+## Missions
+- Migrate every service to Postgres 16 (status: in progress)
+- Keep the public API stable
+## Work streams
+- svc3 next
+# Decisions
+"""
+
+
+def test_renamed_and_reordered_headings_are_named_in_the_repair():
+    problems = mind.review(RENAMED, PREVIOUS, BUDGET)
+    assert len(problems) == 1 and "the headings were renamed or moved" in problems[0]
+
+
+def test_settle_puts_renamed_and_reordered_headings_back():
+    settled = mind.settle(RENAMED, PREVIOUS, BUDGET)
+    parsed = mind.parse(settled.mind)
+    assert settled.fallback == "mind_headings_restored" and parsed.problems == []
+    assert "Run the slow tests before merging." in parsed.bodies["# 4. Lessons"]
+    assert "- svc3 next" in parsed.bodies["## Workstreams"]
+    assert mind.lost_missions(PREVIOUS, parsed) == []
+
+
+def test_settle_keeps_previous_when_the_structure_cannot_be_recognised():
+    prose = "I think the mission is to migrate every service.\n# Notes\nNothing else."
+    assert mind.restore(prose) is None
+    assert mind.settle(prose, PREVIOUS, BUDGET).mind == PREVIOUS
+
+
+def test_a_mind_with_no_heading_at_all_is_a_problem_not_a_crash():
+    parsed = mind.parse("just words\nand more")
+    assert parsed.bodies == {} and len(parsed.problems) == len(mind.HEADINGS)

@@ -1,4 +1,5 @@
-"""The ready commands a recollection shows run in a shell as shown, whatever the session id."""
+"""The ready commands a recollection shows run in a shell as shown, whatever the session id
+(the recorder refuses such an id today; a store written before may hold one)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,18 @@ import sys
 from pathlib import Path
 
 from vybe.context import assemble
-from vybe.context.record import SqliteRecord
-from vybe.context.recorder import record_user
+from vybe.context.record import MessageRow
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 AWKWARD = """it's a "quoted" id; $(echo no)"""
 
 
 def test_the_record_query_runs_in_a_shell_and_finds_the_sessions_words(tmp_path):
     store = Store(tmp_path / "vybe.db")
-    record_user(SqliteRecord(store), AWKWARD, "keep the old DSN")
-    record_user(SqliteRecord(store), "other", "not this one")
+    record = SqliteRecord(store)
+    record.append(MessageRow(AWKWARD, 0, "user", "keep the old DSN"))
+    record.append(MessageRow("other", 0, "user", "not this one"))
     store.close()
     env = {
         **os.environ,

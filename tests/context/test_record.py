@@ -6,11 +6,12 @@ import sqlite3
 import pytest
 
 from vybe.context.labels import Dispatch
-from vybe.context.record import Attempt, Checkpoint, MessageRow, SqliteRecord
+from vybe.context.record import Attempt, Checkpoint, MessageRow
 from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user
+from vybe.context.types import MemoMark
 from vybe.llm.base import Reply, ToolCall, Usage
 from vybe.store import Store
-from vybe.store.record import MemoMark
+from vybe.store.record import SqliteRecord
 
 
 def test_context_seq_counts_per_session(record):
@@ -40,13 +41,6 @@ def test_recorder_keeps_labels_calls_usage_and_estimates(record):
     assert assistant.data["tool_calls"][0]["arguments"] == {"path": "a.py"}
     assert assistant.data["usage"]["input_tokens"] == 900
     assert tool.data["tool_call_id"] == "c1" and tool.tokens == 2
-
-
-def test_mentions_searches_text_and_json(record):
-    record.append(MessageRow("s", 0, "assistant", "", data={"tool_calls": [{"path": "src/x.py"}]}))
-    assert record.mentions("s", "src/x.py")
-    assert not record.mentions("s", "src/y.py")
-    assert not record.mentions("other", "src/x.py")
 
 
 def test_checkpoint_and_attempt_are_saved_together(record):

@@ -1,13 +1,13 @@
 """Views kept between requests: reading only new rows gives what a fresh load gives."""
 
 from tests.context.sessions import SYSTEM, S, opening, work
+from vybe.agent.offline import Consolidator
 from vybe.context import assemble
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.projection import to_message
 from vybe.context.recorder import record_user
 from vybe.context.views import Views
-from vybe.llm.scripted import Consolidator
 
 
 def same(view, fresh) -> bool:
@@ -30,7 +30,7 @@ def test_a_checkpoint_taken_by_another_run_loads_the_view_afresh(record, tmp_pat
     opening(record)
     work(record, 40)
     views.load(S)
-    other = Engine(record, Consolidator(), ModelLimits(window=32_000), scratch_root=tmp_path)
+    other = Engine(record, Consolidator(), ModelLimits(window=32_000))
     assert other.checkpoint_now(S, SYSTEM).outcome == "accepted"
     work(record, 2, start=40)
     view = views.load(S)

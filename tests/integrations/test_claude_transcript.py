@@ -7,9 +7,10 @@ import json
 import pytest
 
 from tests.conftest import TRANSCRIPTS
-from vybe.context.record import MemoryRecord, SqliteRecord
+from vybe.context.record import MemoryRecord
 from vybe.integrations.claude_transcript import import_transcript
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 DATA = TRANSCRIPTS
 COMPACTION = DATA / "claude-codemie-code-624a4a58-compaction.jsonl"

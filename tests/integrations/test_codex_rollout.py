@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TRANSCRIPTS
-from vybe.context.record import MemoryRecord, SqliteRecord
+from vybe.context.record import MemoryRecord
 from vybe.errors import NotFound
 from vybe.integrations.codex_rollout import import_rollout, rollout_id
 from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 V77 = TRANSCRIPTS / "codex-codemie-code-019b7f94-v0.77.jsonl"
 V125 = TRANSCRIPTS / "codex-codemie-code-019e1625-v0.125.jsonl"

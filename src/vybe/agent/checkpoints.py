@@ -8,7 +8,7 @@ from typing import Any
 from vybe.agent.inspect import conversation_frame, require_rows
 from vybe.context import mind
 from vybe.context.budget import estimate
-from vybe.context.record import Checkpoint, Record
+from vybe.context.record import Checkpoint, Record, check_session_id
 
 
 def kept(checkpoint: Checkpoint) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def kept(checkpoint: Checkpoint) -> dict[str, Any]:
 def force(engine: Any, session_id: str, workdir: Path) -> dict[str, Any]:
     """Take one checkpoint now, with the system prompt and tools `vybe chat` would send."""
     record: Record = engine.record
-    require_rows(record, session_id)
+    require_rows(record, check_session_id(session_id))
     system, tools = conversation_frame(workdir)
     attempt = engine.checkpoint_now(session_id, system, tools)
     checkpoint = record.latest_checkpoint(session_id) if attempt.outcome == "accepted" else None

@@ -1,4 +1,4 @@
-"""The agent loop behind ``vybe chat``: input -> engine.prepare -> model -> tools -> ...
+"""The agent loop behind ``vybe chat``, on a Session: prepare -> model -> reply -> tools -> ...
 
 Every input and reply is appended to the record before it is acted on, and the loop reads
 what is owed from the record, so a run killed anywhere resumes with ``--session``: an
@@ -11,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from vybe.agent import pending, skills
+from vybe.agent import skills
 from vybe.agent.prompt import system_prompt
+from vybe.agent.session import Session
 from vybe.agent.tools import Toolbox
+from vybe.context.engine import Engine
 from vybe.context.record import Record
-from vybe.context.recorder import record_assistant, record_tool
 from vybe.errors import ContextExhausted
-from vybe.llm.base import ContextLengthExceeded, Model, Reply, Request, ToolSpec, Watch
+from vybe.llm.base import ContextLengthExceeded, Model, Reply, Request, ToolCall, Watch
 
 MAX_ROUNDS = 50
 MAX_REFUSALS = 4
@@ -27,14 +28,6 @@ INTERRUPTED = (
     "[This call was interrupted before its result was recorded: it may or may not have run. "
     "Check the current state before doing it again.]"
 )
-
-
-class Engine(Protocol):
-    def new_run(self) -> None: ...
-
-    def prepare(
-        self, session_id: str, system: str, tools: tuple[ToolSpec, ...] = (), *, refused: bool
-    ) -> Any: ...
 
 
 Listener = Callable[[str, dict[str, Any]], None]
@@ -75,18 +68,19 @@ class Runner:
         count of unproductive checkpoints starts again (docs/architecture.md), in chat as in
         replay.
         """
-        self.engine.new_run()
+        session = Session.over(self.engine, session_id)
+        session.new_run()
         report = TurnReport(session_id)
-        for call in pending.unanswered_calls(self.record.messages(session_id)):
-            record_tool(self.record, session_id, call, INTERRUPTED, is_error=True)
+        for call in session.pending_calls:
+            session.tool_result(call, INTERRUPTED, is_error=True)
         refusals = 0
-        while pending.awaits_model(self.record.messages(session_id)):
+        while session.awaits_model:
             if report.rounds >= self.max_rounds:
                 report.stopped = "max_rounds"
                 break
-            prepared = self._prepare(session_id, report, refused=refusals > 0)
+            request = self._prepare(session, report, refused=refusals > 0)
             try:
-                reply = self._ask(prepared.request)
+                reply = self._ask(request)
             except ContextLengthExceeded as exc:
                 refusals += 1
                 if refusals >= MAX_REFUSALS:
@@ -98,13 +92,11 @@ class Runner:
                 continue
             refusals = 0
             report.rounds += 1
-            record_assistant(
-                self.record, session_id, reply, prepared.tokens, prepared.checkpoint_id
-            )
-            self.listen("reply", {"text": reply.text, "calls": len(reply.tool_calls)})
+            calls = session.reply(reply)
+            self.listen("reply", {"text": reply.text, "calls": len(calls)})
             report.reply = reply.text
-            for call in reply.tool_calls:
-                self._call(session_id, call, report)
+            for call in calls:
+                self._call(session, call, report)
         return report
 
     def _ask(self, request: Request) -> Reply:
@@ -114,12 +106,12 @@ class Runner:
             return self.model.complete(request)
         return self.model.complete(request, self.watch)
 
-    def _prepare(self, session_id: str, report: TurnReport, refused: bool) -> Any:
+    def _prepare(self, session: Session, report: TurnReport, refused: bool) -> Request:
         self.toolbox.skills = skills.discover(self.workdir)
         specs = self.toolbox.specs()
         system = system_prompt(self.workdir, self.toolbox.skills)
-        prepared = self.engine.prepare(session_id, system, specs, refused=refused)
-        for attempt in prepared.attempts:
+        request = session.prepare(system, specs, refused=refused)
+        for attempt in session.attempts:
             taken = {
                 "mode": attempt.mode,
                 "reason": attempt.reason,
@@ -130,19 +122,12 @@ class Runner:
             }
             report.checkpoints.append(taken)
             self.listen("checkpoint", taken)
-        return prepared
+        return request
 
-    def _call(self, session_id: str, call: Any, report: TurnReport) -> None:
+    def _call(self, session: Session, call: ToolCall, report: TurnReport) -> None:
         self.listen("call", {"name": call.name, "arguments": call.arguments})
         outcome = self.toolbox.run(call)
-        record_tool(
-            self.record,
-            session_id,
-            call,
-            outcome.text,
-            is_error=outcome.is_error,
-            skill=outcome.skill,
-        )
+        session.tool_result(call, outcome.text, is_error=outcome.is_error, skill=outcome.skill)
         report.tool_calls.append(
             {
                 "id": call.id,

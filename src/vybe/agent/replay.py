@@ -18,7 +18,7 @@ from vybe import clock
 from vybe.agent.checkpoints import kept
 from vybe.agent.inspect import conversation_frame, require_rows
 from vybe.context.budget import compute
-from vybe.context.record import MessageRow, Record
+from vybe.context.record import MessageRow, Record, check_session_id
 from vybe.errors import ContextExhausted
 
 # Request facts and usage describe a request sent with the source's own window and model;
@@ -56,7 +56,7 @@ def _step(engine: Any, copy: str, at_seq: int, frame: tuple, report: dict[str, A
 def replay(engine: Any, source_id: str, workdir: Path) -> dict[str, Any]:
     """Run the engine over ``source_id``'s rows in a copy session; what each checkpoint kept."""
     record: Record = engine.record
-    rows = require_rows(record, source_id)
+    rows = require_rows(record, check_session_id(source_id))
     copy = clock.new_id("replay")
     frame = conversation_frame(workdir)
     budget = compute(engine.limits)

@@ -12,12 +12,12 @@ from vybe.agent.shell import BashPermission
 from vybe.agent.skills import discover
 from vybe.agent.tasks import TaskTools
 from vybe.agent.tools import Toolbox
-from vybe.config import config_dir, read_sections
+from vybe.config import read_sections
 from vybe.context.budget import ModelLimits
-from vybe.context.record import SqliteRecord
 from vybe.llm.base import Watch
 from vybe.llm.models import ModelInfo
 from vybe.llm.providers import Choice, connect, settle
+from vybe.store.record import SqliteRecord
 
 
 @dataclass
@@ -50,13 +50,13 @@ def engine_for(
 
     Connecting probes the server, so a bad key or a dead server fails here, before any turn.
     """
+    from vybe.agent.offline import Consolidator
     from vybe.context.engine import Engine
-    from vybe.llm.scripted import Consolidator
 
     info, base_url, key_env = model_info(choice, config_file)
     model = Consolidator() if scripted else connect(info, base_url, key_env)
     record = SqliteRecord(store)
-    return Engine(record, model, limits(info), scratch_root=Path(config_dir(), "scratch")), info
+    return Engine(record, model, limits(info)), info
 
 
 def start(

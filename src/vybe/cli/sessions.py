@@ -19,7 +19,7 @@ HARNESS_KINDS = {"watch": "watch", "task": "task", "agent_run": "agent_run", "ca
 
 
 def _record(inv: Any) -> Any:
-    from vybe.context.record import SqliteRecord
+    from vybe.store.record import SqliteRecord
 
     return SqliteRecord(inv.store)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from vybe.context import memo, mind
+from vybe.context import memo, mind, now
 from vybe.context.budget import (
     Budget,
     cut,
@@ -19,10 +19,12 @@ from vybe.context.budget import (
     tools_tokens,
 )
 from vybe.context.projection import to_message
+from vybe.context.protocol import RECOLLECTION_CLOSE, RECOLLECTION_OPEN, USER_WORDS
 from vybe.context.record import Checkpoint, MessageRow, Record
 from vybe.llm.base import Message, Request, ToolSpec
 
 FRAME_TAGS = ("context-checkpoint", "user-message", "skill")
+LEFT_SHOWN = 20
 TRUNCATED = (
     "[Output truncated to fit the context window; the record keeps all of it: re-run the "
     "tool with a narrower request, or read it with vybe data query.]"
@@ -38,6 +40,11 @@ class View:
     rows: list[MessageRow]
     extra: dict[int, MessageRow] = field(default_factory=dict)
     converted: list[Message] = field(default_factory=list, init=False, repr=False, compare=False)
+    remembered: tuple[Budget, str] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    answered: MessageRow | None = field(default=None, init=False, repr=False, compare=False)
+    scanned: int = field(default=0, init=False, repr=False, compare=False)
 
     def row_messages(self) -> list[Message]:
         """The rows as model messages, converted once per view."""
@@ -49,7 +56,26 @@ class View:
         """The same view with rows appended since; earlier conversions are reused."""
         view = View(self.session_id, self.checkpoint, self.rows + new, self.extra)
         view.converted = self.row_messages() + [to_message(r) for r in new]
+        view.remembered = self.remembered
+        view.answered, view.scanned = self.answered, self.scanned
         return view
+
+    def newest_answered(self) -> MessageRow | None:
+        """The newest reply carrying its request's facts and usage (the estimate's anchor);
+        only rows not looked at before are looked at."""
+        for row in reversed(self.rows[self.scanned :]):
+            if row.type == "assistant" and row.data.get("request") and row.data.get("usage"):
+                self.answered = row
+                break
+        self.scanned = len(self.rows)
+        return self.answered
+
+    def recollection(self, budget: Budget) -> str:
+        """The checkpoint as this view shows it, built once per budget: it changes only with
+        the checkpoint, and the view changes with it."""
+        if self.remembered is None or self.remembered[0] != budget:
+            self.remembered = (budget, recollection(self, budget))
+        return self.remembered[1]
 
     @property
     def kept_inputs(self) -> list[MessageRow]:
@@ -97,9 +123,9 @@ def record_query(session_id: str, to_seq: int) -> str:
     )
 
 
-def _mind_query(session_id: str, to_seq: int) -> str:
+def _checkpoint_query(column: str, session_id: str, to_seq: int) -> str:
     return _data_query(
-        f"SELECT mind FROM checkpoints WHERE session_id={_sql_text(session_id)}"
+        f"SELECT {column} FROM checkpoints WHERE session_id={_sql_text(session_id)}"
         f" AND summarized_to_seq={to_seq} ORDER BY id DESC LIMIT 1"
     )
 
@@ -110,12 +136,14 @@ def _words(view: View, budget: Budget) -> str:
     texts = [(m.seq, view.extra[m.seq].text) for m in cp.memo if m.checked and m.seq in view.extra]
     kept, left = memo.fit(texts, budget.memo_per_message, budget.memo_total)
     parts = [
-        "# 5. The user's words",
+        USER_WORDS,
         "Copied from the record, never retyped; each number is the message's number there.",
     ]
     parts += [f'<user-message number="{k.seq}">\n{_escape(k.text)}\n</user-message>' for k in kept]
     if left:
-        parts.append("Also kept, in the record only: " + ", ".join(f"#{s}" for s in left))
+        shown = ", ".join(f"#{s}" for s in left[-LEFT_SHOWN:])
+        more = f" and {len(left) - LEFT_SHOWN} earlier ones" if len(left) > LEFT_SHOWN else ""
+        parts.append(f"Also kept, in the record only: {shown}{more}")
     if not kept and not left:
         parts.append("(none)")
     return "\n".join(parts)
@@ -169,23 +197,24 @@ def recollection(view: View, budget: Budget) -> str:
     assert cp is not None
     sid, to = view.session_id, cp.summarized_to_seq
     shown_mind, was_cut = (
-        mind.shown(cp.mind, budget, _mind_query(sid, to)) if cp.mind else ("", False)
+        mind.shown(cp.mind, budget, _checkpoint_query("mind", sid, to)) if cp.mind else ("", False)
     )
     parts = [
-        "<context-checkpoint>",
+        RECOLLECTION_OPEN,
         f"This is your own recollection of the earlier part of this conversation, messages #1 "
         f"to #{to}, consolidated by you at a checkpoint so that you can continue. It is memory, "
         "not new instructions: the user's words and the agreements in it still apply.",
         _escape(shown_mind) or "(no mind yet)",
         _words(view, budget),
-        _escape(cp.now) or "# 6. Now\n(none)",
+        _escape(now.shown(cp.now, budget.now_max, _checkpoint_query("now", sid, to)))
+        or "# 6. Now\n(none)",
         _files(cp.files),
         _skills(view, budget),
         "# 9. The full record\nEvery earlier message of this session, the user's, yours and "
         f"the tools' outputs, is in the vybe record, session {sid}, messages #1 to #{to} by "
         "context_seq; a number in the user's words is such a message. Read the user's own "
         f"messages first:\n{record_query(sid, to)}"
-        + (f"\nThe whole mind: {_mind_query(sid, to)}" if was_cut else ""),
+        + (f"\nThe whole mind: {_checkpoint_query('mind', sid, to)}" if was_cut else ""),
     ]
     if view.kept_inputs:
         parts.append(
@@ -193,7 +222,7 @@ def recollection(view: View, budget: Budget) -> str:
             "progress: they are the current request. Follow them exactly as written; where this "
             "recollection disagrees with them, they win."
         )
-    parts.append("</context-checkpoint>")
+    parts.append(RECOLLECTION_CLOSE)
     return "\n\n".join(p for p in parts if p)
 
 
@@ -201,7 +230,7 @@ def messages(view: View, budget: Budget, newest_cap: int | None = None) -> list[
     """The conversation of the next request; ``newest_cap`` cuts the newest tool outputs."""
     out: list[Message] = []
     if view.checkpoint is not None:
-        out.append(Message("user", recollection(view, budget)))
+        out.append(Message("user", view.recollection(budget)))
         out += [to_message(r) for r in view.kept_inputs]
     out += view.row_messages()
     if newest_cap is not None:

@@ -2,7 +2,8 @@
 
 W window, L input limit, O reply reserve, M margin = min(max(8000, 3%W), W/8),
 T threshold = min(L - O - M, 0.9 W), lowered to 0.9 s for the first price step s below W;
-keep = min(20000, T/4). Section and memo limits scale by W/192000 below 192k.
+keep = min(20000, T/4). Section and memo limits scale by W/192000 below 192k; a NOW is shown
+up to the MIND's total (6000 tokens, scaled alike), whatever its length.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class Budget:
     memo_per_message: int
     memo_total: int
     now_min: int
+    now_max: int
     skill_each: int
     skills_total: int
 
@@ -87,6 +89,7 @@ def compute(limits: ModelLimits) -> Budget:
         memo_per_message=_scaled(MEMO_PER_MESSAGE, w),
         memo_total=_scaled(MEMO_TOTAL, w),
         now_min=min(128, max(32, w // 2000)),
+        now_max=sum(_scaled(v, w) for v in MIND_LIMITS.values()),
         skill_each=SKILL_EACH,
         skills_total=min(SKILLS_TOTAL, w // 10),
     )

@@ -13,23 +13,20 @@ more can move out. Everything it decides is in the record: checkpoints and attem
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from vybe import clock
-from vybe.context import assemble, carry, memo, now
+from vybe.context import assemble, carry, memo
 from vybe.context.assemble import View
 from vybe.context.budget import Budget, ModelLimits, compute, estimate, tools_tokens
 from vybe.context.projection import Unit, units
 from vybe.context.prompt import digest
-from vybe.context.record import Attempt, Checkpoint, Record
-from vybe.context.scratch import Scratch
+from vybe.context.record import Attempt, Checkpoint, Record, check_session_id
 from vybe.context.turn import TOO_LARGE, TurnInput, TurnResult, run_turn, turn_tools
+from vybe.context.types import MemoMark
 from vybe.context.views import Views
 from vybe.errors import ContextExhausted
 from vybe.llm.base import Model, Request, ToolSpec
-from vybe.store.record import MemoMark
 
 UNPRODUCTIVE_LIMIT = 2
 UNPRODUCTIVE_SHARE = 0.75
@@ -65,13 +62,11 @@ class Engine:
         model: Model,
         limits: ModelLimits,
         *,
-        scratch_root: Path | None = None,
         run_id: str | None = None,
     ) -> None:
         self.record = record
         self.model = model
         self.limits = limits
-        self.scratch_root = scratch_root or Path(tempfile.gettempdir()) / "vybe-scratch"
         self.run_id = run_id or clock.new_id("run")
         self._unproductive: dict[str, int] = {}
         self.views = Views(record)
@@ -90,6 +85,7 @@ class Engine:
         refused: bool = False,
     ) -> Prepared:
         """The next request of a session; ``refused`` after the provider refused the last one."""
+        check_session_id(session_id)
         budget = compute(self.limits)
         view = self.views.load(session_id)
         request, tokens = self._build(view, budget, system, tools)
@@ -129,6 +125,7 @@ class Engine:
         self, session_id: str, system: str, tools: tuple[ToolSpec, ...] = ()
     ) -> Attempt:
         """One checkpoint a person asked for, whatever the threshold; a failure changes nothing."""
+        check_session_id(session_id)
         budget = compute(self.limits)
         view = self.views.load(session_id)
         _, tokens = self._build(view, budget, system, tools)
@@ -147,20 +144,17 @@ class Engine:
 
     def _correction(self, view: View) -> int:
         """Reported minus estimated size of the newest answered request on this checkpoint."""
+        row = view.newest_answered()
+        if row is None:
+            return 0
+        facts, usage = row.data["request"], row.data["usage"]
         current = view.checkpoint.id if view.checkpoint else None
-        for row in reversed(view.rows):
-            facts, usage = row.data.get("request"), row.data.get("usage")
-            if row.type == "assistant" and facts and usage:
-                if facts.get("checkpoint_id") != current:
-                    return 0
-                return usage["input_tokens"] - facts["tokens"]
-        return 0
+        if facts.get("checkpoint_id") != current:
+            return 0
+        return usage["input_tokens"] - facts["tokens"]
 
     def _may_checkpoint(self, session_id: str) -> bool:
         return self._unproductive.get(session_id, 0) < UNPRODUCTIVE_LIMIT
-
-    def _scratch(self, session_id: str) -> Scratch:
-        return Scratch(self.scratch_root, session_id)
 
     def _checkpoint(
         self,
@@ -206,17 +200,14 @@ class Engine:
             summarized_to=cut.summarized_to,
             budget=budget,
         )
-        result = run_turn(self.model, inp, self._scratch(view.session_id))
+        result = run_turn(self.model, inp)
         if result.now is None:
             return self._fail(view, mode, reason, tokens, result.error or "no now", result)
         checkpoint = self._new_checkpoint(view, cut, mode, result.mind, result.now, tokens, budget)
         checkpoint = checkpoint._replace(
-            memo=memo.merge(previous.memo if previous else (), list(result.marks))
+            memo=memo.merge(previous.memo if previous else (), list(result.marks), texts, budget)
         )
-        flagged = now.flag_references(
-            result.now, lambda ref: self.record.mentions(view.session_id, ref)
-        )
-        return self._accept(view, checkpoint, reason, budget, result, tuple(flagged))
+        return self._accept(view, checkpoint, reason, budget, result, result.flagged)
 
     def _turn_overhead(self, view: View, budget: Budget) -> int:
         """Room the checkpoint request takes beyond the prefix: prompt, files, digest."""
@@ -356,7 +347,8 @@ class Engine:
             tokens,
             budget,
         )
-        checkpoint = checkpoint._replace(memo=memo.merge(checkpoint.memo, users))
+        texts = {r.seq: r.text for r in [*view.extra.values(), *cut.moved]}
+        checkpoint = checkpoint._replace(memo=memo.merge(checkpoint.memo, users, texts, budget))
         return self._accept(view, checkpoint, "overflow", budget, None, ())
 
     def _newest_cap(self, request: Request, tokens: int, budget: Budget) -> int:

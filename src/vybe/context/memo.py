@@ -1,8 +1,13 @@
 """The MEMO: user messages the model keeps by ticking them; their text comes from the record.
 
-Better than the reference: ``[X]`` counts as ``[x]``; the stored memo is only the marks, so
-fitting it to a budget never shrinks it for good; the newest unticked candidates are offered
-again, so one unticking is not a permanent loss.
+Better than the reference: ``[X]`` counts as ``[x]``; fitting the kept messages to a budget
+is done when a request is built, so a small fallback never shrinks them for good; the newest
+unticked candidates are offered again, so one unticking is not a permanent loss.
+
+Bounded however long the session: the stored memo keeps the ticked messages a checkpoint
+could ever show (the first, then the newest while they fit the budget whole or could each
+still get MIN_SHARE tokens; the others stay in the record under their numbers) and the
+REOFFER_UNCHECKED newest released ones.
 """
 
 from __future__ import annotations
@@ -10,15 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vybe.context.budget import cut, estimate
+from vybe.context.budget import Budget, cut, estimate
 from vybe.context.record import MessageRow
-from vybe.store.record import MemoMark
+from vybe.context.types import MemoMark
 from vybe.text import ELLIPSIS, shorten
 
 LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")
 PREVIEW_CHARS = 80
 REOFFER_UNCHECKED = 20
-MIN_SHARE = 10
+MIN_SHARE = 40
+FRAME_TOKENS = 10  # what a shown message's <user-message> frame costs besides its text
 CUT_NOTE = "[cut short; the whole message is #{seq} in the record]"
 
 
@@ -64,11 +70,36 @@ def read_file(original: str, edited: str) -> list[MemoMark] | None:
     return marks
 
 
-def merge(previous: tuple[MemoMark, ...], offered: list[MemoMark]) -> tuple[MemoMark, ...]:
-    """The stored memo: the offered marks as decided, plus older released ones not offered."""
+def showable(checked: list[MemoMark], texts: dict[int, str], per_message: int, total: int):
+    """The ticked marks a checkpoint could show: the first, then the newest while they fit
+    ``total`` whole or number at most total / MIN_SHARE (each shortened evenly), and never
+    more than total / FRAME_TOKENS."""
+    if not checked:
+        return []
+    kept, used = [checked[0]], min(estimate(texts.get(checked[0].seq, "")), per_message)
+    for mark in reversed(checked[1:]):
+        size = min(estimate(texts.get(mark.seq, "")), per_message)
+        over = used + size > total and len(kept) >= total // MIN_SHARE
+        if over or len(kept) >= total // FRAME_TOKENS:
+            break
+        kept.append(mark)
+        used += size
+    return sorted(kept)
+
+
+def merge(
+    previous: tuple[MemoMark, ...],
+    offered: list[MemoMark],
+    texts: dict[int, str],
+    budget: Budget,
+) -> tuple[MemoMark, ...]:
+    """The stored memo: the offered marks as decided, then bounded (first and newest kept)."""
     decided = {m.seq: m for m in offered}
-    rest = [m for m in previous if m.seq not in decided]
-    return tuple(sorted([*rest, *decided.values()], key=lambda m: m.seq))
+    marks = sorted([*(m for m in previous if m.seq not in decided), *decided.values()])
+    checked = [m for m in marks if m.checked]
+    kept = showable(checked, texts, budget.memo_per_message, budget.memo_total)
+    released = [m for m in marks if not m.checked][-REOFFER_UNCHECKED:]
+    return tuple(sorted(kept + released))
 
 
 def checked_tokens(
@@ -115,13 +146,14 @@ def fit(texts: list[tuple[int, str]], per_message: int, total: int) -> tuple[lis
     cap = per_message if sum(sizes) <= total else _share(sizes, total)
     if cap >= MIN_SHARE or not texts:
         return [_shorten(s, t, cap) for s, t in texts], []
-    chosen = [texts[0]]
+    chosen = [0]
     room = total - sizes[0]
-    for (seq, text), size in zip(reversed(texts[1:]), reversed(sizes[1:]), strict=True):
-        if size <= room:
-            chosen.append((seq, text))
-            room -= size
+    for index in range(len(texts) - 1, 0, -1):
+        if sizes[index] > room:
+            break
+        chosen.append(index)
+        room -= sizes[index]
     chosen.sort()
-    kept = [_shorten(s, t, per_message) for s, t in chosen]
-    left = [s for s, _ in texts if s not in {k.seq for k in kept}]
-    return kept, left
+    kept = [_shorten(*texts[i], per_message) for i in chosen]
+    taken = set(chosen)
+    return kept, [seq for i, (seq, _) in enumerate(texts) if i not in taken]

@@ -41,6 +41,20 @@ PLACEHOLDERS = {
     "# 4. Lessons": "(none yet: lessons)",
 }
 _STATUS = re.compile(r"\s*\(status:[^()]*\)\s*$")
+# A heading line a model renamed ("## Mission:", "### 2) Workstreams", "# Decisions") is
+# recognised by one distinctive word; leaves come first, so "# Goals and mission" is Mission.
+_HEADING_LINE = re.compile(r"^\s*#{1,6}\s+(.+?)\s*$")
+_KEYWORDS = (
+    ("## For whom and why", re.compile(r"\bwhom\b")),
+    ("## What I own", re.compile(r"\bown\b|\bownership\b")),
+    ("## Agreements", re.compile(r"\bagreements?\b")),
+    ("## Mission", re.compile(r"\bmissions?\b")),
+    ("## Workstreams", re.compile(r"\bwork ?streams?\b")),
+    ("# 3. Key decisions", re.compile(r"\bdecisions?\b")),
+    ("# 4. Lessons", re.compile(r"\blessons?\b")),
+    ("# 1. Where I stand", re.compile(r"\bstand\b")),
+    ("# 2. Goals", re.compile(r"\bgoals?\b")),
+)
 
 
 def template() -> str:
@@ -99,7 +113,8 @@ def parse(text: str) -> Parsed:
     if [h for _, h in starts] != [h for h in HEADINGS if len(positions[h]) == 1]:
         parsed.problems.append("the heading lines are out of order")
     parsed.preamble = lines[: starts[0][0]] if starts else lines
-    for (start, heading), (end, _) in zip(starts, [*starts[1:], (len(lines), "")], strict=True):
+    ends = [start for start, _ in starts[1:]] + [len(lines)] * bool(starts)
+    for (start, heading), end in zip(starts, ends, strict=True):
         parsed.bodies[heading] = [
             ln for ln in lines[start + 1 : end] if ln.rstrip() not in positions
         ]
@@ -165,11 +180,15 @@ def review(text: str, previous: str, budget: Budget) -> list[str]:
     parsed = parse(text)
     problems = []
     if parsed.problems:
-        problems.append(
-            "mind.md lost its structure: "
-            + ", ".join(parsed.problems)
-            + "; keep every heading line exactly as it is, in order"
+        restored = restore(text)
+        how = (
+            "the headings were renamed or moved: put back each heading line exactly as the"
+            " template has it, in order"
+            if restored is not None
+            else "keep every heading line exactly as it is, in order"
         )
+        problems.append("mind.md lost its structure: " + ", ".join(parsed.problems) + "; " + how)
+        parsed = parse(restored) if restored is not None else parsed
     for entry in lost_missions(previous, parsed):
         problems.append(
             f'the Mission entry "{entry}" was deleted or reworded: put it back word for word'
@@ -215,9 +234,48 @@ def _salvage(text: str, previous: str) -> str:
     return render(bodies)
 
 
+def _recognised(line: str) -> str | None:
+    """The template heading a heading line stands for, however it was renamed."""
+    match = _HEADING_LINE.match(line)
+    if match is None:
+        return None
+    title = match.group(1).lower()
+    return next((h for h, word in _KEYWORDS if word.search(title)), None)
+
+
+def restore(text: str) -> str | None:
+    """The mind with renamed or reordered heading lines put back as the template has them.
+
+    None when its structure cannot be recognised: a template heading matched twice, or no
+    Mission heading at all (then the previous mind is kept)."""
+    lines = text.splitlines()
+    found: dict[str, int] = {}
+    for index, line in enumerate(lines):
+        heading = _recognised(line)
+        if heading is None:
+            continue
+        if heading in found:
+            return None
+        found[heading] = index
+        lines[index] = heading
+    if MISSION not in found:
+        return None
+    parsed = parse("\n".join(lines))
+    bodies = {h: parsed.bodies.get(h, []) for h in HEADINGS}
+    preamble = _trim(parsed.preamble)
+    return "\n".join([*preamble, "", render(bodies)]) if preamble else render(bodies)
+
+
 def settle(text: str, previous: str, budget: Budget) -> Settled:
-    """After the repair: keep more rather than less, as the seed's table says."""
+    """After the repair: keep more rather than less, as the seed's table says.
+
+    A mind whose headings were only renamed or reordered is restored to the template's
+    heading lines (``mind_headings_restored``) and then judged like any other."""
     parsed = parse(text)
+    restored = restore(text) if parsed.problems else None
+    if restored is not None and not parse(restored).problems:
+        settled = settle(restored, previous, budget)
+        return Settled(settled.mind, settled.fallback or "mind_headings_restored")
     previous_empty = not previous or is_empty(parse(previous))
     if is_empty(parsed) and not parsed.problems:
         return Settled("") if previous_empty else Settled(previous, "mind_reset_kept_previous")

@@ -73,6 +73,29 @@ def extract(reply: str, min_tokens: int) -> Extracted:
     return Extracted(body, ())
 
 
+def too_long(now: str, most: int) -> str | None:
+    """The problem of a NOW over ``most`` tokens, for the repair request."""
+    size = estimate(now)
+    if size <= most:
+        return None
+    return f"the now is about {size} tokens, at most {most}: condense it"
+
+
+def shown(now: str, most: int, pointer: str) -> str:
+    """The NOW as a checkpoint shows it: whole, or cut at a line with where the rest is."""
+    if estimate(now) <= most:
+        return now
+    note = f"[This now continues; the whole of it is in the record: {pointer}]"
+    room = (most - estimate(note) - 1) * 4
+    kept: list[str] = []
+    for line in now.splitlines():
+        room -= len(line.encode("utf-8")) + 1
+        if room < 0:
+            break
+        kept.append(line)
+    return "\n".join([*kept, note])
+
+
 def missing_headings(now: str) -> list[str]:
     lines = {ln.rstrip() for ln in now.splitlines()}
     return [h for h in HEADINGS if h not in lines]

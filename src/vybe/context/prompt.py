@@ -5,10 +5,11 @@ from __future__ import annotations
 from vybe.context import now
 from vybe.context.budget import Budget, estimate
 from vybe.context.projection import Unit
+from vybe.context.protocol import HARNESS_PREFIX, REQUEST_CLOSE, REQUEST_OPEN
 
 DIGEST_LINE_CHARS = 160
 
-_REQUEST = """<context-checkpoint-request>
+_REQUEST = """{request_open}
 This request comes from vybe, the harness that keeps this conversation inside the model's
 window, not from the user. Never record it, or anything it asks, as the user's words or as a
 goal. Pause the task and consolidate, the way a person sorts through a day's experience in
@@ -19,9 +20,10 @@ mind, the user's messages you keep ticked in the memo (vybe copies their text fr
 record), your now, and the recent messages listed under "What stays" below, which stay
 word for word. Do not list as next steps anything those recent messages show finished.
 
-Files, in the checkpoint scratch folder {folder}: mind.md and memo.md. Their current text
-is given below word for word, so there is no need to read them. Change them only with the
-edit tool: edit {{"path": "mind.md", "old_text": "...", "new_text": "..."}}, where old_text
+Files: mind.md and memo.md, the checkpoint's scratch files (vybe holds them for this turn;
+name them by these bare names). Their current text is given below word for word, so there is
+no need to read them. Change them only with the edit tool:
+edit {{"path": "mind.md", "old_text": "...", "new_text": "..."}}, where old_text
 is a short piece that occurs exactly once (a placeholder, or "- [ ] (#12)"). Make all your
 edit calls in one reply. You have at most {rounds} rounds of tool calls; no other tool works.
 
@@ -52,7 +54,7 @@ the user's latest explicit request, quoting their words; pitfalls with the exact
 text; the exact paths, ids, commands, links and values needed to continue, each quoted in
 backticks, each one that occurs in the conversation (vybe checks them against the record).
 
-Rules. An input whose first line is [Harness: ...] came from a watch, task, callback or
+Rules. An input whose first line is {harness} ...] came from a watch, task, callback or
 agent run, not from the user, even where it quotes them: never attribute it to the user.
 Keep exact paths, ids and error texts. Invent nothing. Write no secrets. Use the user's
 language.
@@ -63,7 +65,7 @@ What stays (read-only, the recent messages after the checkpoint):
 Current memo.md:
 {memo}
 Current mind.md (exactly what the file holds now, word for word):
-{mind}</context-checkpoint-request>"""
+{mind}{request_close}"""
 
 
 def digest(units: list[Unit], room: int) -> str:
@@ -86,7 +88,6 @@ def digest(units: list[Unit], room: int) -> str:
 
 def checkpoint_request(
     budget: Budget,
-    folder: str,
     summarized_to: int,
     mind_text: str,
     memo_text: str,
@@ -95,8 +96,10 @@ def checkpoint_request(
 ) -> str:
     limits = list(budget.mind_limits.values())
     return _REQUEST.format(
+        request_open=REQUEST_OPEN,
+        request_close=REQUEST_CLOSE,
+        harness=HARNESS_PREFIX,
         summarized_to=summarized_to,
-        folder=folder,
         rounds=rounds,
         l1=limits[0],
         l2=limits[1],

@@ -1,21 +1,44 @@
 """The record the engine reads and appends to, behind one small protocol.
 
-``SqliteRecord`` is the real one (the ``messages``/``checkpoints`` tables of the vybe store);
-``MemoryRecord`` keeps the same rows in lists, for tests and benchmarks that need no file.
+The real one is vybe.store.record.SqliteRecord (the ``messages``/``checkpoints`` tables of
+the vybe store): the engine never imports the store. ``MemoryRecord`` keeps the same rows in
+lists, for tests, benchmarks and sessions that need no file.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterable
 from typing import Protocol
 
 from vybe import clock
-from vybe.store import record as sql
-from vybe.store.db import Store
-from vybe.store.record import Attempt, Checkpoint, MessageRow
+from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow
+from vybe.errors import InvalidInput
 
-__all__ = ["Attempt", "Checkpoint", "MemoryRecord", "MessageRow", "Record", "SqliteRecord"]
+__all__ = [
+    "Attempt",
+    "Checkpoint",
+    "MemoMark",
+    "MemoryRecord",
+    "MessageRow",
+    "Record",
+    "check_session_id",
+]
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@+=-]{0,255}")
+
+
+def check_session_id(session_id: object) -> str:
+    """A session id the record takes: a letter or digit, then letters, digits and ``_.:@+=-``,
+    at most 256 in all (``claude:<uuid>``, ``ses_…``); ``..``, blanks, slashes are refused."""
+    if isinstance(session_id, str) and SESSION_ID.fullmatch(session_id):
+        return session_id
+    raise InvalidInput(
+        f"{session_id!r} is not a session id",
+        context={"field": "session_id"},
+        suggested_action="use letters, digits and _.:@+=- (at most 256), starting with a letter"
+        " or digit",
+    )
 
 
 class Record(Protocol):
@@ -29,8 +52,6 @@ class Record(Protocol):
 
     def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]: ...
 
-    def mentions(self, session_id: str, text: str) -> bool: ...
-
     def latest_checkpoint(self, session_id: str) -> Checkpoint | None: ...
 
     def save(
@@ -38,38 +59,6 @@ class Record(Protocol):
     ) -> tuple[Attempt, Checkpoint | None]: ...
 
     def attempts(self, session_id: str) -> list[Attempt]: ...
-
-
-class SqliteRecord:
-    """The record in a vybe store."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-
-    def append(self, message: MessageRow) -> MessageRow:
-        return sql.append_message(self.store, message)
-
-    def messages(
-        self, session_id: str, from_seq: int = 1, to_seq: int | None = None
-    ) -> list[MessageRow]:
-        return sql.list_messages(self.store.conn, session_id, from_seq, to_seq)
-
-    def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
-        return sql.messages_at(self.store.conn, session_id, seqs)
-
-    def mentions(self, session_id: str, text: str) -> bool:
-        return sql.mentions(self.store.conn, session_id, text)
-
-    def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
-        return sql.latest_checkpoint(self.store.conn, session_id)
-
-    def save(
-        self, attempt: Attempt, checkpoint: Checkpoint | None
-    ) -> tuple[Attempt, Checkpoint | None]:
-        return sql.save_attempt(self.store, attempt, checkpoint)
-
-    def attempts(self, session_id: str) -> list[Attempt]:
-        return sql.list_attempts(self.store.conn, session_id)
 
 
 class MemoryRecord:
@@ -96,12 +85,6 @@ class MemoryRecord:
     def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
         rows = self._messages.get(session_id, [])
         return [rows[s - 1] for s in sorted(set(seqs)) if 0 < s <= len(rows)]
-
-    def mentions(self, session_id: str, text: str) -> bool:
-        return any(
-            text in r.text or text in json.dumps(r.data, ensure_ascii=False)
-            for r in self._messages.get(session_id, [])
-        )
 
     def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
         mine = [c for c in self._checkpoints if c.session_id == session_id]

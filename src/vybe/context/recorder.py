@@ -7,15 +7,20 @@ from typing import Any
 
 from vybe.context.budget import estimate, message_tokens
 from vybe.context.labels import Dispatch, harness_text, source_label, user_text
-from vybe.context.record import MessageRow, Record
+from vybe.context.record import MessageRow, Record, check_session_id
 from vybe.llm.base import Message, Reply, ToolCall
+
+
+def _append(record: Record, row: MessageRow) -> MessageRow:
+    check_session_id(row.session_id)
+    return record.append(row)
 
 
 def record_user(record: Record, session_id: str, text: str, author: str = "user") -> MessageRow:
     """A message a person typed; a forged source line gets the author's name before it."""
     body = user_text(author, text)
-    return record.append(
-        MessageRow(session_id, 0, "user", body, source=author, tokens=estimate(body))
+    return _append(
+        record, MessageRow(session_id, 0, "user", body, source=author, tokens=estimate(body))
     )
 
 
@@ -23,7 +28,8 @@ def record_harness(record: Record, session_id: str, dispatch: Dispatch, text: st
     """An input no person typed (a watch, task, callback or agent run), with its source line."""
     body = harness_text(dispatch, text)
     data = {"dispatch": dispatch._asdict()}
-    return record.append(
+    return _append(
+        record,
         MessageRow(
             session_id,
             0,
@@ -32,7 +38,7 @@ def record_harness(record: Record, session_id: str, dispatch: Dispatch, text: st
             source=source_label(dispatch),
             data=data,
             tokens=estimate(body),
-        )
+        ),
     )
 
 
@@ -51,10 +57,11 @@ def record_assistant(
         data["usage"] = asdict(reply.usage)
         data["request"] = {"tokens": request_tokens, "checkpoint_id": checkpoint_id}
     tokens = message_tokens(Message("assistant", reply.text, reply.tool_calls))
-    return record.append(
+    return _append(
+        record,
         MessageRow(
             session_id, 0, "assistant", reply.text, source="assistant", data=data, tokens=tokens
-        )
+        ),
     )
 
 
@@ -73,8 +80,9 @@ def record_tool(
         data["is_error"] = True
     if skill:
         data["skill"] = skill
-    return record.append(
+    return _append(
+        record,
         MessageRow(
             session_id, 0, "tool", output, source=call.name, data=data, tokens=estimate(output)
-        )
+        ),
     )

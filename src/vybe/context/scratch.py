@@ -1,36 +1,30 @@
-"""The session's scratch folder: mind.md and memo.md of a checkpoint turn, nothing else."""
+"""The checkpoint turn's two scratch files, mind.md and memo.md, held in memory.
+
+The model reaches them only through the turn's ``read`` and ``edit`` calls, by name, so they
+need no folder: nothing is written to disk, and no session id can point a write anywhere.
+"""
 
 from __future__ import annotations
 
-import os
-import re
-from pathlib import Path
+from pathlib import PurePosixPath
 
 FILES = ("mind.md", "memo.md")
 
 
 class Scratch:
-    """The two files of one session's checkpoint turn, written atomically."""
+    """The two files of one checkpoint turn."""
 
-    def __init__(self, root: Path, session_id: str) -> None:
-        self.folder = Path(root) / re.sub(r"[^\w.-]", "_", session_id)
-        self.folder.mkdir(parents=True, exist_ok=True)
+    def __init__(self) -> None:
+        self._files = dict.fromkeys(FILES, "")
 
-    def resolve(self, path: str) -> str | None:
-        """The file a tool argument names, if it is one of the two; anything else is None."""
-        given = Path(str(path))
-        name = given.name
-        if name not in FILES:
-            return None
-        if len(given.parts) == 1 or given == self.folder / name:
-            return name
-        return None
+    @staticmethod
+    def resolve(path: object) -> str | None:
+        """The file a tool argument names (``mind.md``, ``./memo.md``), or None for any other."""
+        given = PurePosixPath(str(path))
+        return given.name if given.name in FILES and len(given.parts) == 1 else None
 
     def read(self, name: str) -> str:
-        return (self.folder / name).read_text(encoding="utf-8")
+        return self._files[name]
 
     def write(self, name: str, text: str) -> None:
-        target = self.folder / name
-        temporary = target.with_suffix(".tmp")
-        temporary.write_text(text, encoding="utf-8")
-        os.replace(temporary, target)
+        self._files[name] = text

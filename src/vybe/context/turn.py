@@ -17,14 +17,14 @@ from vybe.context.budget import (
     cut,
     estimate,
     message_tokens,
-    request_tokens,
     tools_tokens,
 )
 from vybe.context.prompt import checkpoint_request
+from vybe.context.protocol import REPAIR_LEAD, REQUEST_CLOSE, REQUEST_OPEN
 from vybe.context.scratch import Scratch
+from vybe.context.types import MemoMark
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Model, Reply, Request, ToolCall, ToolSpec
-from vybe.store.record import MemoMark
 
 MAX_ROUNDS = 5
 MAX_REPLY = 64_000
@@ -89,6 +89,7 @@ class TurnResult:
     rounds: int = 0
     usage: dict[str, int] = field(default_factory=dict)
     error: str | None = None
+    flagged: tuple[str, ...] = ()
 
 
 def _add_usage(total: dict[str, int], reply: Reply) -> None:
@@ -135,9 +136,34 @@ def turn_tools(conversation: tuple[ToolSpec, ...]) -> tuple[ToolSpec, ...]:
     return conversation + tuple(t for t in (READ, EDIT) if t.name not in names)
 
 
-def _room(inp: TurnInput, tools: tuple[ToolSpec, ...], messages: list[Message]) -> int:
-    used = estimate(inp.system) + tools_tokens(tools) + sum(message_tokens(m) for m in messages)
-    return inp.budget.input_limit - used - inp.budget.reply_reserve - TOOL_RESERVE
+class _Conversation:
+    """The turn's messages and their size, kept as they grow: each round adds, never re-sums."""
+
+    def __init__(self, inp: TurnInput, tools: tuple[ToolSpec, ...], request_text: str) -> None:
+        self.inp, self.tools = inp, tools
+        self.messages = [*inp.prefix, Message("user", request_text)]
+        self.size = (
+            estimate(inp.system)
+            + tools_tokens(tools)
+            + sum(message_tokens(m) for m in self.messages)
+        )
+
+    def add(self, message: Message) -> None:
+        self.messages.append(message)
+        self.size += message_tokens(message)
+
+    def request(self) -> Request:
+        reply = min(MAX_REPLY, self.inp.budget.reply_reserve)
+        return Request(self.inp.system, tuple(self.messages), self.tools, reply)
+
+    def room(self) -> int:
+        budget = self.inp.budget
+        return budget.input_limit - self.size - budget.reply_reserve - TOOL_RESERVE
+
+    def seen(self) -> str:
+        """Everything the model was shown: a reference found nowhere here was invented."""
+        calls = (str(c.arguments) for m in self.messages for c in m.tool_calls)
+        return "\n".join([self.inp.system, *(m.content for m in self.messages), *calls])
 
 
 def _problems(inp: TurnInput, reply_text: str, scratch: Scratch, memo_file: str) -> list[str]:
@@ -147,6 +173,9 @@ def _problems(inp: TurnInput, reply_text: str, scratch: Scratch, memo_file: str)
         missing = now.missing_headings(extracted.now)
         if missing:
             problems.append("the now lacks the heading lines " + ", ".join(missing))
+        long = now.too_long(extracted.now, inp.budget.now_max)
+        if long:
+            problems.append(long)
     problems += mind.review(scratch.read("mind.md"), inp.previous_mind, inp.budget)
     marks = memo.read_file(memo_file, scratch.read("memo.md"))
     if marks is None:
@@ -168,44 +197,38 @@ def repair_text(problems: list[str], closed: bool) -> str:
         else "revise the files that need it with edit, then give your final reply again"
     )
     return (
-        "<context-checkpoint-request>\nThis consolidation cannot be used yet: "
+        f"{REQUEST_OPEN}\n{REPAIR_LEAD}: "
         + "; ".join(problems)
         + f". Correct it as asked above: {how}, with your now in exactly one <checkpoint> "
         "block. Like the "
         "request, this message comes from vybe, not the user: keep it, and what it asks, out "
-        "of your mind, your memo and your now.\n</context-checkpoint-request>"
+        f"of your mind, your memo and your now.\n{REQUEST_CLOSE}"
     )
 
 
-def run_turn(model: Model, inp: TurnInput, scratch: Scratch) -> TurnResult:
+def run_turn(model: Model, inp: TurnInput) -> TurnResult:
     """Run the turn; a result with ``now is None`` is a failed checkpoint that changes nothing."""
+    scratch = Scratch()
     seeded = mind.seed(inp.previous_mind)
     scratch.write("mind.md", seeded)
     memo_file = memo.render_file(list(inp.marks), inp.memo_texts)
     scratch.write("memo.md", memo_file)
     request_text = checkpoint_request(
-        inp.budget,
-        str(scratch.folder),
-        inp.summarized_to,
-        seeded,
-        memo_file,
-        inp.kept_digest,
-        MAX_ROUNDS,
+        inp.budget, inp.summarized_to, seeded, memo_file, inp.kept_digest, MAX_ROUNDS
     )
     files = _Files(scratch)
-    tools = turn_tools(inp.tools)
+    talk = _Conversation(inp, turn_tools(inp.tools), request_text)
     result = TurnResult()
-    messages = [*inp.prefix, Message("user", request_text)]
     closed = False
+    repaired: str | None = None  # the reply a repair was asked for
     while True:
-        request = Request(
-            inp.system, tuple(messages), tools, min(MAX_REPLY, inp.budget.reply_reserve)
-        )
-        size = request_tokens(request)
-        if size + request.max_tokens > inp.budget.input_limit:
+        request = talk.request()
+        if talk.size + request.max_tokens > inp.budget.input_limit:
+            if repaired is not None:  # no room to repair: that reply, with the fallbacks
+                return _settled(inp, repaired, scratch, memo_file, closed, result, talk)
             result.error = (
-                f"{TOO_LARGE}: about {size} tokens and a {request.max_tokens}-token reply, over"
-                f" the input limit of {inp.budget.input_limit}; the model was not called"
+                f"{TOO_LARGE}: about {talk.size} tokens and a {request.max_tokens}-token reply,"
+                f" over the input limit of {inp.budget.input_limit}; the model was not called"
             )
             return result
         try:
@@ -225,20 +248,34 @@ def run_turn(model: Model, inp: TurnInput, scratch: Scratch) -> TurnResult:
                 return result
             closed = result.rounds >= MAX_ROUNDS
             result.rounds += 0 if closed else 1
-            messages.append(Message("assistant", reply.text, reply.tool_calls))
+            talk.add(Message("assistant", reply.text, reply.tool_calls))
             for call in reply.tool_calls:
-                answer = BUDGET_USED if closed else files.run(call, _room(inp, tools, messages))
-                messages.append(Message("tool", answer, tool_call_id=call.id))
+                answer = BUDGET_USED if closed else files.run(call, talk.room())
+                talk.add(Message("tool", answer, tool_call_id=call.id))
             continue
         problems = _problems(inp, reply.text, scratch, memo_file)
         if problems and not result.repair_ran:
             result.repair_ran, result.problems = True, tuple(problems)
-            messages += [
-                Message("assistant", reply.text),
-                Message("user", repair_text(problems, closed)),
-            ]
+            repaired = reply.text
+            talk.add(Message("assistant", reply.text))
+            talk.add(Message("user", repair_text(problems, closed)))
             continue
-        return _settle(inp, reply.text, scratch, memo_file, closed, result)
+        return _settled(inp, reply.text, scratch, memo_file, closed, result, talk)
+
+
+def _settled(
+    inp: TurnInput,
+    text: str,
+    scratch: Scratch,
+    memo_file: str,
+    closed: bool,
+    result: TurnResult,
+    talk: _Conversation,
+) -> TurnResult:
+    settled = _settle(inp, text, scratch, memo_file, closed, result)
+    if settled.now is not None:
+        settled.flagged = tuple(now.flag_references(settled.now, talk.seen().__contains__))
+    return settled
 
 
 def _settle(

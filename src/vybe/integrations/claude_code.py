@@ -240,7 +240,7 @@ def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
     """The hook's transcript into its record session; None without a transcript."""
     from pathlib import Path
 
-    from vybe.context.record import SqliteRecord
+    from vybe.store.record import SqliteRecord
 
     path = Path(hook.text("transcript_path"))
     if not hook.text("transcript_path") or not path.is_file():

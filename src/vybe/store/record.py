@@ -1,79 +1,33 @@
-"""The SQL of the session record: messages, checkpoints and checkpoint attempts."""
+"""The session record in SQL: messages, checkpoints and checkpoint attempts.
+
+``SqliteRecord`` is the engine's record interface (vybe.context.record.Record) over a vybe
+store; the row types are the engine's own (vybe.context.types)."""
 
 from __future__ import annotations
 
 import gc
 import sqlite3
-from collections import namedtuple
 from collections.abc import Iterable
 
 from vybe import clock, jsonio
+from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow
 from vybe.store.db import Store
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    from typing import Any
-
-
-# Named tuples, not dataclasses: every hook builds these, and `import dataclasses` (with
-# inspect) costs a hook process 7 ms of a 13 ms budget (docs/architecture.md, performance budgets).
-
-
-class MessageRow(
-    namedtuple(
-        "MessageRow",
-        "session_id seq type text source data tokens created_at",
-        defaults=("", None, 0, ""),
-    )
-):
-    """One input or reply of a session, as the record holds it."""
-
-    __slots__ = ()
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> MessageRow:
-        row = super().__new__(cls, *args, **kwargs)
-        return row if row.data is not None else row._replace(data={})
-
-
-class MemoMark(namedtuple("MemoMark", "seq checked")):
-    """One memo candidate: a user message by its number, and whether it is kept."""
-
-    __slots__ = ()
-
-
-class Checkpoint(
-    namedtuple(
-        "Checkpoint",
-        "session_id mode first_kept_seq summarized_to_seq mind now memo kept_inputs skills files"
-        " tokens_before tokens_after id created_at",
-        defaults=((), (), (), None, 0, 0, 0, ""),
-    )
-):
-    """An accepted checkpoint; the latest one of a session is the one in effect."""
-
-    __slots__ = ()
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Checkpoint:
-        checkpoint = super().__new__(cls, *args, **kwargs)
-        return checkpoint if checkpoint.files is not None else checkpoint._replace(files={})
-
-
-class Attempt(
-    namedtuple(
-        "Attempt",
-        "session_id mode reason outcome tokens_before tokens_after problems repair_ran fallbacks"
-        " flagged_references rounds usage error run_id checkpoint_id id created_at",
-        defaults=(None, (), False, (), (), 0, None, None, "", None, 0, ""),
-    )
-):
-    """The audit row of one checkpoint attempt, accepted or failed."""
-
-    __slots__ = ()
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Attempt:
-        attempt = super().__new__(cls, *args, **kwargs)
-        return attempt if attempt.usage is not None else attempt._replace(usage={})
-
+__all__ = [
+    "Attempt",
+    "Checkpoint",
+    "MemoMark",
+    "MessageRow",
+    "SqliteRecord",
+    "append_message",
+    "checkpoint_by_id",
+    "latest_checkpoint",
+    "list_attempts",
+    "list_messages",
+    "messages_at",
+    "messages_of_type",
+    "save_attempt",
+]
 
 _MESSAGE_COLUMNS = (
     "session_id, context_seq, type, source, content_text, content_json, tokens, created_at"
@@ -165,16 +119,6 @@ def messages_at(conn: sqlite3.Connection, session_id: str, seqs: Iterable[int]) 
         marks = ",".join("?" * len(chunk))
         found += _read_messages(conn, session_id, f"context_seq IN ({marks})", tuple(chunk))
     return found
-
-
-def mentions(conn: sqlite3.Connection, session_id: str, text: str) -> bool:
-    """Whether any row of the session holds ``text`` in its content."""
-    row = conn.execute(
-        "SELECT 1 FROM messages WHERE session_id = ?"
-        " AND (instr(content_text, ?) > 0 OR instr(COALESCE(content_json, ''), ?) > 0) LIMIT 1",
-        (session_id, text, text),
-    ).fetchone()
-    return row is not None
 
 
 def _checkpoint(row: sqlite3.Row) -> Checkpoint:
@@ -307,3 +251,32 @@ def list_attempts(conn: sqlite3.Connection, session_id: str) -> list[Attempt]:
         )
         for r in rows
     ]
+
+
+class SqliteRecord:
+    """The record in a vybe store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def append(self, message: MessageRow) -> MessageRow:
+        return append_message(self.store, message)
+
+    def messages(
+        self, session_id: str, from_seq: int = 1, to_seq: int | None = None
+    ) -> list[MessageRow]:
+        return list_messages(self.store.conn, session_id, from_seq, to_seq)
+
+    def messages_at(self, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
+        return messages_at(self.store.conn, session_id, seqs)
+
+    def latest_checkpoint(self, session_id: str) -> Checkpoint | None:
+        return latest_checkpoint(self.store.conn, session_id)
+
+    def save(
+        self, attempt: Attempt, checkpoint: Checkpoint | None
+    ) -> tuple[Attempt, Checkpoint | None]:
+        return save_attempt(self.store, attempt, checkpoint)
+
+    def attempts(self, session_id: str) -> list[Attempt]:
+        return list_attempts(self.store.conn, session_id)

@@ -2,9 +2,11 @@
 
 import pytest
 
+from tests.context.zoo import SloppyConsolidator
+from vybe.agent.offline import Consolidator
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Reply, Request, Watch
-from vybe.llm.scripted import Consolidator, ScriptedModel, SloppyConsolidator
+from vybe.llm.scripted import ScriptedModel
 
 MIND = (
     "# 1. Where I stand\n## For whom and why\n(none yet: for whom and why)\n## What I own\n"
