@@ -92,19 +92,34 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _is_number(text: str) -> bool:
+    """A JSON number the store can give back: finite, an integer within 64 bits."""
+    if not _NUMBER.fullmatch(text):
+        return False
+    if text.lstrip("-").isdigit():
+        return len(text) <= 20 and limits.INTEGER_MIN <= int(text) <= limits.INTEGER_MAX
+    return math.isfinite(float(text))
+
+
+def _json_kind(text: str) -> str | None:
+    """ "array" or "json" for a JSON object or array the store can give back, else None."""
+    try:
+        parsed = limits.json_value("value", jsonio.loads(text))
+    except (ValueError, RecursionError, InvalidInput):  # not JSON, too deep, or out of range
+        return None
+    return "array" if isinstance(parsed, list) else "json"
+
+
 def detect_type(value: str) -> str:
-    """The type a value reads as: boolean, number, JSON object, JSON array, else string."""
+    """The type a value reads as: boolean, number, JSON object, JSON array, else string
+    (a number or JSON the store could not give back as such is a string)."""
     text = value.strip()
     if text in ("true", "false"):
         return "boolean"
-    if _NUMBER.fullmatch(text):
+    if _is_number(text):
         return "number"
     if text[:1] in ("{", "["):
-        try:
-            parsed = jsonio.loads(text)
-        except (ValueError, RecursionError):  # not JSON, or nested past reading
-            return "string"
-        return "array" if isinstance(parsed, list) else "json"
+        return _json_kind(text) or "string"
     return "string"
 
 
@@ -113,7 +128,7 @@ def _check_type(value: str, value_type: str) -> None:
     ok = {
         "string": True,
         "boolean": text in ("true", "false"),
-        "number": bool(_NUMBER.fullmatch(text)),
+        "number": _is_number(text),
         "json": detect_type(text) in ("json", "array"),
         "array": detect_type(text) == "array",
     }[value_type]

@@ -73,6 +73,7 @@ def create(
 ) -> dict:
     limits.text("title", title, limits.TITLE_MAX, required=True)
     limits.text("description", description, limits.DESCRIPTION_MAX)
+    limits.integer("priority", priority, -limits.PRIORITY_MAX, limits.PRIORITY_MAX)
     meta = limits.metadata(metadata)
     args = {
         "title": title,

@@ -20,6 +20,7 @@ from vybe.errors import (
     ReadOnlyViolation,
     VersionConflict,
 )
+from vybe.store.rows import strict_json
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -318,7 +319,7 @@ class Store:
                 "INSERT INTO idempotency"
                 " (agent_name, request_id, command, args_sha256, result_json, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
-                (agent, request_id, command, digest, jsonio.dumps(result), clock.now_iso()),
+                (agent, request_id, command, digest, strict_json(result), clock.now_iso()),
             )
             return result
 

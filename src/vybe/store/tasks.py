@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import namedtuple
 
-from vybe import jsonio
-from vybe.store.rows import to_dict, to_dicts
+from vybe.store.rows import strict_json, to_dict, to_dicts
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -59,7 +58,7 @@ def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
             task.description,
             task.priority,
             task.project_id,
-            jsonio.dumps(task.metadata) if task.metadata is not None else None,
+            strict_json(task.metadata) if task.metadata is not None else None,
             at,
             at,
         ),
