@@ -143,6 +143,17 @@ def check_scope(scope: str) -> str:
     return _choice("scope", scope, SCOPES)
 
 
+def _refuse_global_scope_id(scope: str | None, scope_id: str | None) -> None:
+    """Every memory command reads scope and id alike: an id with the (default) global scope
+    is a mistake, never a silent change to the global entry."""
+    if scope == "global" and scope_id:
+        raise InvalidInput(
+            "global memory takes no scope id",
+            context={"field": "scope_id", "scope": scope},
+            suggested_action="pass --scope project or --scope task with --scope-id",
+        )
+
+
 def check(spec: MemoryInput) -> MemoryInput:
     """Validate everything that needs no database, and settle the value type."""
     limits.text("key", spec.key, KEY_MAX, required=True)
@@ -151,8 +162,7 @@ def check(spec: MemoryInput) -> MemoryInput:
     _choice("kind", spec.kind, KINDS)
     if spec.scope_id is not None:
         limits.text("scope_id", spec.scope_id, limits.PATH_MAX)
-    if spec.scope == "global" and spec.scope_id:
-        raise InvalidInput("global memory takes no scope id", context={"field": "scope_id"})
+    _refuse_global_scope_id(spec.scope, spec.scope_id)
     value_type = spec.value_type or detect_type(spec.value)
     _choice("value_type", value_type, TYPES)
     _check_type(spec.value, value_type)
@@ -205,6 +215,7 @@ def resolve_scope(
 ) -> tuple[str, dict | None]:
     """The scope id to use (the focus by default) and, for task scope, the task."""
     check_scope(scope)
+    _refuse_global_scope_id(scope, scope_id)
     if scope == "global":
         return "", None
     if scope == "agent":
@@ -338,6 +349,7 @@ def get(store: Store, agent: str, *, key: str, scope: str, scope_id: str | None)
 def list_memory(store: Store, agent: str, query: memory_rows.MemoryQuery) -> dict:
     if query.scope is not None:
         check_scope(query.scope)
+        _refuse_global_scope_id(query.scope, query.scope_id)
     if query.kind is not None:
         _choice("kind", query.kind, KINDS)
     with store.snapshot() as conn:
