@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import time
 
 
 def _task_with_events(vybe, n: int) -> str:
@@ -40,7 +39,7 @@ def test_a_long_task_log_is_folded_into_a_summary_and_the_newest_kept(vybe):
     assert {e["id"] for e in before} <= {e["id"] for e in every}
 
 
-def test_a_standing_handoff_outlives_folding_and_pruning(vybe):
+def test_a_standing_handoff_outlives_folding_and_pruning(vybe, travel):
     task = vybe.task("handed")
     vybe.ok("task", "assign", "--id", task, "--to", "bob", agent="alice")
     with sqlite3.connect(vybe.db_path) as conn:
@@ -50,7 +49,7 @@ def test_a_standing_handoff_outlives_folding_and_pruning(vybe):
             [(task,)] * 30,
         )
     vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5")
-    time.sleep(1.1)
+    travel(2)
     vybe.ok("maintain", "--retention", "1s")
     data = vybe.ok("resume", "--peek", agent="bob")
     assert (data["focus_task_id"], data["focus_rule"]) == (task, "rule2")
@@ -70,11 +69,11 @@ def test_work_per_call_is_bounded(vybe):
     assert (len(first["summarized"]), len(second["summarized"])) == (2, 1)
 
 
-def test_only_archived_events_past_retention_are_pruned(vybe):
+def test_only_archived_events_past_retention_are_pruned(vybe, travel):
     task = _task_with_events(vybe, 30)
     vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5", "--retention", "1h")
     assert vybe.ok("maintain", "--retention", "1h")["pruned"]["deleted"] == 0
-    time.sleep(1.1)
+    travel(2)
     data = vybe.ok("maintain", "--retention", "1s", "--prune-limit", "10")
     assert data["pruned"]["deleted"] == 10
     live = _all_events(vybe, task)

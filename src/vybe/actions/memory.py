@@ -240,7 +240,7 @@ def resolve_scope(
 
 def _expiry(spec: MemoryInput, now: Any) -> str | None:
     if spec.expires_in is not None:
-        return clock.iso(now + _duration(spec.expires_in))
+        return clock.iso(clock.after(now, _duration(spec.expires_in)))
     return _timestamp(spec.expires_at) if spec.expires_at is not None else None
 
 

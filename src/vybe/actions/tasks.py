@@ -152,7 +152,9 @@ def _refuse_live_claim(task: dict, agent: str, at: str, suggested_action: str) -
 
 def _take(conn: sqlite3.Connection, task: dict, agent: str, lease: timedelta, kind: str) -> dict:
     now = clock.now()
-    claimed = task_rows.claim(conn, task["id"], agent, clock.iso(now + lease), clock.iso(now))
+    claimed = task_rows.claim(
+        conn, task["id"], agent, clock.iso(clock.after(now, lease)), clock.iso(now)
+    )
     agent_rows.set_focus_task(conn, agent, task["id"], clock.iso(now))
     event_id = _event(
         conn, claimed, kind, agent, task["title"], metadata={"claim_epoch": claimed["claim_epoch"]}
@@ -211,7 +213,9 @@ def heartbeat(store: Store, agent: str, request_id: str, *, task_id: str, lease:
                 suggested_action="claim it with `vybe task claim --id`",
             )
         now = clock.now()
-        renewed = task_rows.renew_lease(conn, task_id, clock.iso(now + lease), clock.iso(now))
+        renewed = task_rows.renew_lease(
+            conn, task_id, clock.iso(clock.after(now, lease)), clock.iso(now)
+        )
         return {"task": renewed}
 
     return store.idempotent(
