@@ -92,23 +92,6 @@ def test_bad_maintain_input_is_a_json_error(vybe):
     assert vybe("maintain", "--retention", "forever").error_code == "USAGE_ERROR"
 
 
-def test_request_ids_older_than_the_retention_are_forgotten(vybe):
-    task = vybe.task("t")
-    vybe.ok("note", task, "old", "--request-id", "old-request")
-    vybe.ok("note", task, "new", "--request-id", "new-request")
-    with sqlite3.connect(vybe.db_path) as conn:
-        conn.execute(
-            "UPDATE idempotency SET created_at = '2020-01-01T00:00:00.000000Z'"
-            " WHERE request_id = 'old-request'"
-        )
-    forgotten = vybe.ok("maintain")["request_ids_forgotten"]
-    assert forgotten["deleted"] == 1
-    with sqlite3.connect(vybe.db_path) as conn:
-        left = {r[0] for r in conn.execute("SELECT request_id FROM idempotency")}
-    assert "old-request" not in left
-    assert "new-request" in left
-
-
 def test_assignee_and_archive_lookups_use_their_partial_indexes(vybe):
     vybe.ok("init")
     with sqlite3.connect(vybe.db_path) as conn:

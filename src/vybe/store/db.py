@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 
 from vybe import clock, jsonio
 from vybe.digest import sha256_hex
@@ -20,6 +21,7 @@ from vybe.errors import (
     ReadOnlyViolation,
     VersionConflict,
 )
+from vybe.store import maintain as ledger
 from vybe.store.rows import strict_json
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -315,12 +317,15 @@ class Store:
                     )
                 return jsonio.loads(row["result_json"])
             result = fn(conn)
-            conn.execute(
+            now = clock.now()
+            rowid = conn.execute(
                 "INSERT INTO idempotency"
                 " (agent_name, request_id, command, args_sha256, result_json, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (agent, request_id, command, digest, strict_json(result), clock.now_iso()),
-            )
+                " VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid",
+                (agent, request_id, command, digest, strict_json(result), clock.iso(now)),
+            ).fetchone()[0]
+            retention = timedelta(days=ledger.REQUEST_RETENTION_DAYS)
+            ledger.forget_now_and_then(conn, rowid, clock.iso(now - retention))
             return result
 
         return self.transact(body)
