@@ -7,7 +7,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import timedelta
 
 from vybe import clock, jsonio
@@ -16,9 +16,11 @@ from vybe.errors import (
     DatabaseCorrupt,
     DatabaseLocked,
     DatabaseUnavailable,
+    DiskFull,
     IdempotencyMismatch,
     InvalidInput,
     ReadOnlyViolation,
+    StoreTooNew,
     VersionConflict,
 )
 from vybe.store import maintain as ledger
@@ -83,6 +85,8 @@ def _translate(exc: sqlite3.Error, path: str) -> Exception:
             context={"path": str(path)},
             suggested_action="check that the folder exists and is writable, or pass --db-path",
         )
+    if "disk is full" in text or "disk full" in text:
+        return DiskFull(path)
     if _is_busy(exc):
         return DatabaseLocked(
             f"{path} stayed locked past the timeout",
@@ -170,8 +174,11 @@ class Store:
     # --- migrations ---------------------------------------------------------------
 
     def pending_migrations(self) -> list[str]:
+        """The migrations this store still needs; a store a newer vybe migrated (a schema
+        version or a migration this vybe does not know) is STORE_TOO_NEW."""
         files = migration_files()
-        if self.conn.execute("PRAGMA user_version").fetchone()[0] == len(files):
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == len(files):
             return []
         exists = self.conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
@@ -181,7 +188,11 @@ class Store:
             if exists
             else set()
         )
-        return [n for n in map(os.path.basename, files) if n not in applied]
+        known = [os.path.basename(f) for f in files]
+        unknown = sorted(applied - set(known))
+        if version > len(files) or unknown:
+            raise StoreTooNew(self.path, version, unknown, len(files))
+        return [n for n in known if n not in applied]
 
     def migrate(self) -> list[str]:
         """Apply pending migrations under the write lock; returns the names applied.
@@ -284,7 +295,10 @@ class Store:
             raise _translate(exc, self.path) from None
         finally:
             if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
+                # Ending a read cannot lose anything; on a damaged file it can fail, and
+                # must not hide the error that the read itself met.
+                with suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
 
     def idempotent(
         self,
