@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
 from vybe.errors import VybeError
@@ -30,6 +31,31 @@ def _reported(check: Any) -> Any:
         return f"DB_CORRUPT: {exc}"
 
 
+def privacy_check(db_path: str) -> dict[str, Any]:
+    """Whether others can read what vybe keeps: the config folder, the store (with its -wal
+    and -shm), hooks.log and the manifest; any group or other permission is named."""
+    import stat
+
+    from vybe import config
+
+    folder = config.config_dir()
+    paths = [folder, db_path, db_path + "-wal", db_path + "-shm"]
+    paths += [os.path.join(folder, name) for name in (config.HOOKS_LOG, config.HOOK_MANIFEST)]
+    wide = []
+    for path in paths:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            continue
+        if mode & 0o077:
+            wide.append(f"{path} is {mode:o}")
+    return {
+        "name": "privacy",
+        "ok": not wide,
+        "detail": "; ".join(wide) + " (chmod go-rwx them)" if wide else "only the user can read",
+    }
+
+
 def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     """Integrity, the journal mode the file had, pending migrations, the SQLite version."""
     store = Store(path, busy_timeout_ms, migrate=False, create=False)
@@ -40,6 +66,7 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     finally:
         store.close()
     return [
+        privacy_check(path),
         {"name": "integrity", "ok": integrity == "ok", "detail": integrity},
         {"name": "journal_mode", "ok": journal == "wal", "detail": journal},
         {"name": "migrations", "ok": pending == [], "detail": pending or "up to date"},

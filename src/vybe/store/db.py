@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import sqlite3
@@ -149,11 +150,19 @@ class Store:
             raise _translate(exc, self.path) from None
 
     def _make_folder(self) -> None:
+        """The store's folder (700 when made here) and the file itself, made 600 before
+        SQLite opens it: SQLite gives the -wal and -shm files the database's mode."""
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
+            if not os.path.exists(self.path):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass  # another process made it first
         except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise DiskFull(self.path) from None
             raise DatabaseUnavailable(
-                f"cannot create the folder of {self.path}: {exc.strerror}",
+                f"cannot create {self.path}: {exc.strerror}",
                 context={"path": self.path},
                 suggested_action="pass --db-path to a writable location",
             ) from None
