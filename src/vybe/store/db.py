@@ -23,6 +23,7 @@ from vybe.errors import (
     ReadOnlyViolation,
     StoreTooNew,
     VersionConflict,
+    VybeError,
 )
 from vybe.store import maintain as ledger
 from vybe.store.rows import strict_json
@@ -406,12 +407,30 @@ def _plain(value: object) -> object:
     return value
 
 
-def query_readonly(conn: sqlite3.Connection, sql: str, limit: int) -> list[dict[str, Any]]:
+def query_readonly(
+    conn: sqlite3.Connection, sql: str, limit: int, max_bytes: int, seconds: float
+) -> tuple[list[dict[str, Any]], bool]:
+    """The rows of one read-only statement, at most ``limit`` of them and ``max_bytes`` of
+    JSON, and whether any were left out. Past ``seconds`` it is QUERY_TIMEOUT; a Ctrl-C
+    while SQLite runs stops it and comes back as KeyboardInterrupt."""
+    stop = _Deadline(seconds)
+    conn.set_progress_handler(stop, 10_000)
     try:
         cursor = conn.execute(sql)
         names = [column[0] for column in cursor.description or ()]
-        return [dict(zip(names, map(_plain, row), strict=True)) for row in cursor.fetchmany(limit)]
+        rows: list[dict[str, Any]] = []
+        size = 0
+        for row in cursor:
+            if len(rows) == limit:
+                return rows, True
+            item = dict(zip(names, map(_plain, row), strict=True))
+            size += len(jsonio.dumps(item, default=str))
+            if size > max_bytes:
+                return rows, True
+            rows.append(item)
+        return rows, False
     except sqlite3.Error as exc:
+        stop.explain(exc)
         text = str(exc).lower()
         if any(word in text for word in ("readonly", "read-only", "query_only", "authoriz")):
             raise ReadOnlyViolation(
@@ -419,3 +438,31 @@ def query_readonly(conn: sqlite3.Connection, sql: str, limit: int) -> list[dict[
                 suggested_action="use a SELECT statement",
             ) from None
         raise
+    finally:
+        conn.set_progress_handler(None, 0)
+
+
+class _Deadline:
+    """SQLite's progress handler: a non-zero answer interrupts the statement. A Ctrl-C
+    raises inside the handler (Python runs signal handlers there), which sqlite3 takes as
+    an interruption and swallows; so a statement interrupted before its deadline was
+    stopped by Ctrl-C, and KeyboardInterrupt is raised again."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def __call__(self) -> int:
+        return int(time.monotonic() > self.deadline)
+
+    def explain(self, exc: sqlite3.Error) -> None:
+        if "interrupted" not in str(exc).lower():
+            return
+        if time.monotonic() <= self.deadline:
+            raise KeyboardInterrupt from None
+        raise VybeError(
+            f"the query ran past its time limit of {self.seconds:g} s and was stopped",
+            code="QUERY_TIMEOUT",
+            context={"seconds": self.seconds},
+            suggested_action="narrow the query (a WHERE, a LIMIT, no unbounded recursion)",
+        ) from None
