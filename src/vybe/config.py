@@ -16,6 +16,7 @@ import os
 
 from vybe.actions.limits import AGENT_MAX, encodable
 from vybe.errors import InvalidInput
+from vybe.text import from_os
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 # Files vybe writes in its config folder besides the store (doctor checks their modes).
 HOOKS_LOG = "hooks.log"
 HOOK_MANIFEST = "hook-manifest.json"
+
+SECTIONS = ("models", "chat")  # the config's sections: each a mapping when present
 
 DEFAULTS = {
     "default_agent": "default",
@@ -130,10 +133,10 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
     file_values = read_scalars(found) if found else {}
 
     def pick(key: str) -> str | None:
-        return os.environ.get("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
+        return _env("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
 
-    chosen_db = db_path or os.environ.get("VYBE_DB_PATH") or file_values.get("db_path")
-    agent_name = agent or os.environ.get("VYBE_AGENT") or pick("default_agent") or "default"
+    chosen_db = db_path or _env("VYBE_DB_PATH") or file_values.get("db_path")
+    agent_name = agent or _env("VYBE_AGENT") or pick("default_agent") or "default"
     if not agent_name.strip() or len(agent_name) > AGENT_MAX or not encodable(agent_name):
         raise InvalidInput(
             f"the agent name must be 1 to {AGENT_MAX} characters of UTF-8 text",
@@ -154,6 +157,13 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
         busy_timeout_ms=busy,
         config_file=found,
     )
+
+
+def _env(name: str) -> str | None:
+    """A VYBE_* variable as UTF-8 text (see ``from_os``); bytes that are not UTF-8 are kept
+    as they came, to be refused where the value is checked."""
+    value = os.environ.get(name)
+    return (from_os(value) or value) if value else value
 
 
 def _lease(text: str) -> str:
@@ -181,4 +191,13 @@ def read_sections(path: str | None) -> dict[str, Any]:
         data = yaml.safe_load(_read_text(path))
     except yaml.YAMLError as exc:
         raise InvalidInput(f"{path} is not valid YAML: {exc}") from None
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    for section in SECTIONS:
+        if not isinstance(data.get(section) or {}, dict):
+            raise InvalidInput(
+                f"{path}: {section} must be a mapping of settings, not {data[section]!r}",
+                code="CONFIG_INVALID",
+                context={"path": path, "field": section},
+            )
+    return data

@@ -10,7 +10,7 @@ from typing import Any
 
 from vybe import clock, jsonio
 from vybe.actions import limits
-from vybe.errors import InvalidInput, NotFound
+from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound
 from vybe.store import Store
 from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
@@ -334,16 +334,21 @@ def _require_live(conn: sqlite3.Connection, scope: str, scope_id: str, key: str)
 
 
 def get(store: Store, agent: str, *, key: str, scope: str, scope_id: str | None) -> dict:
-    """Read one entry; a real read, so it counts as an access."""
+    """Read one entry; a real read, so it counts as an access where the store can be
+    written (on a read-only store the entry is still read, its count left as it was)."""
     limits.text("key", key, KEY_MAX, required=True)
-
-    def run(conn: sqlite3.Connection) -> dict:
+    with store.snapshot() as conn:
         resolved, _ = resolve_scope(conn, agent, scope, scope_id)
         entry = _require_live(conn, scope, resolved, key)
-        memory_rows.touch(conn, [entry["id"]], clock.now_iso())
-        return {"memory": memory_rows.get_live(conn, scope, resolved, key, clock.now_iso())}
 
-    return store.transact(run)
+    def count(conn: sqlite3.Connection) -> dict | None:
+        memory_rows.touch(conn, [entry["id"]], clock.now_iso())
+        return memory_rows.get_live(conn, scope, resolved, key, clock.now_iso())
+
+    try:
+        return {"memory": store.transact(count) or entry}
+    except DatabaseUnavailable:  # read-only: the access count is best effort
+        return {"memory": entry}
 
 
 def list_memory(store: Store, agent: str, query: memory_rows.MemoryQuery) -> dict:

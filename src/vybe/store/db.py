@@ -81,7 +81,7 @@ def _translate(exc: sqlite3.Error, path: str) -> Exception:
             context={"path": path},
             suggested_action="point --db-path at a vybe database, or move this file away",
         )
-    if "unable to open" in text or "readonly" in text or "read-only" in text:
+    if any(w in text for w in ("unable to open", "readonly", "read-only", "disk i/o error")):
         return DatabaseUnavailable(
             f"cannot open {path} for writing: {exc}",
             context={"path": str(path)},
@@ -106,6 +106,30 @@ def require_database(path: str | os.PathLike[str]) -> None:
             context={"path": str(path)},
             suggested_action="run `vybe init`, or pass --db-path to an existing database",
         )
+
+
+def _refuse_special(path: str) -> None:
+    """A store is a regular file: /dev/null, /dev/full or a FIFO (whose open would block)
+    is DB_UNAVAILABLE before SQLite touches it."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        raise DatabaseUnavailable(
+            f"{path} is not a regular file, so it cannot hold a vybe store",
+            context={"path": path},
+            suggested_action="pass --db-path to a file (it is made when missing)",
+        )
+
+
+def _on_read_only_media(path: str) -> bool:
+    try:
+        return bool(os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _dangling_references(conn: sqlite3.Connection) -> int:
@@ -139,16 +163,33 @@ class Store:
             self._make_folder()
         else:
             require_database(self.path)
+        _refuse_special(self.path)
         try:
-            self.conn = sqlite3.connect(
-                self.path, isolation_level=None, timeout=busy_timeout_ms / 1000
-            )
-            self.conn.row_factory = sqlite3.Row
-            self._configure()
+            self._open(immutable=not create and _on_read_only_media(self.path))
             if migrate:
                 self.migrate()
         except sqlite3.Error as exc:
             raise _translate(exc, self.path) from None
+
+    def _open(self, immutable: bool) -> None:
+        """Connect and configure. On read-only media (a read-only mount) SQLite cannot make
+        the -shm a WAL store needs even to read, so the file is opened immutable: nobody can
+        change it there, and every read works (writes are DB_UNAVAILABLE)."""
+        if immutable:
+            from urllib.parse import quote
+
+            uri = "file:" + quote(os.path.abspath(self.path)) + "?mode=ro&immutable=1"
+            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        else:
+            self.conn = sqlite3.connect(
+                self.path, isolation_level=None, timeout=self.busy_timeout_ms / 1000
+            )
+        self.conn.row_factory = sqlite3.Row
+        if immutable:
+            self.found_journal_mode = "wal"
+            self.conn.execute("PRAGMA foreign_keys=ON")
+        else:
+            self._configure()
 
     def _make_folder(self) -> None:
         """The store's folder (700 when made here) and the file itself, made 600 before
@@ -319,11 +360,17 @@ class Store:
         fn: Callable[[sqlite3.Connection], dict[str, Any]],
     ) -> dict[str, Any]:
         """Run a mutation once per (agent, request id); a replay returns the first result."""
-        if len(request_id) > REQUEST_ID_MAX:
+        if len(request_id) > REQUEST_ID_MAX or not request_id.strip():
             raise InvalidInput(
-                f"a request id is at most {REQUEST_ID_MAX} characters",
+                f"a request id is 1 to {REQUEST_ID_MAX} characters",
                 context={"field": "request_id", "length": len(request_id)},
             )
+        try:
+            request_id.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(
+                "the request id is not valid UTF-8 text", context={"field": "request_id"}
+            ) from None
         digest = args_digest(args)
 
         def body(conn: sqlite3.Connection) -> dict[str, Any]:
