@@ -1,4 +1,12 @@
-"""Time and identifiers in the one format every table and envelope uses."""
+"""Time and identifiers in the one format every table and envelope uses.
+
+Every clock reading of vybe goes through ``now``, so time can be moved without waiting:
+tests in the same process call ``shift`` (``reset`` puts it back); a test that runs vybe as
+a child process sets ``VYBE_CLOCK_OFFSET`` (signed seconds) in the child's environment, the
+one channel a process boundary has that changes nothing else. The offset only moves vybe's
+own idea of the time, as changing the machine's clock would; ids (``new_id``) keep the real
+clock, so they stay unique and ordered whatever the offset.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +14,58 @@ import os
 import time
 from datetime import UTC, datetime, timedelta
 
+from vybe.errors import VybeError
+
 _FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+_shifted = timedelta(0)
+
+
+def shift(delta: timedelta) -> None:
+    """Move this process's clock by ``delta`` (tests: a lease expires without a sleep)."""
+    global _shifted
+    _shifted += delta
+
+
+def reset() -> None:
+    global _shifted
+    _shifted = timedelta(0)
+
+
+def _offset() -> timedelta:
+    text = os.environ.get("VYBE_CLOCK_OFFSET")
+    if not text:
+        return _shifted
+    try:
+        return _shifted + timedelta(seconds=float(text))
+    except (ValueError, OverflowError):
+        raise VybeError(
+            f"VYBE_CLOCK_OFFSET must be a number of seconds, not {text!r}",
+            code="INVALID_INPUT",
+            context={"field": "VYBE_CLOCK_OFFSET"},
+        ) from None
+
+
+def _out_of_range(detail: str) -> VybeError:
+    return VybeError(
+        f"the clock reads a time vybe cannot record ({detail})",
+        code="CLOCK_OUT_OF_RANGE",
+        suggested_action="set the machine's clock to the current date",
+    )
 
 
 def now() -> datetime:
-    return datetime.now(UTC)
+    try:
+        return datetime.now(UTC) + _offset()
+    except (ValueError, OverflowError, OSError) as exc:
+        raise _out_of_range(str(exc)) from None
+
+
+def after(moment: datetime, delta: timedelta) -> datetime:
+    """``moment + delta``; past year 9999 a CLOCK_OUT_OF_RANGE error, not an OverflowError."""
+    try:
+        return moment + delta
+    except OverflowError:
+        raise _out_of_range(f"{moment.year} plus {delta.days} days") from None
 
 
 def iso(moment: datetime) -> str:

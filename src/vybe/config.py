@@ -2,18 +2,31 @@
 
 Only top-level ``key: value`` scalars are read here, with no YAML library, because this
 runs on every hook; richer sections (the models table) are read with PyYAML where used.
+
+The config files are the user's (``~/.config/vybe/config.yaml``) and the machine's
+(``/etc/vybe/config.yaml``): never one in the working folder, where any project's own
+``config.yaml`` (``db_path: app.db``) would take over the store and the person's prompts.
+What vybe writes in its folder is the user's alone: the folder is 700 and files 600,
+whatever the umask (``make_private_dir``, ``private_opener``).
 """
 
 from __future__ import annotations
 
 import os
 
-from vybe.actions.limits import AGENT_MAX
+from vybe.actions.limits import AGENT_MAX, encodable
 from vybe.errors import InvalidInput
+from vybe.text import from_os
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
+
+# Files vybe writes in its config folder besides the store (doctor checks their modes).
+HOOKS_LOG = "hooks.log"
+HOOK_MANIFEST = "hook-manifest.json"
+
+SECTIONS = ("models", "chat")  # the config's sections: each a mapping when present
 
 DEFAULTS = {
     "default_agent": "default",
@@ -32,8 +45,33 @@ def config_dir() -> str:
 
 
 def config_files() -> list[str]:
-    """Searched in order; the first one found wins."""
-    return [os.path.join(config_dir(), "config.yaml"), "/etc/vybe/config.yaml", "config.yaml"]
+    """Searched in order; the first one found wins. None is in the working folder."""
+    return [os.path.join(config_dir(), "config.yaml"), "/etc/vybe/config.yaml"]
+
+
+def make_private_dir(path: str) -> None:
+    """Make ``path`` (and its parents) with the new folder 700; a folder that cannot be
+    made is CONFIG_UNAVAILABLE (DISK_FULL on a full disk), not a traceback."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        import errno
+
+        from vybe.errors import DiskFull, VybeError
+
+        if exc.errno == errno.ENOSPC:
+            raise DiskFull(path) from None
+        raise VybeError(
+            f"cannot make the folder {path}: {exc.strerror}",
+            code="CONFIG_UNAVAILABLE",
+            context={"path": path},
+            suggested_action="set VYBE_CONFIG_DIR (or XDG_CONFIG_HOME) to a writable folder",
+        ) from None
+
+
+def private_opener(path: str, flags: int) -> int:
+    """``open(..., opener=private_opener)``: a file vybe creates is 600 whatever the umask."""
+    return os.open(path, flags, 0o600)
 
 
 def _unquote(value: str) -> str:
@@ -42,11 +80,24 @@ def _unquote(value: str) -> str:
     return value
 
 
+def _read_text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = "is not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else exc.strerror
+        raise InvalidInput(
+            f"the config file {path} {reason}" if reason else f"cannot read {path}",
+            code="CONFIG_UNREADABLE",
+            context={"path": path},
+            suggested_action="save it as UTF-8 text, or move it away",
+        ) from None
+
+
 def read_scalars(path: str) -> dict[str, str]:
     """The top-level ``key: value`` lines of a YAML file, comments and sections skipped."""
     values: dict[str, str] = {}
-    with open(path, encoding="utf-8") as file:
-        text = file.read()
+    text = _read_text(path)
     for raw in text.splitlines():
         if not raw or raw[0] in " \t#-":
             continue
@@ -82,17 +133,19 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
     file_values = read_scalars(found) if found else {}
 
     def pick(key: str) -> str | None:
-        return os.environ.get("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
+        return _env("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
 
-    chosen_db = db_path or os.environ.get("VYBE_DB_PATH") or file_values.get("db_path")
-    agent_name = agent or os.environ.get("VYBE_AGENT") or pick("default_agent") or "default"
-    if not agent_name.strip() or len(agent_name) > AGENT_MAX:
+    chosen_db = db_path or _env("VYBE_DB_PATH") or file_values.get("db_path")
+    agent_name = agent or _env("VYBE_AGENT") or pick("default_agent") or "default"
+    if not agent_name.strip() or len(agent_name) > AGENT_MAX or not encodable(agent_name):
         raise InvalidInput(
-            f"the agent name must be 1 to {AGENT_MAX} characters",
+            f"the agent name must be 1 to {AGENT_MAX} characters of UTF-8 text",
             context={"field": "agent", "length": len(agent_name)},
         )
+    if chosen_db is not None and (not encodable(chosen_db) or "\x00" in chosen_db):
+        raise InvalidInput("the store path is not valid UTF-8 text", context={"field": "db_path"})
     try:
-        busy = int(pick("busy_timeout_ms") or 5000)
+        busy = min(max(int(pick("busy_timeout_ms") or 5000), 0), 600_000)
     except ValueError:
         busy = 5000
     return Settings(
@@ -100,10 +153,32 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
         if chosen_db
         else os.path.join(config_dir(), "vybe.db"),
         agent=agent_name.strip().lower(),
-        claim_lease=pick("claim_lease") or "15m",
+        claim_lease=_lease(pick("claim_lease") or "15m"),
         busy_timeout_ms=busy,
         config_file=found,
     )
+
+
+def _env(name: str) -> str | None:
+    """A VYBE_* variable as UTF-8 text (see ``from_os``); bytes that are not UTF-8 are kept
+    as they came, to be refused where the value is checked."""
+    value = os.environ.get(name)
+    return (from_os(value) or value) if value else value
+
+
+def _lease(text: str) -> str:
+    """The default claim lease, checked here so a bad one is named where it was set."""
+    from vybe.clock import parse_duration
+
+    try:
+        parse_duration(text)
+    except ValueError as exc:
+        raise InvalidInput(
+            f"claim_lease (VYBE_CLAIM_LEASE or config.yaml): {exc}",
+            context={"field": "claim_lease", "value": text if encodable(text) else None},
+            suggested_action="set it to a duration such as 15m or 1h",
+        ) from None
+    return text
 
 
 def read_sections(path: str | None) -> dict[str, Any]:
@@ -113,8 +188,16 @@ def read_sections(path: str | None) -> dict[str, Any]:
     import yaml
 
     try:
-        with open(path, encoding="utf-8") as file:
-            data = yaml.safe_load(file.read())
+        data = yaml.safe_load(_read_text(path))
     except yaml.YAMLError as exc:
         raise InvalidInput(f"{path} is not valid YAML: {exc}") from None
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    for section in SECTIONS:
+        if not isinstance(data.get(section) or {}, dict):
+            raise InvalidInput(
+                f"{path}: {section} must be a mapping of settings, not {data[section]!r}",
+                code="CONFIG_INVALID",
+                context={"path": path, "field": section},
+            )
+    return data

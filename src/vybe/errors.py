@@ -80,3 +80,37 @@ class ModelError(VybeError):
 
 class ContextExhausted(VybeError):
     code = "CONTEXT_EXHAUSTED"
+
+
+class DiskFull(VybeError):
+    code = "DISK_FULL"
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"the disk holding {path} is full; nothing of this command was written",
+            context={"path": path},
+            suggested_action="free some space on that disk and retry (every earlier write is kept)",
+        )
+
+
+class StoreTooNew(VybeError):
+    """A store a newer vybe migrated: using it as if current could corrupt what it added."""
+
+    code = "STORE_TOO_NEW"
+
+    def __init__(self, path: str, version: int, unknown: list[str], known: int) -> None:
+        from vybe import __version__
+
+        super().__init__(
+            f"{path} was written by a newer vybe (schema version {version}"
+            + (f", migrations {', '.join(unknown)}" if unknown else "")
+            + f"); vybe {__version__} knows schema version {known}",
+            context={
+                "path": path,
+                "schema_version": version,
+                "unknown_migrations": unknown,
+                "this_vybe_knows": known,
+                "vybe_version": __version__,
+            },
+            suggested_action="upgrade vybe, or pass --db-path to another store",
+        )

@@ -27,11 +27,15 @@ class _Options:
     strict = True
     object_hook = None
     object_pairs_hook = None
-    parse_float = float
     parse_int = int
 
-    def __init__(self, parse_constant: Callable[[str], Any] | None) -> None:
+    def __init__(
+        self,
+        parse_constant: Callable[[str], Any] | None,
+        parse_float: Callable[[str], Any] | None = None,
+    ) -> None:
         self.parse_constant = parse_constant or _CONSTANTS.__getitem__
+        self.parse_float = parse_float or float
 
 
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
@@ -81,10 +85,16 @@ def dumps(
     return "".join(encode(value, 0))
 
 
-def loads(text: str, *, parse_constant: Callable[[str], Any] | None = None) -> Any:
+def loads(
+    text: str,
+    *,
+    parse_constant: Callable[[str], Any] | None = None,
+    parse_float: Callable[[str], Any] | None = None,
+) -> Any:
     """json.loads of a str; invalid text raises json's own JSONDecodeError (a ValueError)."""
     if make_scanner is not None and isinstance(text, str):
-        scan = make_scanner(_Options(parse_constant)) if parse_constant else _scan
+        custom = parse_constant or parse_float
+        scan = make_scanner(_Options(parse_constant, parse_float)) if custom else _scan
         start = len(text) - len(text.lstrip(_WHITESPACE))
         try:
             value, end = scan(text, start)
@@ -97,4 +107,4 @@ def loads(text: str, *, parse_constant: Callable[[str], Any] | None = None) -> A
                 return value
     import json
 
-    return json.loads(text, parse_constant=parse_constant)
+    return json.loads(text, parse_constant=parse_constant, parse_float=parse_float)

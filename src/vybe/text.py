@@ -1,6 +1,9 @@
-"""Text cut to a length on a character boundary: the one helper every layer may import."""
+"""Text helpers every layer may import: cut to a length on a character boundary, and text
+from the operating system (argv, the environment) read as UTF-8 whatever the locale."""
 
 from __future__ import annotations
+
+import os
 
 ELLIPSIS = "…"
 
@@ -10,3 +13,20 @@ def shorten(text: str, limit: int, marker: str = ELLIPSIS) -> str:
     if len(text) <= limit:
         return text
     return text[: max(0, limit - len(marker))] + marker
+
+
+def from_os(value: str) -> str | None:
+    """An argument or environment value as UTF-8 text, or None when its bytes are not UTF-8.
+
+    Python decodes argv and the environment with the locale's encoding; under LC_ALL=C
+    without UTF-8 mode that is ASCII, so valid UTF-8 arrives as lone surrogates. Their bytes
+    are taken back (``os.fsencode``) and decoded as UTF-8."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        pass
+    try:
+        return os.fsencode(value).decode("utf-8")
+    except UnicodeError:
+        return None

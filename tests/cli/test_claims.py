@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime, timedelta
 
 from vybe import clock
@@ -45,26 +44,26 @@ def test_the_holder_may_claim_again_without_a_new_epoch(vybe):
     assert (again["claimed_by"], again["claim_epoch"]) == ("alice", 1)
 
 
-def test_an_expired_lease_lets_another_agent_take_the_task(vybe):
+def test_an_expired_lease_lets_another_agent_take_the_task(vybe, travel):
     task_id = vybe.task("t")
     vybe.ok("task", "claim", "--id", task_id, "--lease", "1s", agent="alice")
-    time.sleep(1.1)
+    travel(2)
     task = vybe.ok("task", "claim", "--id", task_id, agent="bob")["task"]
     assert (task["claimed_by"], task["claim_epoch"]) == ("bob", 2)
 
 
-def test_claim_next_takes_a_task_whose_lease_expired(vybe):
+def test_claim_next_takes_a_task_whose_lease_expired(vybe, travel):
     task_id = vybe.task("t")
     vybe.ok("task", "claim", "--id", task_id, "--lease", "1s", agent="alice")
     assert vybe.ok("task", "claim", "--next", agent="bob")["task"] is None
-    time.sleep(1.1)
+    travel(2)
     assert vybe.ok("task", "claim", "--next", agent="bob")["task"]["claimed_by"] == "bob"
 
 
-def test_claim_next_gives_an_agent_back_its_own_task_after_its_lease_expired(vybe):
+def test_claim_next_gives_an_agent_back_its_own_task_after_its_lease_expired(vybe, travel):
     task = vybe.task("mine")
     vybe.ok("task", "claim", "--id", task, "--lease", "1s", agent="alice")
-    time.sleep(1.2)
+    travel(2)
     assert vybe.ok("task", "claim", "--next", agent="alice")["task"]["id"] == task
 
 
@@ -75,12 +74,12 @@ def test_claim_next_takes_a_task_set_in_progress_without_a_claim(vybe):
     assert (claimed["id"], claimed["claimed_by"]) == (task, "bob")
 
 
-def test_heartbeat_extends_the_lease(vybe):
+def test_heartbeat_extends_the_lease(vybe, travel):
     task_id = vybe.task("t")
     vybe.ok("task", "claim", "--id", task_id, "--lease", "1s", agent="alice")
     renewed = vybe.ok("task", "heartbeat", "--id", task_id, "--lease", "1h", agent="alice")["task"]
     assert lease_left(renewed) > timedelta(minutes=59)
-    time.sleep(1.1)
+    travel(2)
     vybe.refused("ALREADY_CLAIMED", "task", "claim", "--id", task_id, agent="bob")
 
 
@@ -120,3 +119,28 @@ def test_claim_needs_exactly_one_of_id_or_next(vybe):
     task_id = vybe.task("t")
     vybe.refused("USAGE_ERROR", "task", "claim", exit_code=2)
     vybe.refused("USAGE_ERROR", "task", "claim", "--id", task_id, "--next", exit_code=2)
+
+
+def test_a_heartbeat_with_the_clock_stepped_back_never_shortens_the_lease(vybe, travel):
+    task_id = vybe.task("t")
+    claimed = vybe.ok("task", "claim", "--id", task_id, "--lease", "15m", agent="alice")["task"]
+    travel(-3600)
+    renewed = vybe.ok("task", "heartbeat", "--id", task_id, "--lease", "15m", agent="alice")
+    assert renewed["task"]["lease_expires_at"] == claimed["lease_expires_at"]
+    again = vybe.ok("task", "claim", "--id", task_id, "--lease", "15m", agent="alice")["task"]
+    assert again["lease_expires_at"] == claimed["lease_expires_at"]
+    travel(3600 + 60)
+    vybe.refused("ALREADY_CLAIMED", "task", "claim", "--id", task_id, agent="bob")
+
+
+def test_a_clock_past_year_9999_is_a_stable_error(vybe, travel):
+    task_id = vybe.task("t")
+    travel(8000 * 366 * 86400)
+    refused = vybe.refused("CLOCK_OUT_OF_RANGE", "task", "claim", "--id", task_id)
+    assert "cannot record" in refused.envelope["error"]
+
+
+def test_a_lease_that_would_end_past_year_9999_is_a_stable_error(vybe, travel):
+    task_id = vybe.task("t")
+    travel((datetime(9990, 1, 1, tzinfo=UTC) - datetime.now(UTC)).total_seconds())
+    vybe.refused("CLOCK_OUT_OF_RANGE", "task", "claim", "--id", task_id, "--lease", "5200w")

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import _thread
+import json
+import threading
+import time
+
 import pytest
 
 from vybe.context.recorder import record_user
@@ -89,3 +94,42 @@ def test_a_database_path_with_uri_characters_is_opened_as_is(vybe, tmp_path):
     data = vybe.ok("data", "query", "--sql", "SELECT count(*) AS n FROM tasks")
     assert data["rows"] == [{"n": 1}]
     assert not (tmp_path / "we").exists()
+
+
+FOREVER = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n"
+
+
+def test_a_query_past_its_time_limit_is_stopped_with_a_stable_code(recorded):
+    from vybe.actions import data as data_query
+    from vybe.errors import VybeError
+
+    started = time.monotonic()
+    with pytest.raises(VybeError) as raised:
+        data_query.query(str(recorded.db_path), FOREVER, 10, seconds=0.2)
+    assert raised.value.code == "QUERY_TIMEOUT"
+    assert time.monotonic() - started < 2
+
+
+def test_output_past_the_byte_limit_is_cut_and_flagged(recorded):
+    from vybe.actions import data as data_query
+
+    wide = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
+    found = data_query.query(
+        str(recorded.db_path),
+        wide + " SELECT i, hex(randomblob(500)) AS x FROM n",
+        10_000,
+        max_bytes=50_000,
+    )
+    assert found["truncated"] is True
+    assert 40_000 < sum(len(json.dumps(r)) for r in found["rows"]) <= 50_000
+    assert found["count"] == len(found["rows"]) < 5000
+
+
+def test_ctrl_c_stops_a_running_query(recorded):
+    from vybe.actions import data as data_query
+
+    started = time.monotonic()
+    threading.Timer(0.2, _thread.interrupt_main).start()  # Ctrl-C while the query runs
+    with pytest.raises(KeyboardInterrupt):
+        data_query.query(str(recorded.db_path), FOREVER, 10, seconds=30)
+    assert time.monotonic() - started < 3

@@ -141,3 +141,15 @@ def test_a_blank_agent_scope_id_means_the_calling_agent(vybe):
         vybe.ok("memory", "get", "-k", "k", "--scope", "agent", agent="al")["memory"]["value"]
         == "v"
     )
+
+
+@pytest.mark.parametrize(
+    "command", [["memory", "delete"], ["memory", "pin"], ["memory", "get"], ["memory", "list"]]
+)
+def test_a_scope_id_with_the_default_global_scope_is_refused_as_set_refuses_it(vybe, command):
+    vybe.ok("project", "create", "--name", "p", "--id", "/srv/p")
+    vybe.ok("memory", "set", "-k", "dk", "-v", "global")
+    vybe.ok("memory", "set", "-k", "dk", "-v", "project", "-s", "project", "--scope-id", "/srv/p")
+    key = ["-k", "dk"] if command[1] != "list" else ["--scope", "global"]
+    vybe.refused("INVALID_INPUT", *command, *key, "--scope-id", "/srv/p")
+    vybe.refused("INVALID_INPUT", "memory", "set", "-k", "dk", "-v", "x", "--scope-id", "/srv/p")

@@ -6,7 +6,6 @@ import hashlib
 import json
 import sqlite3
 import subprocess
-import time
 
 from tests.conftest import VYBE
 
@@ -110,10 +109,10 @@ def test_rule2_finds_a_handoff_in_any_project_when_the_agent_has_none(vybe):
     assert (data["focus_task_id"], data["focus_rule"]) == (handed, "rule2")
 
 
-def test_rule1_lets_go_of_a_focus_another_agent_claimed_after_the_lease_expired(vybe):
+def test_rule1_lets_go_of_a_focus_another_agent_claimed_after_the_lease_expired(vybe, travel):
     task = vybe.task("contested")
     vybe.ok("task", "begin", "--id", task, "--lease", "1s", agent="alice")
-    time.sleep(1.2)
+    travel(2)
     vybe.ok("task", "claim", "--next", agent="bob")
     data = vybe.ok("resume", agent="alice")
     assert data["focus_task_id"] != task

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 
+from vybe.errors import VybeError
 from vybe.store import Store, health
 from vybe.store.db import MIN_SQLITE
 
@@ -18,19 +20,56 @@ def agent_state(store: Store, agent: str) -> dict | None:
         return health.agent_state(conn, agent)
 
 
+def _reported(check: Any) -> Any:
+    """A check's answer, or what stopped it (a damaged page, a newer store) as its detail:
+    doctor reports damage, it does not fail on it."""
+    try:
+        return check()
+    except VybeError as exc:
+        return f"{exc.code}: {exc.message}"
+    except sqlite3.DatabaseError as exc:
+        return f"DB_CORRUPT: {exc}"
+
+
+def privacy_check(db_path: str) -> dict[str, Any]:
+    """Whether others can read what vybe keeps: the config folder, the store (with its -wal
+    and -shm), hooks.log and the manifest; any group or other permission is named."""
+    import stat
+
+    from vybe import config
+
+    folder = config.config_dir()
+    paths = [folder, db_path, db_path + "-wal", db_path + "-shm"]
+    paths += [os.path.join(folder, name) for name in (config.HOOKS_LOG, config.HOOK_MANIFEST)]
+    wide = []
+    for path in paths:
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            continue
+        if mode & 0o077:
+            wide.append(f"{path} is {mode:o}")
+    return {
+        "name": "privacy",
+        "ok": not wide,
+        "detail": "; ".join(wide) + " (chmod go-rwx them)" if wide else "only the user can read",
+    }
+
+
 def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     """Integrity, the journal mode the file had, pending migrations, the SQLite version."""
     store = Store(path, busy_timeout_ms, migrate=False, create=False)
     try:
-        integrity = health.integrity(store.conn)
+        integrity = _reported(lambda: health.integrity(store.conn))
         journal = store.found_journal_mode
-        pending = store.pending_migrations()
+        pending = _reported(store.pending_migrations)
     finally:
         store.close()
     return [
+        privacy_check(path),
         {"name": "integrity", "ok": integrity == "ok", "detail": integrity},
         {"name": "journal_mode", "ok": journal == "wal", "detail": journal},
-        {"name": "migrations", "ok": not pending, "detail": pending or "up to date"},
+        {"name": "migrations", "ok": pending == [], "detail": pending or "up to date"},
         {
             "name": "sqlite_version",
             "ok": sqlite3.sqlite_version_info >= MIN_SQLITE,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from vybe import jsonio
 from vybe.errors import InvalidInput
 
@@ -17,6 +19,10 @@ TITLE_MAX = 512
 DESCRIPTION_MAX = 16384
 PATH_MAX = 4096
 JSON_DOCUMENT_MAX = 1_048_576
+JSON_DEPTH_MAX = 64
+PRIORITY_MAX = 1_000_000
+# SQLite's integer: what the store (and json_extract) can hold exactly.
+INTEGER_MIN, INTEGER_MAX = -(2**63), 2**63 - 1
 
 
 def text(name: str, value: str, limit: int, *, required: bool = False) -> str:
@@ -34,6 +40,16 @@ def text(name: str, value: str, limit: int, *, required: bool = False) -> str:
         )
     if "\x00" in value:
         raise InvalidInput(f"{name} contains a NUL character", context={"field": name})
+    return value
+
+
+def integer(name: str, value: object, low: int, high: int) -> int:
+    """An integer argument that arrived already typed (the MCP server, vybe chat's tools)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InvalidInput(
+            f"{name} must be an integer within {low}..{high}",
+            context={"field": name, "low": low, "high": high},
+        )
     return value
 
 
@@ -64,14 +80,58 @@ def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:
             context={"field": name, "length": len(value), "limit": limit},
         )
     try:
-        return jsonio.loads(value, parse_constant=_no_constant)
-    except ValueError as exc:  # json.JSONDecodeError, from jsonio as from json
+        parsed = jsonio.loads(value, parse_constant=_no_constant)
+    except ValueError as exc:  # json.JSONDecodeError, or int()'s 4,300-digit limit
+        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
         raise InvalidInput(
-            f"{name} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+            f"{name} is not valid JSON: {getattr(exc, 'msg', exc)}{where}",
             context={"field": name},
         ) from None
     except RecursionError:
         raise InvalidInput(f"{name} nests too deeply to read", context={"field": name}) from None
+    return json_value(name, parsed)
+
+
+def json_value(name: str, value: Any) -> Any:
+    """A parsed JSON value the store can keep and give back as strict JSON: finite numbers,
+    integers within SQLite's 64 bits, text without lone surrogates, at most 64 levels deep."""
+    _check_json(name, value, 0)
+    return value
+
+
+def _check_json(name: str, value: Any, depth: int) -> None:
+    if depth > JSON_DEPTH_MAX:
+        raise InvalidInput(
+            f"{name} nests deeper than {JSON_DEPTH_MAX} levels", context={"field": name}
+        )
+    if isinstance(value, bool) or value is None:
+        return
+    if isinstance(value, int):
+        if not INTEGER_MIN <= value <= INTEGER_MAX:
+            raise InvalidInput(
+                f"{name} holds an integer outside 64 bits ({str(value)[:20]}...)",
+                context={"field": name},
+                suggested_action="store a number this large as a string",
+            )
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInput(
+                f"{name} holds a number JSON cannot carry ({value})", context={"field": name}
+            )
+    elif isinstance(value, str):
+        if not encodable(value):
+            raise InvalidInput(
+                f"{name} holds text that is not valid Unicode", context={"field": name}
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_json(name, key, depth + 1)
+            _check_json(name, item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_json(name, item, depth + 1)
+    else:
+        raise InvalidInput(f"{name} holds a value that is not JSON", context={"field": name})
 
 
 def _no_constant(name: str) -> Any:
@@ -82,6 +142,7 @@ def _no_constant(name: str) -> Any:
 
 def metadata_value(value: Any) -> Any:
     """Check metadata that arrived already parsed (inside a push document)."""
+    json_value("metadata", value)
     if value is not None and len(jsonio.dumps(value)) > METADATA_MAX:
         raise InvalidInput(f"metadata exceeds {METADATA_MAX} characters as JSON")
     return value

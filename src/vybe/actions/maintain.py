@@ -31,7 +31,7 @@ class Options:
     scan_recent: int = 2000
     retention: timedelta = timedelta(days=30)
     prune_limit: int = 500
-    request_retention: timedelta = timedelta(days=30)
+    request_retention: timedelta = timedelta(days=maintain_rows.REQUEST_RETENTION_DAYS)
     checkpoint: bool = True
     index_batches: int = 4
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from vybe import clock, jsonio
 from vybe.actions import limits
-from vybe.errors import InvalidInput, NotFound
+from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound
 from vybe.store import Store
 from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
@@ -92,19 +92,34 @@ def _choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def _is_number(text: str) -> bool:
+    """A JSON number the store can give back: finite, an integer within 64 bits."""
+    if not _NUMBER.fullmatch(text):
+        return False
+    if text.lstrip("-").isdigit():
+        return len(text) <= 20 and limits.INTEGER_MIN <= int(text) <= limits.INTEGER_MAX
+    return math.isfinite(float(text))
+
+
+def _json_kind(text: str) -> str | None:
+    """ "array" or "json" for a JSON object or array the store can give back, else None."""
+    try:
+        parsed = limits.json_value("value", jsonio.loads(text))
+    except (ValueError, RecursionError, InvalidInput):  # not JSON, too deep, or out of range
+        return None
+    return "array" if isinstance(parsed, list) else "json"
+
+
 def detect_type(value: str) -> str:
-    """The type a value reads as: boolean, number, JSON object, JSON array, else string."""
+    """The type a value reads as: boolean, number, JSON object, JSON array, else string
+    (a number or JSON the store could not give back as such is a string)."""
     text = value.strip()
     if text in ("true", "false"):
         return "boolean"
-    if _NUMBER.fullmatch(text):
+    if _is_number(text):
         return "number"
     if text[:1] in ("{", "["):
-        try:
-            parsed = jsonio.loads(text)
-        except (ValueError, RecursionError):  # not JSON, or nested past reading
-            return "string"
-        return "array" if isinstance(parsed, list) else "json"
+        return _json_kind(text) or "string"
     return "string"
 
 
@@ -113,7 +128,7 @@ def _check_type(value: str, value_type: str) -> None:
     ok = {
         "string": True,
         "boolean": text in ("true", "false"),
-        "number": bool(_NUMBER.fullmatch(text)),
+        "number": _is_number(text),
         "json": detect_type(text) in ("json", "array"),
         "array": detect_type(text) == "array",
     }[value_type]
@@ -128,6 +143,17 @@ def check_scope(scope: str) -> str:
     return _choice("scope", scope, SCOPES)
 
 
+def _refuse_global_scope_id(scope: str | None, scope_id: str | None) -> None:
+    """Every memory command reads scope and id alike: an id with the (default) global scope
+    is a mistake, never a silent change to the global entry."""
+    if scope == "global" and scope_id:
+        raise InvalidInput(
+            "global memory takes no scope id",
+            context={"field": "scope_id", "scope": scope},
+            suggested_action="pass --scope project or --scope task with --scope-id",
+        )
+
+
 def check(spec: MemoryInput) -> MemoryInput:
     """Validate everything that needs no database, and settle the value type."""
     limits.text("key", spec.key, KEY_MAX, required=True)
@@ -136,8 +162,7 @@ def check(spec: MemoryInput) -> MemoryInput:
     _choice("kind", spec.kind, KINDS)
     if spec.scope_id is not None:
         limits.text("scope_id", spec.scope_id, limits.PATH_MAX)
-    if spec.scope == "global" and spec.scope_id:
-        raise InvalidInput("global memory takes no scope id", context={"field": "scope_id"})
+    _refuse_global_scope_id(spec.scope, spec.scope_id)
     value_type = spec.value_type or detect_type(spec.value)
     _choice("value_type", value_type, TYPES)
     _check_type(spec.value, value_type)
@@ -190,6 +215,7 @@ def resolve_scope(
 ) -> tuple[str, dict | None]:
     """The scope id to use (the focus by default) and, for task scope, the task."""
     check_scope(scope)
+    _refuse_global_scope_id(scope, scope_id)
     if scope == "global":
         return "", None
     if scope == "agent":
@@ -214,7 +240,7 @@ def resolve_scope(
 
 def _expiry(spec: MemoryInput, now: Any) -> str | None:
     if spec.expires_in is not None:
-        return clock.iso(now + _duration(spec.expires_in))
+        return clock.iso(clock.after(now, _duration(spec.expires_in)))
     return _timestamp(spec.expires_at) if spec.expires_at is not None else None
 
 
@@ -308,21 +334,27 @@ def _require_live(conn: sqlite3.Connection, scope: str, scope_id: str, key: str)
 
 
 def get(store: Store, agent: str, *, key: str, scope: str, scope_id: str | None) -> dict:
-    """Read one entry; a real read, so it counts as an access."""
+    """Read one entry; a real read, so it counts as an access where the store can be
+    written (on a read-only store the entry is still read, its count left as it was)."""
     limits.text("key", key, KEY_MAX, required=True)
-
-    def run(conn: sqlite3.Connection) -> dict:
+    with store.snapshot() as conn:
         resolved, _ = resolve_scope(conn, agent, scope, scope_id)
         entry = _require_live(conn, scope, resolved, key)
-        memory_rows.touch(conn, [entry["id"]], clock.now_iso())
-        return {"memory": memory_rows.get_live(conn, scope, resolved, key, clock.now_iso())}
 
-    return store.transact(run)
+    def count(conn: sqlite3.Connection) -> dict | None:
+        memory_rows.touch(conn, [entry["id"]], clock.now_iso())
+        return memory_rows.get_live(conn, scope, resolved, key, clock.now_iso())
+
+    try:
+        return {"memory": store.transact(count) or entry}
+    except DatabaseUnavailable:  # read-only: the access count is best effort
+        return {"memory": entry}
 
 
 def list_memory(store: Store, agent: str, query: memory_rows.MemoryQuery) -> dict:
     if query.scope is not None:
         check_scope(query.scope)
+        _refuse_global_scope_id(query.scope, query.scope_id)
     if query.kind is not None:
         _choice("kind", query.kind, KINDS)
     with store.snapshot() as conn:

@@ -43,7 +43,7 @@ def _string(doc: dict, key: str, limit: int, *, required: bool = False) -> str |
 
 def validate(doc: Any) -> dict:
     """Check the whole document before anything is written."""
-    doc = _object(doc, "push document", PARTS)
+    doc = _object(limits.json_value("push document", doc), "push document", PARTS)
     _string(doc, "task_id", limits.PATH_MAX)
     if "event" in doc:
         event = _object(doc["event"], "event", {"kind", "message", "metadata"})
@@ -65,6 +65,8 @@ def validate(doc: Any) -> dict:
         _string(status, "status", limits.KIND_MAX, required=True)
         _string(status, "blocked_reason", limits.MESSAGE_MAX)
         _string(status, "note", limits.MESSAGE_MAX)
+        if not isinstance(status.get("force", False), bool):
+            raise InvalidInput("force must be true or false", context={"field": "force"})
     if (artifacts or "task_status" in doc) and not doc.get("task_id"):
         raise InvalidInput("task_id is required for artifacts and task_status")
     if not ({"event", "task_status"} & set(doc) or artifacts or memories_part):
@@ -146,7 +148,7 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                 status["status"],
                 status.get("blocked_reason"),  # type: ignore[arg-type]
                 note=status.get("note") or "",
-                force=bool(status.get("force")),
+                force=status.get("force", False),
             )
             result["task_status"] = {
                 "task_id": changed["task"]["id"],

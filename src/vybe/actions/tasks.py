@@ -73,6 +73,7 @@ def create(
 ) -> dict:
     limits.text("title", title, limits.TITLE_MAX, required=True)
     limits.text("description", description, limits.DESCRIPTION_MAX)
+    limits.integer("priority", priority, -limits.PRIORITY_MAX, limits.PRIORITY_MAX)
     meta = limits.metadata(metadata)
     args = {
         "title": title,
@@ -151,7 +152,9 @@ def _refuse_live_claim(task: dict, agent: str, at: str, suggested_action: str) -
 
 def _take(conn: sqlite3.Connection, task: dict, agent: str, lease: timedelta, kind: str) -> dict:
     now = clock.now()
-    claimed = task_rows.claim(conn, task["id"], agent, clock.iso(now + lease), clock.iso(now))
+    claimed = task_rows.claim(
+        conn, task["id"], agent, clock.iso(clock.after(now, lease)), clock.iso(now)
+    )
     agent_rows.set_focus_task(conn, agent, task["id"], clock.iso(now))
     event_id = _event(
         conn, claimed, kind, agent, task["title"], metadata={"claim_epoch": claimed["claim_epoch"]}
@@ -210,7 +213,9 @@ def heartbeat(store: Store, agent: str, request_id: str, *, task_id: str, lease:
                 suggested_action="claim it with `vybe task claim --id`",
             )
         now = clock.now()
-        renewed = task_rows.renew_lease(conn, task_id, clock.iso(now + lease), clock.iso(now))
+        renewed = task_rows.renew_lease(
+            conn, task_id, clock.iso(clock.after(now, lease)), clock.iso(now)
+        )
         return {"task": renewed}
 
     return store.idempotent(

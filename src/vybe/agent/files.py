@@ -1,7 +1,16 @@
-"""The file tools of the agent: read, write and edit, relative to the working folder."""
+"""The file tools of the agent: read, write and edit, relative to the working folder.
+
+They change files only inside the working folder and read only there unless the person
+allowed more: every path is opened from the folder's own descriptor one component at a
+time with no symlink followed, a file with more than one hard link is left alone, and a
+write goes to a temporary file renamed in place."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import stat
 from pathlib import Path
 
 from vybe.errors import InvalidInput
@@ -26,35 +35,114 @@ def cut_output(text: str, more: str = "ask for less to see the rest") -> str:
 
 
 def resolve(workdir: Path, path: object) -> Path:
-    if not isinstance(path, str) or not path.strip():
+    if not isinstance(path, str) or not path.strip() or "\0" in path:
         raise InvalidInput("path must be a non-empty string")
     return (workdir / Path(path).expanduser()).resolve()
 
 
-def writable(workdir: Path, path: object) -> Path:
-    """A path the file tools may change: inside the working folder, since writing anywhere
-    (a shell's startup file, say) would get round the person's say over bash."""
-    target = resolve(workdir, path)
+def _inside(workdir: Path, path: object) -> list[str]:
+    """The path's components below the working folder, judged on the text alone (no link
+    is followed to decide it); outside the folder is refused."""
+    if not isinstance(path, str) or not path.strip() or "\0" in path:
+        raise InvalidInput("path must be a non-empty string")
     root = workdir.resolve()
-    if target != root and root not in target.parents:
+    given = Path(path).expanduser()
+    absolute = Path(os.path.normpath(given if given.is_absolute() else root / given))
+    if absolute != root and root not in absolute.parents:
         raise InvalidInput(
-            f"{path} is outside the working folder {root}: write and edit change files only"
-            " inside it"
+            f"{path} is outside the working folder {root}: the file tools work only inside it"
+            " (read goes further only when the person allows it)"
         )
-    return target
+    parts = list(absolute.relative_to(root).parts)
+    if not parts:
+        raise InvalidInput(f"{path} is the working folder itself, not a file")
+    return parts
 
 
-def read(workdir: Path, path: object, offset: object = 1, limit: object = MAX_LINES) -> str:
-    """Lines ``offset``.. of a text file (1-based), at most ``limit`` of them."""
-    target = resolve(workdir, path)
-    if not target.is_file():
-        raise InvalidInput(f"{path}: no such file")
-    with open(target, "rb") as handle:
-        if b"\0" in handle.read(BINARY_SNIFF):
-            return f"(binary file, {target.stat().st_size} bytes: not shown)"
+def _no_link(path: object, exc: OSError) -> InvalidInput:
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+        return InvalidInput(f"{path}: a symbolic link on the way; the file tools never follow one")
+    if exc.errno == errno.ENOENT:
+        return InvalidInput(f"{path}: no such file")
+    return InvalidInput(f"{path}: {exc.strerror}")
+
+
+def _open_folder(workdir: Path, path: object, parts: list[str], make: bool) -> int:
+    """A descriptor of the folder holding the file, reached one component at a time from
+    the working folder's own descriptor with no symlink followed (so a folder swapped for a
+    link after any check is refused, not followed); with ``make``, missing folders are made."""
+    fd = os.open(workdir.resolve(), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for name in parts[:-1]:
+            if make:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, dir_fd=fd)
+            next_fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+    except OSError as exc:
+        os.close(fd)
+        raise _no_link(path, exc) from None
+    return fd
+
+
+def _single(path: object, fd: int) -> os.stat_result:
+    """The open file's status; a file with more than one name (a hard link, perhaps to a
+    file outside the folder) or not a regular file is refused."""
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput(f"{path} is not a regular file")
+    if info.st_nlink > 1:
+        raise InvalidInput(
+            f"{path} has {info.st_nlink} hard links: it may be a file outside the working"
+            " folder, so the file tools leave it alone"
+        )
+    return info
+
+
+def _read_bytes(folder: int, path: object, name: str) -> tuple[bytes, os.stat_result]:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=folder)
+    except OSError as exc:
+        raise _no_link(path, exc) from None
+    try:
+        info = _single(path, fd)
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read(), info
+    finally:
+        os.close(fd)
+
+
+def _load(workdir: Path, path: object, anywhere: bool) -> bytes:
+    if anywhere:
+        target = resolve(workdir, path)
+        if not target.is_file():
+            raise InvalidInput(f"{path}: no such file")
+        return target.read_bytes()
+    parts = _inside(workdir, path)
+    folder = _open_folder(workdir, path, parts, make=False)
+    try:
+        return _read_bytes(folder, path, parts[-1])[0]
+    finally:
+        os.close(folder)
+
+
+def read(
+    workdir: Path,
+    path: object,
+    offset: object = 1,
+    limit: object = MAX_LINES,
+    *,
+    anywhere: bool = False,
+) -> str:
+    """Lines ``offset``.. of a text file (1-based), at most ``limit`` of them; inside the
+    working folder unless the person allowed reading ``anywhere``."""
+    data = _load(workdir, path, anywhere)
+    if b"\0" in data[:BINARY_SNIFF]:
+        return f"(binary file, {len(data)} bytes: not shown)"
     start = max(int(offset or 1), 1)
     count = max(int(limit or MAX_LINES), 1)
-    lines = target.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    lines = data.decode("utf-8", errors="replace").splitlines(keepends=True)
     chosen = "".join(lines[start - 1 : start - 1 + count])
     rest = len(lines) - (start - 1 + count)
     text = cut_output(chosen, f"read again with offset/limit ({len(lines)} lines in all)")
@@ -63,31 +151,79 @@ def read(workdir: Path, path: object, offset: object = 1, limit: object = MAX_LI
     return text or "(empty file)"
 
 
+def _replace(folder: int, path: object, name: str, data: bytes, mode: int | None) -> None:
+    """Write ``data`` to a new file beside ``name`` and rename it over ``name``: a reader
+    sees the old file or the new one, and whatever ``name`` was (a link) is not written."""
+    temporary = f".{name}.vybe-{os.getpid()}-{os.urandom(4).hex()}"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    fd = os.open(temporary, flags, 0o666 if mode is None else 0o600, dir_fd=folder)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        with os.fdopen(os.dup(fd), "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=folder)
+        raise
+    finally:
+        os.close(fd)
+
+
+def _existing(folder: int, path: object, name: str) -> os.stat_result | None:
+    """What ``name`` is now, without following it: None when missing; a link is refused."""
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        raise InvalidInput(f"{path} is a symbolic link; the file tools never follow one")
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidInput(f"{path} is not a regular file")
+    if info.st_nlink > 1:
+        raise InvalidInput(
+            f"{path} has {info.st_nlink} hard links: it may be a file outside the working"
+            " folder, so the file tools leave it alone"
+        )
+    return info
+
+
 def write(workdir: Path, path: object, content: object) -> str:
     """Create or replace a file with ``content``; parent folders are made."""
-    target = writable(workdir, path)
+    parts = _inside(workdir, path)
     if not isinstance(content, str):
         raise InvalidInput("content must be a string")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(content, encoding="utf-8")
-    return f"wrote {len(content.encode('utf-8'))} bytes to {target}"
+    folder = _open_folder(workdir, path, parts, make=True)
+    try:
+        before = _existing(folder, path, parts[-1])
+        mode = stat.S_IMODE(before.st_mode) if before else None
+        _replace(folder, path, parts[-1], content.encode("utf-8"), mode)
+    finally:
+        os.close(folder)
+    return f"wrote {len(content.encode('utf-8'))} bytes to {workdir.resolve().joinpath(*parts)}"
 
 
 def edit(workdir: Path, path: object, old_text: object, new_text: object) -> str:
     """Replace the one occurrence of ``old_text``; none or several is an error."""
-    target = writable(workdir, path)
-    if not target.is_file():
-        raise InvalidInput(f"{path}: no such file")
+    parts = _inside(workdir, path)
     if not isinstance(old_text, str) or not old_text or not isinstance(new_text, str):
         raise InvalidInput("old_text must be a non-empty string and new_text a string")
-    with open(target, encoding="utf-8", newline="") as handle:  # line endings as they are
-        text = handle.read()
-    if "\r\n" in text and "\r\n" not in old_text:  # the model writes \n; the file has \r\n
-        old_text, new_text = old_text.replace("\n", "\r\n"), new_text.replace("\n", "\r\n")
-    found = text.count(old_text)
-    if found != 1:
-        where = "does not occur" if found == 0 else f"occurs {found} times"
-        raise InvalidInput(f"old_text {where} in {path}; give a unique piece of the file")
-    with open(target, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text.replace(old_text, new_text, 1))
-    return f"edited {target}"
+    folder = _open_folder(workdir, path, parts, make=False)
+    try:
+        _existing(folder, path, parts[-1])
+        data, info = _read_bytes(folder, path, parts[-1])
+        text = data.decode("utf-8")  # line endings as they are
+        if "\r\n" in text and "\r\n" not in old_text:  # the model writes \n; the file, \r\n
+            old_text, new_text = old_text.replace("\n", "\r\n"), new_text.replace("\n", "\r\n")
+        found = text.count(old_text)
+        if found != 1:
+            where = "does not occur" if found == 0 else f"occurs {found} times"
+            raise InvalidInput(f"old_text {where} in {path}; give a unique piece of the file")
+        changed = text.replace(old_text, new_text, 1).encode("utf-8")
+        _replace(folder, path, parts[-1], changed, stat.S_IMODE(info.st_mode))
+    finally:
+        os.close(folder)
+    return f"edited {workdir.resolve().joinpath(*parts)}"

@@ -70,11 +70,15 @@ def start(
     workdir: Path,
     listen: Listener | None = None,
     watch: Watch | None = None,
+    read_anywhere: bool = False,
 ) -> Run:
-    """Connect the model and wire the runner of one session; ``watch`` sees replies stream."""
+    """Connect the model and wire the runner of one session; ``watch`` sees replies stream;
+    ``read_anywhere`` (the person's say) lets read go outside the working folder."""
     engine, info = engine_for(store, choice, config_file)
     session = session_id or clock.new_id("ses")
-    toolbox = Toolbox(workdir, discover(workdir), bash, TaskTools(store, agent, session))
+    toolbox = Toolbox(
+        workdir, discover(workdir), bash, TaskTools(store, agent, session), read_anywhere
+    )
     runner = Runner(engine.record, engine, engine.model, toolbox, workdir, watch=watch)
     if listen is not None:
         runner.listen = listen

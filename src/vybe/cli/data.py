@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from vybe.cli import types
@@ -12,30 +11,14 @@ TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     import argparse
 
-MAX_LIMIT = 10_000
+MAX_LIMIT = 10_000  # vybe.actions.data.ROWS_MAX
 
 
 def query(inv: Any, args: argparse.Namespace) -> dict:
-    from vybe.errors import InvalidInput
-    from vybe.store.db import open_readonly, query_readonly
+    from vybe.actions import data
 
     inv.store  # noqa: B018 - opening the store applies pending migrations first
-    conn = open_readonly(inv.settings.db_path)
-    try:
-        rows = query_readonly(conn, args.sql, args.limit + 1)
-    except sqlite3.Error as exc:
-        raise InvalidInput(
-            f"the query failed: {exc}",
-            context={"sql": args.sql},
-            suggested_action="check the SQL; tables: messages, checkpoints, checkpoint_attempts",
-        ) from None
-    finally:
-        conn.close()
-    return {
-        "rows": rows[: args.limit],
-        "count": min(len(rows), args.limit),
-        "truncated": len(rows) > args.limit,
-    }
+    return data.query(inv.settings.db_path, args.sql, args.limit)
 
 
 def register(registry: Registry) -> None:

@@ -49,12 +49,15 @@ def artifacts_add(inv: Any, args: argparse.Namespace) -> dict:
 
 
 def _read_stdin() -> str:
-    raw = sys.stdin.buffer.read(limits.JSON_DOCUMENT_MAX * 4 + 1)
+    from vybe.errors import InvalidInput
+
+    try:
+        raw = sys.stdin.buffer.read(limits.JSON_DOCUMENT_MAX * 4 + 1)
+    except (AttributeError, OSError, ValueError):  # stdin closed, or not readable
+        raise InvalidInput("--json - needs the document on stdin, which is closed") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        from vybe.errors import InvalidInput
-
         raise InvalidInput("--json on stdin is not UTF-8", context={"field": "--json"}) from None
 
 

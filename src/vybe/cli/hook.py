@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vybe import config
 from vybe.cli.hook_run import TARGETS
 from vybe.cli.registry import Registry
 
@@ -52,8 +53,9 @@ def export(inv: Any, args: argparse.Namespace) -> dict:
     document = manifest.to_json(specs)
     where = manifest.path()
     if found is None:
-        where.parent.mkdir(parents=True, exist_ok=True)
-        where.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        config.make_private_dir(str(where.parent))
+        with open(where, "w", encoding="utf-8", opener=config.private_opener) as file:
+            file.write(json.dumps(document, indent=2) + "\n")
     return {
         "path": str(where),
         "created": found is None,

@@ -10,6 +10,7 @@ from vybe import __version__, clock
 from vybe.cli import output
 from vybe.cli.registry import GROUPS, HelpRequested, Registry
 from vybe.errors import InvalidInput, UsageError, VybeError
+from vybe.text import from_os
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -49,6 +50,16 @@ def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
     return found, rest
 
 
+def _environment(name: str) -> str | None:
+    value = os.environ.get(name)
+    if value is None:
+        return None
+    text = from_os(value)
+    if text is None:
+        raise InvalidInput(f"{name} is not valid UTF-8 text", context={"field": name})
+    return text
+
+
 class Invocation:
     """What one command run knows: who is acting, on which store, under which request id.
 
@@ -59,7 +70,7 @@ class Invocation:
         self.writes = writes
         self._settings: Any = None
         self._store: Any = None
-        self._request_id = flags.get("request_id") or os.environ.get("VYBE_REQUEST_ID")
+        self._request_id = flags.get("request_id") or _environment("VYBE_REQUEST_ID")
 
     @property
     def settings(self) -> Any:
@@ -94,17 +105,20 @@ class Invocation:
             self._store.close()
 
 
-def _refuse_undecodable(argv: list[str]) -> None:
-    """Bytes that are not UTF-8 reach argv as lone surrogates, which cannot be stored."""
+def _utf8_arguments(argv: list[str]) -> list[str]:
+    """The arguments as UTF-8 text whatever the locale; bytes that are not UTF-8 (which
+    cannot be stored) are refused."""
+    decoded = []
     for position, token in enumerate(argv):
-        try:
-            token.encode("utf-8")
-        except UnicodeEncodeError:
+        text = from_os(token)
+        if text is None:
             raise InvalidInput(
                 f"argument {position + 1} is not valid UTF-8 text",
                 context={"position": position + 1},
                 suggested_action="pass text encoded as UTF-8",
-            ) from None
+            )
+        decoded.append(text)
+    return decoded
 
 
 def _words(argv: list[str]) -> list[str]:
@@ -145,8 +159,7 @@ def overview(registry: Registry) -> dict[str, Any]:
 def run(argv: list[str]) -> tuple[int, str]:
     invocation: Invocation | None = None
     try:
-        _refuse_undecodable(argv)
-        flags, rest = split_globals(argv)
+        flags, rest = split_globals(_utf8_arguments(argv))
         if rest in (["--version"], ["-v"]):
             return 0, output.success({"version": __version__})
         registry = build(rest)
@@ -185,7 +198,12 @@ def run(argv: list[str]) -> tuple[int, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run and print; the exit code is the command's even when stdout is closed or full
+    (the envelope is lost then, but 0 still says the write happened, 1 that it did not)."""
     code, text = run(sys.argv[1:] if argv is None else argv)
-    with contextlib.suppress(BrokenPipeError):
+    try:
         output.emit(text)
+    except (OSError, ValueError) as exc:  # closed, full, a broken pipe
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write(f"vybe: the result could not be printed ({exc}); exit {code}\n")
     return code

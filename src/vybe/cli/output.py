@@ -49,6 +49,8 @@ def emit(text: str) -> None:
 def write(text: str) -> None:
     """Write UTF-8 whatever the locale; a lone surrogate becomes its JSON escape, not a crash."""
     data = text.encode("utf-8", "backslashreplace")
+    if sys.stdout is None:  # the descriptor was closed before vybe started
+        raise OSError("stdout is closed")
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
         sys.stdout.write(data.decode("utf-8"))

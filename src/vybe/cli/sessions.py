@@ -6,6 +6,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from vybe.actions import limits
 from vybe.cli import types
 from vybe.cli.chat import add_model_flags, choice
 from vybe.cli.registry import Registry
@@ -81,13 +82,15 @@ def import_(inv: Any, args: argparse.Namespace) -> dict:
     from vybe.integrations import claude_transcript, codex_rollout
     from vybe.integrations.claude_code import import_skipping_hooked
 
-    if args.codex:
+    given = args.codex if args.codex is not None else args.claude
+    limits.text("path", given or "", limits.PATH_MAX, required=True)
+    if args.codex is not None:
         kind, stamp = "codex", codex_rollout.STAMP
         run, name = codex_rollout.import_rollout, codex_rollout.rollout_id
     else:
         kind, stamp = "claude", claude_transcript.STAMP
         run, name = claude_transcript.import_transcript, claude_transcript.transcript_id
-    path = Path(args.codex or args.claude).expanduser()
+    path = Path(given).expanduser()
     session = args.session or (f"{kind}:{name(path)}" if path.is_file() else "")
     imported = import_skipping_hooked(_record(inv), session, path, stamp, run)
     result = imported.result

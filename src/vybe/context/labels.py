@@ -42,8 +42,30 @@ def harness_text(dispatch: Dispatch, body: str) -> str:
     return f"{source_label(dispatch)}\n{body}"
 
 
+LOOK_AHEAD = 200  # a label is at the start: only this much of a message is normalized
+
+
+def looks_like_label(text: str) -> bool:
+    """Whether a reader (or a model) could take the start of ``text`` for a source line.
+
+    Decided on the normalized text: Unicode NFKC (a fullwidth bracket is a bracket), format
+    characters (zero-width spaces, BOM, word joiner, bidi overrides, soft hyphens) removed,
+    case folded, and spaces allowed around the word, as in ``[ HARNESS :``."""
+    head = text[:LOOK_AHEAD]
+    if not head.isascii():
+        import unicodedata
+
+        head = unicodedata.normalize("NFKC", head)
+        head = "".join(c for c in head if unicodedata.category(c) != "Cf")
+    head = head.casefold().lstrip()
+    if not head.startswith("["):
+        return False
+    rest = head[1:].lstrip()
+    return rest.startswith("harness") and rest[len("harness") :].lstrip().startswith(":")
+
+
 def user_text(author: str, text: str) -> str:
     """A person's text; one that starts like a source line gets its author's name first."""
-    if text.lstrip().startswith(HARNESS_PREFIX):
+    if looks_like_label(text):
         return f"{_clean(author) or 'user'}: {text}"
     return text

@@ -286,8 +286,8 @@ def maintain_if_due(hook: Hook) -> bool:
     stamp = os.path.join(folder, MAINTAIN_STAMP)
     if os.path.exists(stamp) and time.time() - os.stat(stamp).st_mtime < MAINTAIN_EVERY_SECONDS:
         return False
-    os.makedirs(folder, exist_ok=True)
-    with open(stamp, "a"):
+    config.make_private_dir(folder)
+    with open(stamp, "a", opener=config.private_opener):
         os.utime(stamp)
     subprocess.Popen(
         [

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 MAX_INPUT_BYTES = 16 * 1024 * 1024
 CONTEXT_LIMIT = 10_000
 HOOK_BUSY_TIMEOUT_MS = 2000
-LOG_NAME = "hooks.log"
+LOG_NAME = config.HOOKS_LOG
 LOG_MAX_BYTES = 1_000_000
 
 # Events whose JSON output may carry hookSpecificOutput.additionalContext (docs/integrations.md).
@@ -91,7 +91,7 @@ def log_failure(target: str, event: str, error: BaseException) -> None:
         import traceback
 
         folder = config.config_dir()
-        os.makedirs(folder, exist_ok=True)
+        config.make_private_dir(folder)
         path = os.path.join(folder, LOG_NAME)
         if os.path.exists(path) and os.path.getsize(path) > LOG_MAX_BYTES:
             os.replace(path, path + ".1")
@@ -102,7 +102,7 @@ def log_failure(target: str, event: str, error: BaseException) -> None:
             "error": f"{type(error).__name__}: {error}",
             "traceback": traceback.format_exc(limit=8),
         }
-        with open(path, "a", encoding="utf-8") as handle:
+        with open(path, "a", encoding="utf-8", opener=config.private_opener) as handle:
             handle.write(jsonio.dumps(line, ensure_ascii=False) + "\n")
     except Exception:  # the log is best effort: the agent must never see a failure
         pass

@@ -9,7 +9,7 @@ from pathlib import Path
 from vybe import config
 from vybe.errors import InvalidInput
 
-MANIFEST_NAME = "hook-manifest.json"
+MANIFEST_NAME = config.HOOK_MANIFEST
 MAX_TIMEOUT_SECONDS = 10
 TARGETS = ("claude", "codex")
 

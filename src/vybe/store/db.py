@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from datetime import timedelta
 
 from vybe import clock, jsonio
 from vybe.digest import sha256_hex
@@ -15,11 +17,16 @@ from vybe.errors import (
     DatabaseCorrupt,
     DatabaseLocked,
     DatabaseUnavailable,
+    DiskFull,
     IdempotencyMismatch,
     InvalidInput,
     ReadOnlyViolation,
+    StoreTooNew,
     VersionConflict,
+    VybeError,
 )
+from vybe.store import maintain as ledger
+from vybe.store.rows import strict_json
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -74,12 +81,14 @@ def _translate(exc: sqlite3.Error, path: str) -> Exception:
             context={"path": path},
             suggested_action="point --db-path at a vybe database, or move this file away",
         )
-    if "unable to open" in text or "readonly" in text or "read-only" in text:
+    if any(w in text for w in ("unable to open", "readonly", "read-only", "disk i/o error")):
         return DatabaseUnavailable(
             f"cannot open {path} for writing: {exc}",
             context={"path": str(path)},
             suggested_action="check that the folder exists and is writable, or pass --db-path",
         )
+    if "disk is full" in text or "disk full" in text:
+        return DiskFull(path)
     if _is_busy(exc):
         return DatabaseLocked(
             f"{path} stayed locked past the timeout",
@@ -97,6 +106,30 @@ def require_database(path: str | os.PathLike[str]) -> None:
             context={"path": str(path)},
             suggested_action="run `vybe init`, or pass --db-path to an existing database",
         )
+
+
+def _refuse_special(path: str) -> None:
+    """A store is a regular file: /dev/null, /dev/full or a FIFO (whose open would block)
+    is DB_UNAVAILABLE before SQLite touches it."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        raise DatabaseUnavailable(
+            f"{path} is not a regular file, so it cannot hold a vybe store",
+            context={"path": path},
+            suggested_action="pass --db-path to a file (it is made when missing)",
+        )
+
+
+def _on_read_only_media(path: str) -> bool:
+    try:
+        return bool(os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _dangling_references(conn: sqlite3.Connection) -> int:
@@ -130,23 +163,48 @@ class Store:
             self._make_folder()
         else:
             require_database(self.path)
+        _refuse_special(self.path)
         try:
-            self.conn = sqlite3.connect(
-                self.path, isolation_level=None, timeout=busy_timeout_ms / 1000
-            )
-            self.conn.row_factory = sqlite3.Row
-            self._configure()
+            self._open(immutable=not create and _on_read_only_media(self.path))
             if migrate:
                 self.migrate()
         except sqlite3.Error as exc:
             raise _translate(exc, self.path) from None
 
+    def _open(self, immutable: bool) -> None:
+        """Connect and configure. On read-only media (a read-only mount) SQLite cannot make
+        the -shm a WAL store needs even to read, so the file is opened immutable: nobody can
+        change it there, and every read works (writes are DB_UNAVAILABLE)."""
+        if immutable:
+            from urllib.parse import quote
+
+            uri = "file:" + quote(os.path.abspath(self.path)) + "?mode=ro&immutable=1"
+            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        else:
+            self.conn = sqlite3.connect(
+                self.path, isolation_level=None, timeout=self.busy_timeout_ms / 1000
+            )
+        self.conn.row_factory = sqlite3.Row
+        if immutable:
+            self.found_journal_mode = "wal"
+            self.conn.execute("PRAGMA foreign_keys=ON")
+        else:
+            self._configure()
+
     def _make_folder(self) -> None:
+        """The store's folder (700 when made here) and the file itself, made 600 before
+        SQLite opens it: SQLite gives the -wal and -shm files the database's mode."""
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
+            if not os.path.exists(self.path):
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass  # another process made it first
         except OSError as exc:
+            if exc.errno == errno.ENOSPC:
+                raise DiskFull(self.path) from None
             raise DatabaseUnavailable(
-                f"cannot create the folder of {self.path}: {exc.strerror}",
+                f"cannot create {self.path}: {exc.strerror}",
                 context={"path": self.path},
                 suggested_action="pass --db-path to a writable location",
             ) from None
@@ -167,8 +225,11 @@ class Store:
     # --- migrations ---------------------------------------------------------------
 
     def pending_migrations(self) -> list[str]:
+        """The migrations this store still needs; a store a newer vybe migrated (a schema
+        version or a migration this vybe does not know) is STORE_TOO_NEW."""
         files = migration_files()
-        if self.conn.execute("PRAGMA user_version").fetchone()[0] == len(files):
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == len(files):
             return []
         exists = self.conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_migrations'"
@@ -178,7 +239,11 @@ class Store:
             if exists
             else set()
         )
-        return [n for n in map(os.path.basename, files) if n not in applied]
+        known = [os.path.basename(f) for f in files]
+        unknown = sorted(applied - set(known))
+        if version > len(files) or unknown:
+            raise StoreTooNew(self.path, version, unknown, len(files))
+        return [n for n in known if n not in applied]
 
     def migrate(self) -> list[str]:
         """Apply pending migrations under the write lock; returns the names applied.
@@ -281,7 +346,10 @@ class Store:
             raise _translate(exc, self.path) from None
         finally:
             if self.conn.in_transaction:
-                self.conn.execute("COMMIT")
+                # Ending a read cannot lose anything; on a damaged file it can fail, and
+                # must not hide the error that the read itself met.
+                with suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
 
     def idempotent(
         self,
@@ -292,11 +360,17 @@ class Store:
         fn: Callable[[sqlite3.Connection], dict[str, Any]],
     ) -> dict[str, Any]:
         """Run a mutation once per (agent, request id); a replay returns the first result."""
-        if len(request_id) > REQUEST_ID_MAX:
+        if len(request_id) > REQUEST_ID_MAX or not request_id.strip():
             raise InvalidInput(
-                f"a request id is at most {REQUEST_ID_MAX} characters",
+                f"a request id is 1 to {REQUEST_ID_MAX} characters",
                 context={"field": "request_id", "length": len(request_id)},
             )
+        try:
+            request_id.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInput(
+                "the request id is not valid UTF-8 text", context={"field": "request_id"}
+            ) from None
         digest = args_digest(args)
 
         def body(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -314,12 +388,15 @@ class Store:
                     )
                 return jsonio.loads(row["result_json"])
             result = fn(conn)
-            conn.execute(
+            now = clock.now()
+            rowid = conn.execute(
                 "INSERT INTO idempotency"
                 " (agent_name, request_id, command, args_sha256, result_json, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
-                (agent, request_id, command, digest, jsonio.dumps(result), clock.now_iso()),
-            )
+                " VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid",
+                (agent, request_id, command, digest, strict_json(result), clock.iso(now)),
+            ).fetchone()[0]
+            retention = timedelta(days=ledger.REQUEST_RETENTION_DAYS)
+            ledger.forget_now_and_then(conn, rowid, clock.iso(now - retention))
             return result
 
         return self.transact(body)
@@ -377,12 +454,30 @@ def _plain(value: object) -> object:
     return value
 
 
-def query_readonly(conn: sqlite3.Connection, sql: str, limit: int) -> list[dict[str, Any]]:
+def query_readonly(
+    conn: sqlite3.Connection, sql: str, limit: int, max_bytes: int, seconds: float
+) -> tuple[list[dict[str, Any]], bool]:
+    """The rows of one read-only statement, at most ``limit`` of them and ``max_bytes`` of
+    JSON, and whether any were left out. Past ``seconds`` it is QUERY_TIMEOUT; a Ctrl-C
+    while SQLite runs stops it and comes back as KeyboardInterrupt."""
+    stop = _Deadline(seconds)
+    conn.set_progress_handler(stop, 10_000)
     try:
         cursor = conn.execute(sql)
         names = [column[0] for column in cursor.description or ()]
-        return [dict(zip(names, map(_plain, row), strict=True)) for row in cursor.fetchmany(limit)]
+        rows: list[dict[str, Any]] = []
+        size = 0
+        for row in cursor:
+            if len(rows) == limit:
+                return rows, True
+            item = dict(zip(names, map(_plain, row), strict=True))
+            size += len(jsonio.dumps(item, default=str))
+            if size > max_bytes:
+                return rows, True
+            rows.append(item)
+        return rows, False
     except sqlite3.Error as exc:
+        stop.explain(exc)
         text = str(exc).lower()
         if any(word in text for word in ("readonly", "read-only", "query_only", "authoriz")):
             raise ReadOnlyViolation(
@@ -390,3 +485,31 @@ def query_readonly(conn: sqlite3.Connection, sql: str, limit: int) -> list[dict[
                 suggested_action="use a SELECT statement",
             ) from None
         raise
+    finally:
+        conn.set_progress_handler(None, 0)
+
+
+class _Deadline:
+    """SQLite's progress handler: a non-zero answer interrupts the statement. A Ctrl-C
+    raises inside the handler (Python runs signal handlers there), which sqlite3 takes as
+    an interruption and swallows; so a statement interrupted before its deadline was
+    stopped by Ctrl-C, and KeyboardInterrupt is raised again."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def __call__(self) -> int:
+        return int(time.monotonic() > self.deadline)
+
+    def explain(self, exc: sqlite3.Error) -> None:
+        if "interrupted" not in str(exc).lower():
+            return
+        if time.monotonic() <= self.deadline:
+            raise KeyboardInterrupt from None
+        raise VybeError(
+            f"the query ran past its time limit of {self.seconds:g} s and was stopped",
+            code="QUERY_TIMEOUT",
+            context={"seconds": self.seconds},
+            suggested_action="narrow the query (a WHERE, a LIMIT, no unbounded recursion)",
+        ) from None

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import namedtuple
 
-from vybe import jsonio
-from vybe.store.rows import to_dicts
+from vybe.store.rows import strict_json, to_dicts
 
 
 class NewEvent(
@@ -31,7 +30,7 @@ def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
             event.task_id,
             event.project_id,
             event.message,
-            jsonio.dumps(event.metadata) if event.metadata is not None else None,
+            strict_json(event.metadata) if event.metadata is not None else None,
             event.assignee_agent,
             at,
         ),

@@ -67,17 +67,35 @@ def prune(conn: sqlite3.Connection, archived_before: str, limit: int) -> int:
     ).rowcount
 
 
-def forget_requests(conn: sqlite3.Connection, created_before: str, limit: int) -> int:
-    """Delete the idempotency records made before the cut-off among the ``limit`` oldest.
+# The idempotency ledger: a request id is forgotten only when it is both old (by the clock)
+# and not among the newest LEDGER_KEEP (by write order, which no clock step changes); past
+# LEDGER_CAP records the oldest go whatever their age, so a busy agent's ledger is bounded.
+# Every FORGET_EVERY-th write forgets up to twice that many, so it keeps up without maintain.
+LEDGER_KEEP = 10_000
+LEDGER_CAP = 100_000
+FORGET_EVERY = 256
+REQUEST_RETENTION_DAYS = 30
 
-    Rows are numbered in the order they were written, so the oldest rowids are the oldest
-    records, and no index on created_at has to be kept up by every mutation."""
+
+def forget_requests(conn: sqlite3.Connection, created_before: str, limit: int) -> int:
+    """Delete, among the ``limit`` oldest idempotency records, those that may be forgotten.
+
+    Rows are numbered in the order they were written (the newest is never deleted, so a
+    number is never handed out again), so the oldest rowids are the oldest records, and no
+    index on created_at has to be kept up by every mutation; the work is ``limit`` rows."""
+    newest = conn.execute("SELECT MAX(rowid) FROM idempotency").fetchone()[0] or 0
     return conn.execute(
         "DELETE FROM idempotency WHERE rowid IN (SELECT rowid FROM"
         " (SELECT rowid, created_at FROM idempotency ORDER BY rowid LIMIT ?)"
-        " WHERE created_at < ?)",
-        (limit, created_before),
+        " WHERE rowid <= ? AND (created_at < ? OR rowid <= ?))",
+        (limit, newest - LEDGER_KEEP, created_before, newest - LEDGER_CAP),
     ).rowcount
+
+
+def forget_now_and_then(conn: sqlite3.Connection, rowid: int, created_before: str) -> None:
+    """Called by each write of the ledger: every FORGET_EVERY-th one forgets a batch."""
+    if rowid % FORGET_EVERY == 0:
+        forget_requests(conn, created_before, 2 * FORGET_EVERY)
 
 
 def checkpoint(conn: sqlite3.Connection) -> dict:

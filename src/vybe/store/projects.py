@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import jsonio
-from vybe.store.rows import to_dict, to_dicts
+from vybe.store.rows import strict_json, to_dict, to_dicts
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -15,7 +14,7 @@ if TYPE_CHECKING:
 def insert(conn: sqlite3.Connection, project_id: str, name: str, metadata: Any, at: str) -> None:
     conn.execute(
         "INSERT INTO projects (id, name, metadata, created_at) VALUES (?, ?, ?, ?)",
-        (project_id, name, jsonio.dumps(metadata) if metadata is not None else None, at),
+        (project_id, name, strict_json(metadata) if metadata is not None else None, at),
     )
 
 

@@ -2,13 +2,42 @@
 
 from __future__ import annotations
 
+import math
 import sqlite3
 
 from vybe import jsonio
+from vybe.errors import InvalidInput
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
+
+
+def strict_json(value: Any) -> str:
+    """JSON text of a value the envelope can carry back; anything else is refused, so the
+    transaction writing it rolls back (a cursor never moves past a brief it cannot print)."""
+    try:
+        return jsonio.dumps(value, allow_nan=False)
+    except ValueError:
+        raise InvalidInput(
+            "the result holds a number JSON cannot carry (NaN or Infinity)",
+            suggested_action="store numbers like this as strings",
+        ) from None
+
+
+def stored_json(text: str) -> Any:
+    """A JSON column as its value; what strict JSON cannot carry comes back as text (an older
+    vybe stored Infinity and NaN; a number past int()'s digit limit stays the stored text),
+    so a read never fails on what a write once accepted."""
+    try:
+        return jsonio.loads(text, parse_constant=str, parse_float=_finite_or_text)
+    except (ValueError, RecursionError):
+        return text
+
+
+def _finite_or_text(text: str) -> float | str:
+    value = float(text)
+    return value if math.isfinite(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
 def to_dict(
@@ -22,7 +51,7 @@ def to_dict(
     data: dict[str, Any] = dict(row)
     for name in json_fields:
         if data.get(name):
-            data[name] = jsonio.loads(data[name])
+            data[name] = stored_json(data[name])
     for name in flags:
         data[name] = bool(data[name])
     return data

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import namedtuple
 
-from vybe import jsonio
-from vybe.store.rows import to_dict, to_dicts
+from vybe.store.rows import strict_json, to_dict, to_dicts
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -59,7 +58,7 @@ def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
             task.description,
             task.priority,
             task.project_id,
-            jsonio.dumps(task.metadata) if task.metadata is not None else None,
+            strict_json(task.metadata) if task.metadata is not None else None,
             at,
             at,
         ),
@@ -135,21 +134,30 @@ def set_status(
     return to_dict(row)  # type: ignore[return-value]
 
 
+# A holder's lease never moves backwards (a clock stepped back an hour must not hand the
+# task to another agent at once); ISO text of fixed width compares as time.
+_HOLDERS_LEASE = (
+    "CASE WHEN claimed_by IS ? AND lease_expires_at > ? THEN lease_expires_at ELSE ? END"
+)
+
+
 def claim(conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, at: str) -> dict:
     row = conn.execute(
         "UPDATE tasks SET status = 'in_progress', blocked_reason = NULL, claimed_by = ?,"
         " claim_epoch = claim_epoch + CASE WHEN claimed_by IS ? THEN 0 ELSE 1 END,"
-        " lease_expires_at = ?, version = version + 1, updated_at = ? WHERE id = ? RETURNING *",
-        (agent, agent, lease_until, at, task_id),
+        f" lease_expires_at = {_HOLDERS_LEASE}, version = version + 1, updated_at = ?"
+        " WHERE id = ? RETURNING *",
+        (agent, agent, agent, lease_until, lease_until, at, task_id),
     ).fetchone()
     return to_dict(row)  # type: ignore[return-value]
 
 
 def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: str) -> dict:
-    """Extend a held claim; leaves status alone so tasks_pick is not rewritten."""
+    """Extend a held claim (never shorten it); leaves status alone so tasks_pick is not
+    rewritten."""
     row = conn.execute(
-        "UPDATE tasks SET lease_expires_at = ?, version = version + 1, updated_at = ?"
-        " WHERE id = ? RETURNING *",
+        "UPDATE tasks SET lease_expires_at = MAX(COALESCE(lease_expires_at, ''), ?),"
+        " version = version + 1, updated_at = ? WHERE id = ? RETURNING *",
         (lease_until, at, task_id),
     ).fetchone()
     return to_dict(row)  # type: ignore[return-value]

@@ -1,0 +1,43 @@
+"""vybe data query: one read-only statement, bounded in time, rows and bytes.
+
+A recursive CTE ran until killed and one query printed 200 MB: the statement is stopped
+past its time limit (QUERY_TIMEOUT), or by Ctrl-C (KeyboardInterrupt, the CLI's
+INTERRUPTED), and the rows are cut at the row or byte limit with ``truncated`` set."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe.actions import limits
+from vybe.errors import InvalidInput
+from vybe.store.db import open_readonly, query_readonly
+from vybe.text import shorten
+
+ROWS_MAX = 10_000
+BYTES_MAX = 1_000_000
+SECONDS = 10.0
+SQL_MAX = 100_000
+
+
+def query(
+    db_path: str,
+    sql: str,
+    limit: int,
+    *,
+    max_bytes: int = BYTES_MAX,
+    seconds: float = SECONDS,
+) -> dict:
+    limits.text("sql", sql, SQL_MAX, required=True)
+    limits.integer("limit", limit, 1, ROWS_MAX)
+    conn = open_readonly(db_path)
+    try:
+        rows, truncated = query_readonly(conn, sql, limit, max_bytes, seconds)
+    except sqlite3.Error as exc:
+        raise InvalidInput(
+            f"the query failed: {exc}",
+            context={"sql": shorten(sql, 500)},
+            suggested_action="check the SQL; tables: messages, checkpoints, checkpoint_attempts",
+        ) from None
+    finally:
+        conn.close()
+    return {"rows": rows, "count": len(rows), "truncated": truncated}

@@ -1,0 +1,22 @@
+"""The clock a test moves instead of waiting for time to pass."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+
+@pytest.fixture
+def travel(vybe, monkeypatch) -> Callable[[float], None]:
+    """``travel(seconds)`` moves vybe's clock forward (or back, when negative) for every
+    later command: through VYBE_CLOCK_OFFSET, which vybe reads on each clock reading, set in
+    both the fixture's environment (a child process) and this one (an in-process run)."""
+    moved = [0.0]
+
+    def travel(seconds: float) -> None:
+        moved[0] += seconds
+        vybe.env["VYBE_CLOCK_OFFSET"] = str(moved[0])
+        monkeypatch.setenv("VYBE_CLOCK_OFFSET", str(moved[0]))
+
+    return travel

@@ -1,0 +1,135 @@
+"""Faults of the world around vybe (its environment, its streams, its files): each is one
+JSON error with a stable code, never INTERNAL, and a write's exit code says if it happened."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from tests.conftest import VYBE
+
+
+def _config(vybe, text: bytes) -> None:
+    folder = vybe.home / "config"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    (folder / "config.yaml").write_bytes(text)
+
+
+@pytest.mark.parametrize(
+    "text,code",
+    [
+        (b"default_agent: \xff\xfe\n", "CONFIG_UNREADABLE"),
+        (b"claim_lease: soon\n", "INVALID_INPUT"),
+        (b"claim_lease: 0s\n", "INVALID_INPUT"),
+    ],
+    ids=["not-utf8", "bad-lease", "zero-lease"],
+)
+def test_a_bad_config_file_is_a_stable_error(vybe, text, code):
+    vybe.ok("init")
+    _config(vybe, text)
+    vybe.refused(code, "task", "claim", "--next")
+
+
+def test_models_that_are_not_a_mapping_are_config_invalid(vybe):
+    vybe.ok("init")
+    _config(vybe, b"models: 5\n")
+    vybe.refused("CONFIG_INVALID", "session", "context", "s", "--model", "gpt-4o")
+
+
+@pytest.mark.parametrize(
+    "name,value",
+    [
+        ("VYBE_CLAIM_LEASE", "soon"),
+        ("VYBE_AGENT", "\udcff"),
+        ("VYBE_REQUEST_ID", "req-\udcff"),
+        ("VYBE_CLOCK_OFFSET", "later"),
+    ],
+    ids=["lease", "agent", "request-id", "clock-offset"],
+)
+def test_a_bad_environment_value_is_invalid_input(vybe, name, value):
+    vybe.ok("init")
+    vybe.env[name] = value
+    vybe.refused("INVALID_INPUT", "task", "claim", "--next")
+
+
+@pytest.mark.parametrize("path", ["/dev/null", "/dev/full", "{fifo}"])
+@pytest.mark.parametrize("argv", [["task", "create", "--title", "t"], ["task", "list"]])
+def test_a_store_path_that_is_not_a_regular_file_is_db_unavailable(vybe, tmp_path, path, argv):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    vybe.refused("DB_UNAVAILABLE", *argv, "--db-path", path.format(fifo=fifo))
+
+
+def _run(vybe, *args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [VYBE, *args], env=vybe.env, capture_output=True, check=False, timeout=20, **kwargs
+    )
+
+
+def test_stdout_full_or_closed_keeps_the_exit_code_of_the_write(vybe):
+    vybe.ok("init")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [VYBE, "task", "create", "--title", "t"], env=vybe.env, stdout=full,
+            stderr=subprocess.PIPE, check=False,
+        )  # fmt: skip
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    closed = _run(vybe, "task", "create", "--title", "u", stdout=None, close_fds=True,
+                  pass_fds=(), preexec_fn=lambda: os.close(1))  # fmt: skip
+    assert closed.returncode == 0 and b"Traceback" not in closed.stderr
+    assert vybe.ok("task", "list")["count"] == 2
+    refused = _run(vybe, "task", "get", "--id", "nope", preexec_fn=lambda: os.close(1))
+    assert refused.returncode == 1 and b"Traceback" not in refused.stderr
+
+
+def test_push_from_a_closed_stdin_is_invalid_input(vybe):
+    vybe.ok("init")
+    done = _run(vybe, "push", "--json", "-", preexec_fn=lambda: os.close(0))
+    envelope = json.loads(done.stdout)
+    assert (done.returncode, envelope["error_code"]) == (1, "INVALID_INPUT")
+    assert b"Traceback" not in done.stderr
+
+
+def test_utf8_arguments_are_accepted_under_the_c_locale_without_utf8_mode(vybe):
+    vybe.env.update({"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"})
+    vybe.env["VYBE_AGENT"] = "zoë"
+    created = vybe.ok("task", "create", "--title", "héllo wörld")
+    assert created["task"]["title"] == "héllo wörld"
+    assert vybe.ok("resume", "--peek")["agent_name"] == "zoë"
+
+
+def test_bytes_that_are_not_utf8_are_still_refused_under_the_c_locale(vybe):
+    vybe.ok("init")
+    env = {**vybe.env, "LC_ALL": "C", "PYTHONUTF8": "0"}
+    done = subprocess.run(
+        [VYBE.encode(), b"task", b"create", b"--title", b"\xff\xfe"], env=env,
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert json.loads(done.stdout)["error_code"] == "INVALID_INPUT"
+
+
+@pytest.fixture
+def read_only_store(vybe, tmp_path):
+    """A store on a read-only mount (only root may mount)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a read-only tmpfs needs root; run the suite as root to test")
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], check=True)
+    vybe.db_path = mount / "vybe.db"
+    vybe.env["VYBE_DB_PATH"] = str(vybe.db_path)
+    vybe.ok("memory", "set", "-k", "k", "-v", "kept")
+    subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+    yield vybe
+    subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def test_memory_get_on_a_read_only_store_reads_the_entry(read_only_store):
+    entry = read_only_store.ok("memory", "get", "-k", "k")["memory"]
+    assert entry["value"] == "kept"
+    assert read_only_store.ok("memory", "list")["count"] == 1
+    result = read_only_store("memory", "set", "-k", "k2", "-v", "x")
+    assert result.error_code == "DB_UNAVAILABLE"
