@@ -8,15 +8,14 @@ import pytest
 
 
 @pytest.fixture
-def travel(vybe, monkeypatch) -> Callable[[float], None]:
+def travel(vybe) -> Callable[[float], None]:
     """``travel(seconds)`` moves vybe's clock forward (or back, when negative) for every
-    later command: through VYBE_CLOCK_OFFSET, which vybe reads on each clock reading, set in
-    both the fixture's environment (a child process) and this one (an in-process run)."""
+    later command: through VYBE_CLOCK_OFFSET in the fixture's environment, which vybe reads
+    on each clock reading, in-process as in a child process (``vybe.process``)."""
     moved = [0.0]
 
     def travel(seconds: float) -> None:
         moved[0] += seconds
         vybe.env["VYBE_CLOCK_OFFSET"] = str(moved[0])
-        monkeypatch.setenv("VYBE_CLOCK_OFFSET", str(moved[0]))
 
     return travel

@@ -94,11 +94,12 @@ def test_push_from_a_closed_stdin_is_invalid_input(vybe):
 
 
 def test_utf8_arguments_are_accepted_under_the_c_locale_without_utf8_mode(vybe):
+    """Only a process shows it: the interpreter decodes argv and the environment at start."""
     vybe.env.update({"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"})
     vybe.env["VYBE_AGENT"] = "zoë"
-    created = vybe.ok("task", "create", "--title", "héllo wörld")
-    assert created["task"]["title"] == "héllo wörld"
-    assert vybe.ok("resume", "--peek")["agent_name"] == "zoë"
+    created = vybe.process("task", "create", "--title", "héllo wörld")
+    assert created.data["task"]["title"] == "héllo wörld"
+    assert vybe.process("resume", "--peek").data["agent_name"] == "zoë"
 
 
 def test_bytes_that_are_not_utf8_are_still_refused_under_the_c_locale(vybe):

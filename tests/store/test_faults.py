@@ -81,12 +81,12 @@ def test_reading_a_damaged_store_is_db_corrupt(vybe, argv):
 
 @pytest.fixture
 def full_disk(tmp_path):
-    """A 1 MiB tmpfs, mounted for this test (only root may mount)."""
+    """A 2 MiB tmpfs, mounted for this test (only root may mount)."""
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs to fill needs root; run the suite as root to test")
     mount = tmp_path / "small"
     mount.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mount)], check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], check=True)
     yield mount
     subprocess.run(["umount", "-l", str(mount)], check=True)
 
