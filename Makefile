@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean e2e
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -29,3 +29,16 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
+
+# The real Claude Code and Codex CLIs (pinned in package.json / package-lock.json), installed
+# from the npm registry into a cache folder, driven against fake model servers on 127.0.0.1.
+E2E_CACHE ?= .cache/e2e
+
+$(E2E_CACHE)/node_modules/.installed: package.json package-lock.json
+	mkdir -p $(E2E_CACHE)
+	cp package.json package-lock.json $(E2E_CACHE)/
+	cd $(E2E_CACHE) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed
+	E2E_CACHE=$(abspath $(E2E_CACHE)) $(PY) e2e/run.py

@@ -17,6 +17,12 @@ import pytest
 from tests.conftest import VYBE, in_process
 
 FIXTURES = Path(__file__).with_name("fixtures")
+# The captured payloads come from many sessions; the tests play them as one session per
+# agent, the one their transcript fixtures belong to.
+SESSIONS = {
+    "claude": "6f1c2d3e-0000-4aaa-8bbb-123456789abc",
+    "codex": "019b7f94-51b4-7593-922e-ba12b5b73b52",
+}
 
 
 @dataclass
@@ -36,7 +42,7 @@ class HookRun:
 
 
 class Agent:
-    """Sends fixture events to vybe's hook handler, with the fixture's placeholders filled."""
+    """Sends captured events to vybe's hook handler, placeholders filled, one session each."""
 
     def __init__(self, vybe: Any, project: Path) -> None:
         self.vybe = vybe
@@ -45,6 +51,7 @@ class Agent:
 
     def event(self, target: str, name: str, **fields: Any) -> dict[str, Any]:
         payload = json.loads((FIXTURES / target / f"{name}.json").read_text())
+        payload["session_id"] = SESSIONS[target]
         for key, value in payload.items():
             if value == "{cwd}":
                 payload[key] = str(self.project)

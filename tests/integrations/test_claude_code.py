@@ -128,15 +128,16 @@ def test_task_completed_never_closes_the_focus_task_by_default(agent):
 
 
 def test_task_completed_closes_a_task_linked_in_its_metadata(agent):
-    linked = agent.vybe.task("Migration", "--metadata", json.dumps({"claude_task_id": "3"}))
-    other = agent.vybe.task("Other", "--metadata", json.dumps({"claude_task_id": "33"}))
+    task_id = agent.event("claude", "task_completed")["task_id"]
+    linked = agent.vybe.task("Migration", "--metadata", json.dumps({"claude_task_id": task_id}))
+    other = agent.vybe.task("Other", "--metadata", json.dumps({"claude_task_id": task_id + "3"}))
     agent.send("claude", "task_completed")
     assert agent.vybe.ok("task", "get", "--id", linked)["task"]["status"] == "completed"
     assert agent.vybe.ok("task", "get", "--id", other)["task"]["status"] == "pending"
 
 
 def test_task_completed_closes_the_open_task_when_an_older_one_with_the_link_is_done(agent):
-    link = json.dumps({"claude_task_id": "3"})
+    link = json.dumps({"claude_task_id": agent.event("claude", "task_completed")["task_id"]})
     older = agent.vybe.task("Last week's task 3", "--metadata", link)
     agent.vybe.ok("done", older)
     newer = agent.vybe.task("This session's task 3", "--metadata", link)
@@ -165,7 +166,7 @@ def test_session_end_logs_one_event_even_when_retried(agent):
     agent.send("claude", "session_end")
     agent.send("claude", "session_end")
     events = agent.rows("SELECT message FROM events WHERE kind = 'session_end'")
-    assert events == [("prompt_input_exit",)]
+    assert events == [(agent.event("claude", "session_end")["reason"],)]
 
 
 def test_startup_injects_the_resume_brief_of_the_folder_project(agent):

@@ -24,6 +24,9 @@ CONTEXT_LIMIT = 10_000
 HOOK_BUSY_TIMEOUT_MS = 2000
 LOG_NAME = config.HOOKS_LOG
 LOG_MAX_BYTES = 1_000_000
+# Capture mode: with this set to a folder, every payload an agent sends is kept there as it
+# came (with the handler's own time), to turn real sessions into test fixtures.
+CAPTURE_ENV = "VYBE_HOOK_CAPTURE"
 
 # Events whose JSON output may carry hookSpecificOutput.additionalContext (docs/integrations.md).
 CONTEXT_EVENTS = {
@@ -136,8 +139,33 @@ def handlers(target: str) -> dict[str, Handler]:
     return claude_code.HANDLERS
 
 
+def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -> None:
+    """Keep one payload (``<ns>-<target>-<event>.json``) and its timing; never raises."""
+    try:
+        event = str(parse(raw).get("hook_event_name") or "unknown")
+        os.makedirs(folder, exist_ok=True)
+        stamp = time.time_ns()
+        with open(os.path.join(folder, f"{stamp}-{target}-{event}.json"), "wb") as handle:
+            handle.write(raw)
+        line = {"target": target, "event": event, "ms": (time.perf_counter() - started) * 1000}
+        line.update(at_ns=stamp, answered=bool(answer))
+        with open(os.path.join(folder, "timings.jsonl"), "a", encoding="utf-8") as handle:
+            handle.write(jsonio.dumps(line) + "\n")
+    except Exception:
+        pass
+
+
 def run(target: str, raw: bytes) -> str:
-    """The stdout for one hook call: a JSON object, or nothing."""
+    """The stdout for one hook call (a JSON object, or nothing); kept in capture mode."""
+    started = time.perf_counter()
+    answer = answer_for(target, raw)
+    folder = os.environ.get(CAPTURE_ENV)
+    if folder:
+        capture(folder, target, raw, started, answer)
+    return answer
+
+
+def answer_for(target: str, raw: bytes) -> str:
     event = "?"
     hook: Hook | None = None
     try:

@@ -1,0 +1,77 @@
+"""Capture mode: the real payloads of an e2e run become the unit tests' fixtures.
+
+The first payload of each kind is kept as ``tests/integrations/fixtures/<target>/<name>.json``
+with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``, ``transcript_path``
+``{transcript}`` (the unit tests fill both in), and the sandbox folder anywhere else
+``/home/user``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from sandbox import REPO, Sandbox
+
+FIXTURES = REPO / "tests" / "integrations" / "fixtures"
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def fixture_name(payload: dict[str, Any]) -> str | None:
+    """``session_start_startup``, ``post_tool_use_failed_bash``, …; None: not a fixture."""
+    event = str(payload.get("hook_event_name") or "")
+    name = snake(event)
+    if event == "SessionStart":
+        return f"{name}_{payload.get('source')}"
+    if event in ("PostToolUse", "PostToolUseFailure"):
+        tool = str(payload.get("tool_name") or "tool")
+        if tool.startswith("mcp__") or tool in ("Task", "TaskCreate", "TaskUpdate"):
+            return None
+        text = json.dumps(payload.get("tool_input"))
+        outcome = "failed_" if "/nonexistent" in text or event.endswith("Failure") else "ok_"
+        return f"{name}_{outcome}{snake(tool)}" if event == "PostToolUse" else name
+    return name or None
+
+
+def scrub(value: Any, box: Sandbox) -> Any:
+    if isinstance(value, dict):
+        return {k: scrub(v, box) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v, box) for v in value]
+    if isinstance(value, str):
+        return value.replace(str(box.project), "/home/user/project").replace(
+            str(box.root), "/home/user"
+        )
+    return value
+
+
+def scrubbed(payload: dict[str, Any], box: Sandbox) -> dict[str, Any]:
+    clean = scrub(payload, box)
+    if payload.get("cwd") == str(box.project):
+        clean["cwd"] = "{cwd}"
+    if payload.get("transcript_path"):
+        clean["transcript_path"] = "{transcript}"
+    return clean
+
+
+def refresh_fixtures(boxes: list[Sandbox]) -> str:
+    """Write the first payload of each (target, name); say what was written."""
+    written: dict[tuple[str, str], Path] = {}
+    for box in boxes:
+        for path in sorted(box.captured.glob("*.json")):
+            target = path.stem.split("-")[1]
+            payload = json.loads(path.read_text())
+            name = fixture_name(payload)
+            if name is None or (target, name) in written:
+                continue
+            out = FIXTURES / target / f"{name}.json"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(scrubbed(payload, box), indent=2, ensure_ascii=False) + "\n")
+            written[(target, name)] = out
+    lines = [f"captured {t}/{n}" for t, n in sorted(written)]
+    return "\n".join(lines) or "captured nothing"

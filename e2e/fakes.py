@@ -1,0 +1,364 @@
+"""Two small fake model servers for the e2e suite: Anthropic Messages and OpenAI Responses.
+
+Standard library only, bound to 127.0.0.1 on a random port. The reply to a request is
+decided by the last thing in its conversation, so a scenario scripts a turn by what the
+person types:
+
+- ``[[bash: CMD]]`` asks for one shell call (Claude's Bash, Codex's exec_command); the
+  reply after the tool result is ``done: <first line of the result>``.
+- ``[[mcp: TOOL {json}]]`` asks for one call of vybe's MCP tool TOOL.
+- ``[[plan: step one; step two]]`` (Claude) asks for ExitPlanMode with those steps.
+- ``[[task: SUBJECT]]`` (Claude) creates a task with TaskCreate, then completes it.
+- ``[[long: N]]`` answers N words.
+- ``[[too-long]]`` (Claude) answers 400 "prompt is too long" once, to force a compaction.
+- anything else is answered ``reply to: <the prompt's first 60 characters>``.
+
+Every request is appended to ``requests.jsonl`` in the log folder (path, body), which the
+checks read to see what reached the model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+DIRECTIVE = re.compile(r"\[\[(bash|mcp|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S)
+SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
+
+
+def directive(text: str) -> tuple[str, str] | None:
+    found = DIRECTIVE.search(text)
+    return (found.group(1), (found.group(2) or "").strip()) if found else None
+
+
+class Log:
+    """The requests a server received, kept in memory and appended to a file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.lock, self.entries = path, threading.Lock(), []
+        path.write_text("")
+
+    def add(self, entry: dict[str, Any]) -> None:
+        with self.lock:
+            self.entries.append(entry)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(entry) + "\n")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FakeServer
+
+    def log_message(self, *args: Any) -> None:  # quiet: the log file says what came in
+        pass
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self.server.log.add({"method": "GET", "path": self.path})
+        self._json(200, {"data": [], "object": "list"})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        self.server.log.add({"method": "POST", "path": self.path, "body": body})
+        self.server.answer(self, body)
+
+    def _json(self, status: int, value: Any) -> None:
+        data = json.dumps(value).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def sse(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        chunks = [f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events]
+        data = "".join(chunks).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class FakeServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, log_dir: Path) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log = Log(log_dir / "requests.jsonl")
+        self.counter = 0
+        self.used: set[str] = set()  # one-shot directives already answered (too-long)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def next_id(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}_{self.counter:04d}"
+
+    def start(self) -> FakeServer:
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+        return self
+
+    def answer(self, handler: Handler, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+def _reply_text(prompt: str, after_tool: str | None) -> str:
+    if after_tool is not None:
+        first = after_tool.strip().splitlines()[0] if after_tool.strip() else ""
+        return f"done: {first[:80]}"
+    found = directive(prompt)
+    if found and found[0] == "long":
+        count = int(found[1] or 200)
+        return " ".join(f"word{i}" for i in range(count))
+    return f"reply to: {prompt.strip()[:60]}"
+
+
+# ---------------------------------------------------------------- Anthropic Messages
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    content = block.get("content", block.get("text", ""))
+    if isinstance(content, list):
+        return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+    return str(content)
+
+
+class Anthropic(FakeServer):
+    """``POST /v1/messages`` (streaming SSE or JSON)."""
+
+    def answer(self, handler: Handler, body: dict[str, Any]) -> None:
+        if not handler.path.startswith("/v1/messages"):
+            handler._json(404, {"type": "error", "error": {"type": "not_found_error"}})
+            return
+        messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
+        last = _blocks(messages[-1].get("content")) if messages else []
+        results = [b for b in last if b.get("type") == "tool_result"]
+        prompt = "\n".join(
+            b.get("text", "")
+            for b in last
+            if b.get("type") == "text" and not b.get("text", "").startswith("<system-reminder>")
+        )
+        if results:
+            content = self._after_tool(messages, results[-1])
+        elif SUMMARY_ASK.search(prompt) and "[[" not in prompt:
+            content = [{"type": "text", "text": "<summary>The session so far.</summary>"}]
+        else:
+            found = directive(prompt)
+            if found and found[0] == "too-long" and prompt not in self.used:
+                self.used.add(prompt)
+                handler._json(
+                    400,
+                    {
+                        "type": "error",
+                        "error": {"type": "invalid_request_error", "message": "prompt is too long"},
+                    },
+                )
+                return
+            content = self._content(prompt, found)
+        self._send(handler, body, content)
+
+    def _after_tool(self, messages: list[dict[str, Any]], result: dict[str, Any]) -> list:
+        pending = self._pending_after(messages)
+        if pending:
+            return [pending]
+        return [{"type": "text", "text": _reply_text("", _block_text(result))}]
+
+    def _pending_after(self, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """A [[task]] turn is two calls: TaskCreate, then TaskUpdate to completed."""
+        calls = [
+            b
+            for m in messages
+            if m.get("role") == "assistant"
+            for b in _blocks(m.get("content"))
+            if b.get("type") == "tool_use"
+        ]
+        if calls and calls[-1].get("name") == "TaskCreate":
+            return self._tool("TaskUpdate", {"taskId": "1", "status": "completed"})
+        return None
+
+    def _tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "tool_use", "id": self.next_id("toolu"), "name": name, "input": arguments}
+
+    def _content(self, prompt: str, found: tuple[str, str] | None) -> list[dict[str, Any]]:
+        kind, arg = found or ("", "")
+        if kind == "bash":
+            return [self._tool("Bash", {"command": arg, "description": "run it"})]
+        if kind == "mcp":
+            name, _, rest = arg.partition(" ")
+            return [self._tool(f"mcp__vybe__{name}", json.loads(rest or "{}"))]
+        if kind == "plan":
+            steps = [s.strip() for s in arg.split(";") if s.strip()]
+            plan = "# Plan\n\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
+            return [self._tool("ExitPlanMode", {"plan": plan})]
+        if kind == "task":
+            return [self._tool("TaskCreate", {"subject": arg, "description": arg})]
+        return [{"type": "text", "text": _reply_text(prompt, None)}]
+
+    def _send(self, handler: Handler, body: dict[str, Any], content: list) -> None:
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"
+        message = {
+            "id": self.next_id("msg"),
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "claude-fake"),
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 100, "output_tokens": 20},
+        }
+        if not body.get("stream"):
+            handler._json(200, message)
+            return
+        start = {**message, "content": [], "stop_reason": None}
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("message_start", {"type": "message_start", "message": start})
+        ]
+        for index, block in enumerate(content):
+            events += self._block_events(index, block)
+        events += [
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": stop, "stop_sequence": None},
+                    "usage": {"output_tokens": 20},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+        handler.sse(events)
+
+    @staticmethod
+    def _block_events(index: int, block: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+        if block["type"] == "text":
+            opened = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        else:
+            opened = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        return [
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": opened},
+            ),
+            (
+                "content_block_delta",
+                {"type": "content_block_delta", "index": index, "delta": delta},
+            ),
+            ("content_block_stop", {"type": "content_block_stop", "index": index}),
+        ]
+
+
+# ---------------------------------------------------------------- OpenAI Responses
+
+
+def _input_text(item: dict[str, Any]) -> str:
+    content = item.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(c.get("text", "")) for c in content or [] if isinstance(c, dict))
+
+
+class OpenAI(FakeServer):
+    """``POST /v1/responses`` (streaming events through ``response.completed``)."""
+
+    def __init__(self, log_dir: Path, usage_tokens: int = 100) -> None:
+        super().__init__(log_dir)
+        self.usage_tokens = usage_tokens  # reported input tokens (above a small limit: compaction)
+
+    def answer(self, handler: Handler, body: dict[str, Any]) -> None:
+        if not handler.path.startswith("/v1/responses"):
+            handler._json(404, {"error": {"message": "not found"}})
+            return
+        items = [i for i in body.get("input") or [] if isinstance(i, dict)]
+        last = items[-1] if items else {}
+        if last.get("type") == "function_call_output":
+            output = last.get("output")
+            text = output if isinstance(output, str) else json.dumps(output)
+            item = self._message(_reply_text("", _command_output(text)))
+        else:
+            prompt = _input_text(last) if last.get("role") == "user" else ""
+            if SUMMARY_ASK.search(prompt) and "[[" not in prompt:
+                item = self._message("The session so far, summarised.")
+            else:
+                item = self._item(prompt, body)
+        self._send(handler, item)
+
+    def _message(self, text: str) -> dict[str, Any]:
+        return {
+            "type": "message",
+            "id": self.next_id("msg"),
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+
+    def _item(self, prompt: str, body: dict[str, Any]) -> dict[str, Any]:
+        kind, arg = directive(prompt) or ("", "")
+        call = {"type": "function_call", "id": self.next_id("fc"), "call_id": self.next_id("call")}
+        if kind == "bash":
+            return {**call, "name": "exec_command", "arguments": json.dumps({"cmd": arg})}
+        if kind == "mcp":
+            name, _, rest = arg.partition(" ")
+            return {**call, "name": name, "namespace": "mcp__vybe", "arguments": rest or "{}"}
+        return self._message(_reply_text(prompt, None))
+
+    def _send(self, handler: Handler, item: dict[str, Any]) -> None:
+        rid = self.next_id("resp")
+        usage = {
+            "input_tokens": self.usage_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 20,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": self.usage_tokens + 20,
+        }
+        base = {"id": rid, "object": "response", "model": "gpt-fake"}
+        opened = {**item, "status": "in_progress"}
+        if item["type"] == "message":
+            opened["content"] = []
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("response.created", {"response": {**base, "status": "in_progress", "output": []}}),
+            ("response.output_item.added", {"output_index": 0, "item": opened}),
+        ]
+        if item["type"] == "message":
+            text = item["content"][0]["text"]
+            part = {"item_id": item["id"], "output_index": 0, "content_index": 0}
+            events += [
+                (
+                    "response.content_part.added",
+                    {**part, "part": {"type": "output_text", "text": "", "annotations": []}},
+                ),
+                ("response.output_text.delta", {**part, "delta": text}),
+                ("response.output_text.done", {**part, "text": text}),
+            ]
+        done = {**base, "status": "completed", "output": [item], "usage": usage}
+        events += [
+            ("response.output_item.done", {"output_index": 0, "item": item}),
+            ("response.completed", {"response": done}),
+        ]
+        handler.sse([(name, {"type": name, **data}) for name, data in events])
+
+
+def _command_output(text: str) -> str:
+    """Codex wraps a command's output in a header ("Process exited with code 1 ... Output:")."""
+    _, marker, rest = text.partition("Output:\n")
+    return rest if marker else text

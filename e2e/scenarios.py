@@ -1,0 +1,137 @@
+"""The e2e scenarios: each builds a sandbox, drives a real CLI, and checks vybe's store and
+what the fake server received. A check names the behaviour it proves."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from checks import Checks
+from clients import Claude, Codex
+from sandbox import BIN, Sandbox
+
+import fakes
+
+FAILING = "ls /nonexistent"
+
+
+def install(box: Sandbox, checks: Checks, *flags: str) -> None:
+    done = box.vybe("hook", "install", *flags)
+    checks.that(
+        f"{box.name}: vybe hook install {' '.join(flags)}".strip(), done.get("success"), done
+    )
+
+
+def request_texts(box: Sandbox) -> list[str]:
+    """Every request body the fake server got, as JSON text."""
+    return [json.dumps(e.get("body")) for e in box.server.log.entries if e["method"] == "POST"]
+
+
+def types(rows: list[Any]) -> list[str]:
+    return [r["type"] for r in rows]
+
+
+def claude_headless(checks: Checks) -> Sandbox:
+    box = Sandbox("claude-headless", fakes.Anthropic(server_log("claude-headless")).start())
+    claude = Claude(box)
+    install(box, checks)
+    first = claude.turn(f"fix the login [[bash: {FAILING}]]")
+    sid = first.get("session_id")
+    checks.that("claude: claude -p answers through the fake server", bool(sid), first)
+    second = claude.turn("now the second step", resume=sid)
+    checks.that("claude: --resume continues the session", second.get("session_id") == sid, second)
+    texts = request_texts(box)
+    checks.that(
+        "claude: the brief reaches the model at SessionStart",
+        any("SessionStart hook additional context: == VYBE" in t for t in texts),
+    )
+    rows = box.messages(f"claude:{sid}")
+    users = [r["content_text"] for r in rows if r["type"] == "user"]
+    checks.that(
+        "claude: every prompt is recorded verbatim",
+        users == [f"fix the login [[bash: {FAILING}]]", "now the second step"],
+        users,
+    )
+    checks.that(
+        "claude #1: after each headless turn the record holds user, assistant, tool in order",
+        types(rows) == ["user", "assistant", "tool", "assistant", "user", "assistant"],
+        types(rows),
+    )
+    failures = box.events("tool_failure")
+    checks.that("claude: a failed Bash call is a tool_failure event", len(failures) == 1, failures)
+    ends = box.events("session_end")
+    checks.that(
+        "claude #1 #3: every headless run's SessionEnd is logged", len(ends) == 2, len(ends)
+    )
+    claude_tasks_and_compaction(box, claude, sid, checks)
+    return box
+
+
+def claude_tasks_and_compaction(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:
+    """A task of Claude's own completed; a manual /compact; `claude mcp list`."""
+    claude.turn("[[task: write the tests]]", sid)
+    completed = [p for p in box.payloads() if p.get("hook_event_name") == "TaskCompleted"]
+    checks.that("claude: TaskUpdate to completed fires TaskCompleted", len(completed) == 1)
+    claude.turn("/compact", sid)
+    events = [p.get("hook_event_name") for p in box.payloads()]
+    checks.that("claude: /compact runs PreCompact", "PreCompact" in events, events)
+    box.run([str(BIN / "claude"), "mcp", "list"])
+
+
+def codex_headless(checks: Checks) -> Sandbox:
+    box = Sandbox("codex-headless", fakes.OpenAI(server_log("codex-headless")).start())
+    codex = Codex(box)
+    install(box, checks, "--codex")
+    first = codex.turn(f"fix the login [[bash: {FAILING}]]")
+    thread = first["thread_id"]
+    checks.that("codex: codex exec answers through the fake server", first["exit"] == 0, first)
+    second = codex.turn("now the second step", resume=thread)
+    checks.that("codex: exec resume continues the thread", second["thread_id"] == thread, second)
+    texts = request_texts(box)
+    checks.that("codex: the brief reaches the model", any("== VYBE" in t for t in texts))
+    rows = box.messages(f"codex:{thread}")
+    users = [r["content_text"] for r in rows if r["type"] == "user"]
+    checks.that(
+        "codex: every prompt is recorded verbatim",
+        users == [f"fix the login [[bash: {FAILING}]]", "now the second step"],
+        users,
+    )
+    failures = box.events("tool_failure")
+    checks.that("codex #9: a failed command is a tool_failure event", len(failures) == 1, failures)
+    last = box.server.log.entries[-1]["body"]
+    briefs = json.dumps(last.get("input")).count("== VYBE (task tracker) ==")
+    checks.that("codex #14: a resumed thread holds one full brief", briefs == 1, briefs)
+    return box
+
+
+def codex_compact(checks: Checks) -> Sandbox:
+    """Reported usage above a small model_auto_compact_token_limit: Codex compacts."""
+    server = fakes.OpenAI(server_log("codex-compact"), usage_tokens=60_000).start()
+    box = Sandbox("codex-compact", server)
+    codex = Codex(box, compact_limit=50_000)
+    install(box, checks, "--codex")
+    first = codex.turn("keep every test green [[bash: echo ok]]")
+    thread = first["thread_id"]
+    codex.turn("the second step", resume=thread)
+    events = [p.get("hook_event_name") for p in box.payloads()]
+    checks.that("codex: a small auto-compact limit runs PreCompact", "PreCompact" in events, events)
+    sources = [
+        p.get("source") for p in box.payloads() if p.get("hook_event_name") == "SessionStart"
+    ]
+    checks.that("codex: compaction runs SessionStart(compact)", "compact" in sources, sources)
+    return box
+
+
+def server_log(name: str) -> Any:
+    """The fake server's log folder, beside the sandbox (which starts empty)."""
+    from sandbox import RUNS
+
+    return RUNS / f"{name}-server"
+
+
+ALL: dict[str, Callable[[Checks], Sandbox]] = {
+    "claude-headless": claude_headless,
+    "codex-headless": codex_headless,
+    "codex-compact": codex_compact,
+}
