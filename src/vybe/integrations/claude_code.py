@@ -35,6 +35,7 @@ MAINTAIN_EVERY_SECONDS = 6 * 3600
 RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no more)
 HOOK_SOURCE = "prompt_hook"
 PROMPT_WAITS_FOR_IMPORT = 1.0  # seconds a prompt waits for a running transcript import
+IMPORT_WAIT = 5.0  # seconds an import waits for another one: within every hook's timeout
 # Patterns, not compiled ones: a session start needs no regular expression, and re with enum
 # costs a process ~2.5 ms (re caches what it compiles).
 STATUS_ASK = (
@@ -124,27 +125,61 @@ def _prompt_row(hook: Hook, prompt: str) -> MessageRow:
     )
 
 
+def _log_prompt(store: Any, row: MessageRow, kept: dict[str, Any]) -> None:
+    """The ``user_prompt`` event of a recorded prompt row (``kept``: who, where, what)."""
+    parts = ["hook", kept["target"], kept["session_id"], "UserPromptSubmit", str(row.seq)]
+    rid = "_".join(parts)
+    if len(rid) > REQUEST_ID_MAX:
+        rid = f"hook_{kept['target']}_{sha256_hex(rid.encode('utf-8', 'surrogatepass'))}"
+    hook_actions.log_event(
+        store,
+        kept["agent"],
+        rid,
+        kind="user_prompt",
+        message=kept["message"],
+        project_id=kept["project_id"],
+        metadata={"session_id": kept["session_id"], "record_seq": row.seq},
+    )
+
+
+def add_kept_prompts(hook: Hook) -> int:
+    """Prompts an earlier hook could not write (the store was locked), added in order."""
+    from vybe.integrations import prompt_spool
+
+    return prompt_spool.drain(hook.store, lambda row, kept: _log_prompt(hook.store, row, kept))
+
+
 def user_prompt(hook: Hook) -> str | None:
-    """Keep the prompt verbatim in the record, log it, and remind the agent of its focus."""
+    """Keep the prompt verbatim in the record, log it, and remind the agent of its focus.
+
+    A store locked past the hook's wait does not lose the prompt: it is kept on disk and
+    added, in order, by the next hook."""
     from vybe import locks
+    from vybe.errors import DatabaseLocked
+    from vybe.integrations import prompt_spool
     from vybe.store import record as record_rows
 
     prompt = hook.text("prompt")
     if not prompt.strip():
         return None
-    # Claude's Stop hook imports the last reply in the background: a prompt typed meanwhile
-    # waits for that import (a little), so it lands after the reply it answers.
-    with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
-        row = record_rows.append_message(hook.store, _prompt_row(hook, prompt))
-    hook_actions.log_event(
-        hook.store,
-        hook.agent,
-        _request_id(hook, row.seq),
-        kind="user_prompt",
-        message=hook_actions.clip(prompt, PROMPT_EVENT_CHARS),
-        project_id=os.path.abspath(hook.cwd),
-        metadata={"session_id": hook.session_id, "record_seq": row.seq},
-    )
+    row = _prompt_row(hook, prompt)
+    kept = {
+        "target": hook.target,
+        "agent": hook.agent,
+        "session_id": hook.session_id,
+        "project_id": os.path.abspath(hook.cwd),
+        "message": hook_actions.clip(prompt, PROMPT_EVENT_CHARS),
+    }
+    try:
+        add_kept_prompts(hook)
+        # Claude's Stop hook imports the last reply: a prompt typed meanwhile waits for that
+        # import (a little), so it lands after the reply it answers.
+        with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
+            row = record_rows.append_message(hook.store, row)
+    except DatabaseLocked:
+        prompt_spool.keep(hook.settings.db_path, row, kept)
+        return None
+    _log_prompt(hook.store, row, kept)
     import re
 
     if re.search(STATUS_ASK, prompt):
@@ -180,8 +215,9 @@ def tool_failure(hook: Hook) -> str | None:
     return None
 
 
-# Rows the hooks write that a transcript holds too: the prompt, and Codex's final reply.
-HOOKED_SOURCES = (HOOK_SOURCE, "codex_stop")
+# Rows the hooks write that a transcript holds too: the prompt, and the final reply Stop
+# carries (``<target>_stop``).
+HOOKED_SOURCES = (HOOK_SOURCE, "codex_stop", "claude_stop")
 
 
 def _hooked_key(message: MessageRow) -> tuple[str, str, bool]:
@@ -222,30 +258,52 @@ def import_lock(store: Any) -> str:
     return f"{store.path}-import.lock"
 
 
-def import_skipping_hooked(record: Any, session_id: str, path: Path, stamp: str, run: Any) -> Any:
+def import_skipping_hooked(
+    record: Any, session_id: str, path: Path, stamp: str, run: Any, wait: float | None = None
+) -> Any:
     """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
     recorded there since the last import; the wrapper, its ``result`` set.
 
     One import at a time per store: Claude's Stop hook runs async, so two can overlap, and
-    each would start from the same offset and append the same rows."""
+    each would start from the same offset and append the same rows. The wait for another
+    import is bounded (DB_LOCKED after ``wait`` seconds): imports start from where the last
+    one ended, so one skipped loses nothing."""
     from vybe import locks
+    from vybe.errors import DatabaseLocked
 
-    with locks.exclusive(import_lock(record.store)):
+    wait = IMPORT_WAIT if wait is None else wait
+    with locks.exclusive(import_lock(record.store), timeout=wait) as held:
+        if not held:
+            raise DatabaseLocked(
+                f"another transcript import has held {import_lock(record.store)} for {wait:g} s",
+                suggested_action="retry when it is done; nothing is lost meanwhile",
+            )
         target = SkipHooked(record, _hooked_since_import(record.messages(session_id), stamp))
         target.result = run(target, session_id, path)
     return target
 
 
 def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
-    """The hook's transcript into its record session; None without a transcript."""
+    """The hook's transcript into its record session; None without a transcript, or while
+    another import holds the lock (the next hook goes on from where the last import ended)."""
     from pathlib import Path
 
+    from vybe.errors import DatabaseLocked
     from vybe.store.record import SqliteRecord
 
+    add_kept_prompts(hook)
     path = Path(hook.text("transcript_path"))
     if not hook.text("transcript_path") or not path.is_file():
         return None
-    return import_skipping_hooked(SqliteRecord(hook.store), hook.record_session, path, stamp, run)
+    try:
+        return import_skipping_hooked(
+            SqliteRecord(hook.store), hook.record_session, path, stamp, run
+        )
+    except DatabaseLocked as busy:
+        from vybe.integrations.hooks import log_failure
+
+        log_failure(hook.target, hook.event, busy)
+        return None
 
 
 def import_transcript(hook: Hook) -> str | None:
@@ -253,6 +311,47 @@ def import_transcript(hook: Hook) -> str | None:
     from vybe.integrations import claude_transcript
 
     import_since_hooks(hook, claude_transcript.STAMP, claude_transcript.import_transcript)
+    return None
+
+
+def last_reply(hook: Hook) -> str | None:
+    """The text of the record session's last assistant row."""
+    found = hook.store.conn.execute(
+        "SELECT content_text FROM messages WHERE session_id = ? AND type = 'assistant'"
+        " ORDER BY context_seq DESC LIMIT 1",
+        (hook.record_session,),
+    ).fetchone()
+    return found[0] if found else None
+
+
+def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
+    """The turn's final reply from the Stop payload, when the file did not hold it yet (the
+    agent flushes its transcript late); a later import leaves out the file's copy. Under the
+    import lock: two Stops of one turn keep it once."""
+    from vybe import locks
+    from vybe.context.tokens import estimate
+    from vybe.store import record as record_rows
+    from vybe.store.record import MessageRow
+
+    text = hook.text("last_assistant_message")
+    if not text.strip() or (imported is not None and imported.last_reply == text):
+        return
+    with locks.exclusive(import_lock(hook.store), timeout=IMPORT_WAIT):
+        if last_reply(hook) == text:
+            return
+        source = f"{hook.target}_stop"
+        row = MessageRow(
+            hook.record_session, 0, "assistant", text, source=source, tokens=estimate(text)
+        )
+        record_rows.append_message(hook.store, row)
+
+
+def stop(hook: Hook) -> str | None:
+    """Import the transcript, and keep the final reply from the payload if it is not in yet."""
+    from vybe.integrations import claude_transcript
+
+    stamp, run = claude_transcript.STAMP, claude_transcript.import_transcript
+    keep_final_reply(hook, import_since_hooks(hook, stamp, run))
     return None
 
 
@@ -308,13 +407,23 @@ def maintain_if_due(hook: Hook) -> bool:
     return True
 
 
+def transcript_size(hook: Hook) -> int:
+    try:
+        return os.path.getsize(hook.text("transcript_path"))
+    except OSError:
+        return -1
+
+
 def session_end(hook: Hook) -> str | None:
     """Note the end of the session (one small write, inside Claude's 1.5 s budget), and hand
-    housekeeping to a detached process when it is due."""
+    housekeeping to a detached process when it is due.
+
+    Each end of a resumed session is its own event: the request id names the transcript's
+    size, which every run of the session grows (a retried hook still replays)."""
     hook_actions.log_event(
         hook.store,
         hook.agent,
-        _request_id(hook, hook.text("reason")),
+        _request_id(hook, hook.text("reason"), transcript_size(hook)),
         kind="session_end",
         message=hook.text("reason") or "ended",
         project_id=os.path.abspath(hook.cwd),
@@ -329,7 +438,7 @@ HANDLERS = {
     "UserPromptSubmit": user_prompt,
     "PostToolUseFailure": tool_failure,
     "PreCompact": import_transcript,
-    "Stop": import_transcript,
+    "Stop": stop,
     "TaskCompleted": task_completed,
     "SessionEnd": session_end,
 }

@@ -57,17 +57,7 @@ def pre_compact(hook: Hook) -> str | None:
 def stop(hook: Hook) -> str | None:
     """Import the rollout; keep the turn's final reply from the payload when the rollout does
     not hold it yet (a later import then leaves out its copy)."""
-    from vybe.context.tokens import estimate
-    from vybe.store import record as record_rows
-    from vybe.store.record import MessageRow
-
-    imported = import_rollout(hook)
-    text = hook.text("last_assistant_message")
-    if text.strip() and (imported is None or imported.last_reply != text):
-        row = MessageRow(
-            hook.record_session, 0, "assistant", text, source="codex_stop", tokens=estimate(text)
-        )
-        record_rows.append_message(hook.store, row)
+    claude_code.keep_final_reply(hook, import_rollout(hook))
     return None
 
 

@@ -29,9 +29,10 @@ DEFAULT: dict[str, tuple[HookSpec, ...]] = {
     "claude": (
         HookSpec("SessionStart", 10, "startup|resume|clear|compact"),
         HookSpec("UserPromptSubmit", 5),
-        HookSpec("PostToolUseFailure", 5, "*", is_async=True),
+        # Synchronous: `claude -p` kills async hooks at exit and then skips SessionEnd.
+        HookSpec("PostToolUseFailure", 5, "*"),
         HookSpec("PreCompact", 10, "auto|manual"),
-        HookSpec("Stop", 10, is_async=True),
+        HookSpec("Stop", 10),
         HookSpec("TaskCompleted", 5),
         HookSpec("SessionEnd", 2),
     ),

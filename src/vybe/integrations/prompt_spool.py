@@ -1,0 +1,82 @@
+"""Prompts that could not reach a locked store, kept on disk until the next hook adds them.
+
+A person's words are never dropped: when the store stays locked past the hook's wait, the
+prompt row goes to ``<db>-pending/<ns>-<pid>.json`` (written whole, then renamed in place),
+and the next hook of any session adds every kept prompt to the record, oldest first, before
+its own write. Standard library only: this runs on the prompt path.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from vybe import jsonio
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
+
+    from vybe.store.record import MessageRow
+
+
+def folder(db_path: str) -> str:
+    return f"{db_path}-pending"
+
+
+def keep(db_path: str, row: MessageRow, event: dict[str, Any]) -> str:
+    """Write one prompt row and its event durably; the file's path."""
+    where = folder(db_path)
+    os.makedirs(where, mode=0o700, exist_ok=True)
+    name = f"{time.time_ns():020d}-{os.getpid()}.json"
+    document = {
+        "session_id": row.session_id,
+        "type": row.type,
+        "text": row.text,
+        "source": row.source,
+        "data": row.data,
+        "tokens": row.tokens,
+        "event": event,
+    }
+    temporary = os.path.join(where, f".{name}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(jsonio.dumps(document, ensure_ascii=False))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, os.path.join(where, name))
+    return os.path.join(where, name)
+
+
+def pending(db_path: str) -> list[str]:
+    """Kept prompt files, oldest first (one listdir when there are none: the usual case)."""
+    try:
+        names = os.listdir(folder(db_path))
+    except FileNotFoundError:
+        return []
+    return [os.path.join(folder(db_path), n) for n in sorted(names) if n.endswith(".json")]
+
+
+def drain(store: Any, log_event: Any) -> int:
+    """Add every kept prompt to the record in order, then forget its file; how many."""
+    from vybe.store import record as record_rows
+    from vybe.store.record import MessageRow
+
+    added = 0
+    for path in pending(store.path):
+        with open(path, encoding="utf-8") as handle:
+            kept = jsonio.loads(handle.read())
+        row = MessageRow(
+            kept["session_id"],
+            0,
+            kept["type"],
+            kept["text"],
+            source=kept["source"],
+            data=kept["data"],
+            tokens=kept["tokens"],
+        )
+        stored = record_rows.append_message(store, row)
+        log_event(stored, kept["event"])
+        os.unlink(path)
+        added += 1
+    return added

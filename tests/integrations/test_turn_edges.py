@@ -1,0 +1,132 @@
+"""The edges of a turn as the real CLIs send them: the final reply Stop carries before the
+transcript holds it, each end of a resumed session, a store or import lock held too long."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from tests.integrations.conftest import SESSIONS
+from vybe import locks
+from vybe.cli.main import run as cli
+from vybe.integrations import claude_code, hooks
+from vybe.integrations.claude_code import import_lock
+from vybe.store import Store
+
+SESSION = f"claude:{SESSIONS['claude']}"
+
+
+def _line(kind: str, text: str, n: int) -> str:
+    message = {"role": kind, "content": [{"type": "text", "text": text}]}
+    if kind == "assistant":
+        message |= {"id": f"msg_{n}", "type": "message", "model": "m", "stop_reason": "end_turn"}
+    line = {
+        "type": kind,
+        "uuid": f"u{n}",
+        "parentUuid": f"u{n - 1}" if n else None,
+        "sessionId": SESSIONS["claude"],
+        "timestamp": f"2026-12-01T10:00:{n:02d}.000Z",
+        "message": message,
+    }
+    return json.dumps(line) + "\n"
+
+
+def _write(agent, tmp_path, *lines: str) -> None:
+    agent.transcript = tmp_path / "session.jsonl"
+    with agent.transcript.open("a") as handle:
+        handle.writelines(lines)
+
+
+def _record(agent) -> list[tuple[str, str]]:
+    return agent.rows(
+        "SELECT type, content_text FROM messages WHERE session_id = ? ORDER BY context_seq",
+        SESSION,
+    )
+
+
+def test_stop_keeps_the_final_reply_the_transcript_has_not_flushed_and_never_twice(agent, tmp_path):
+    _write(agent, tmp_path, _line("user", "hello", 0))
+    agent.send("claude", "stop", last_assistant_message="the final reply")
+    agent.send("claude", "stop", last_assistant_message="the final reply")  # a retried Stop
+    assert _record(agent) == [("user", "hello"), ("assistant", "the final reply")]
+    _write(agent, tmp_path, _line("assistant", "the final reply", 1), _line("user", "next", 2))
+    agent.send("claude", "stop", last_assistant_message="the final reply")
+    assert _record(agent) == [
+        ("user", "hello"),
+        ("assistant", "the final reply"),
+        ("user", "next"),
+    ]
+
+
+def test_each_end_of_a_resumed_session_is_logged_and_a_retried_one_once(agent, tmp_path):
+    _write(agent, tmp_path, _line("user", "first run", 0))
+    agent.send("claude", "session_end")
+    agent.send("claude", "session_end")
+    _write(agent, tmp_path, _line("user", "the resumed run", 1))
+    agent.send("claude", "session_end")
+    assert len(agent.rows("SELECT id FROM events WHERE kind = 'session_end'")) == 2
+
+
+@pytest.fixture
+def inprocess(agent, monkeypatch):
+    for key, value in agent.vybe.env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(agent.project)
+    monkeypatch.setattr(claude_code, "IMPORT_WAIT", 0.05)
+    return agent
+
+
+def _held(agent):
+    store = Store(str(agent.vybe.db_path))
+    store.conn.execute("SELECT 1")
+    return store, locks.exclusive(import_lock(store))
+
+
+def test_a_held_import_lock_makes_session_import_answer_db_locked_soon(inprocess, tmp_path):
+    _write(inprocess, tmp_path, _line("user", "hello", 0))
+    store, lock = _held(inprocess)
+    with lock:
+        started = time.monotonic()
+        code, text = cli(["session", "import", "--claude", str(inprocess.transcript)])
+        took = time.monotonic() - started
+    store.close()
+    assert (code != 0, json.loads(text)["error_code"]) == (True, "DB_LOCKED")
+    assert took < 1.0
+    assert _record(inprocess) == []
+
+
+def test_a_held_import_lock_lets_stop_return_and_the_next_stop_import_everything(
+    inprocess, tmp_path
+):
+    _write(inprocess, tmp_path, _line("user", "hello", 0), _line("assistant", "hi", 1))
+    payload = json.dumps(inprocess.event("claude", "stop", last_assistant_message="hi")).encode()
+    store, lock = _held(inprocess)
+    with lock:
+        assert hooks.run("claude", payload) == ""
+    store.close()
+    assert _record(inprocess) == [("assistant", "hi")]  # only the reply Stop carried
+    hooks.run("claude", payload)
+    assert _record(inprocess) == [("assistant", "hi"), ("user", "hello")]
+
+
+def test_a_prompt_the_locked_store_refuses_is_kept_and_added_in_order_next_time(inprocess):
+    prompt = inprocess.event("claude", "user_prompt_submit", prompt="never lose me")
+    locker = Store(str(inprocess.vybe.db_path))
+    locker.conn.execute("BEGIN IMMEDIATE")
+    hooks.HOOK_BUSY_TIMEOUT_MS, saved = 20, hooks.HOOK_BUSY_TIMEOUT_MS
+    try:
+        assert hooks.run("claude", json.dumps(prompt).encode()) == ""
+    finally:
+        hooks.HOOK_BUSY_TIMEOUT_MS = saved
+        locker.conn.execute("ROLLBACK")
+        locker.close()
+    kept = os.listdir(f"{inprocess.vybe.db_path}-pending")
+    assert len(kept) == 1 and _record(inprocess) == []
+    hooks.run("claude", json.dumps({**prompt, "prompt": "the next one"}).encode())
+    assert _record(inprocess) == [("user", "never lose me"), ("user", "the next one")]
+    assert os.listdir(f"{inprocess.vybe.db_path}-pending") == []
+    events = inprocess.rows("SELECT message FROM events WHERE kind = 'user_prompt' ORDER BY id")
+    assert events == [("never lose me",), ("the next one",)]
