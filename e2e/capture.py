@@ -3,7 +3,7 @@
 The first payload of each kind is kept as ``tests/integrations/fixtures/<target>/<name>.json``
 with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``, ``transcript_path``
 ``{transcript}`` (the unit tests fill both in), and the sandbox folder anywhere else
-``/home/user``.
+``/home/user``. The first Codex rollout is kept as ``codex/rollout.jsonl``.
 """
 
 from __future__ import annotations
@@ -73,5 +73,14 @@ def refresh_fixtures(boxes: list[Sandbox]) -> str:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(scrubbed(payload, box), indent=2, ensure_ascii=False) + "\n")
             written[(target, name)] = out
+    for box in boxes:
+        rollouts = sorted((box.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+        if rollouts and ("codex", "rollout") not in written:
+            text = rollouts[0].read_text()
+            text = text.replace(str(box.project), "/home/user/project")
+            (FIXTURES / "codex" / "rollout.jsonl").write_text(
+                text.replace(str(box.root), "/home/user")
+            )
+            written[("codex", "rollout")] = FIXTURES / "codex" / "rollout.jsonl"
     lines = [f"captured {t}/{n}" for t, n in sorted(written)]
     return "\n".join(lines) or "captured nothing"

@@ -6,8 +6,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import TRANSCRIPTS
 
 SESSION = "codex:019b7f94-51b4-7593-922e-ba12b5b73b52"
@@ -44,12 +42,19 @@ def _typed_line(text: str) -> bytes:
     return json.dumps(line, ensure_ascii=False).encode() + b"\n"
 
 
-@pytest.mark.xfail(strict=True, reason="Codex 0.171 sends tool_response as a plain string")
 def test_a_failed_bash_call_is_logged_and_a_passing_one_is_not(agent):
+    """Codex 0.171 sends the output as a string; the exit code is in the rollout."""
+    agent.transcript = FIXTURES / "rollout.jsonl"
     agent.send("codex", "post_tool_use_failed_bash")
-    agent.send("codex", "post_tool_use_ok_bash")
+    agent.send("codex", "post_tool_use_ok_bash", tool_use_id="call_that_passed")
     [(message,)] = agent.rows("SELECT message FROM events WHERE kind = 'tool_failure'")
-    assert message.startswith("Bash: ")
+    assert message == "Bash: Exit code 2"
+
+
+def test_a_string_tool_response_without_a_rollout_record_is_not_a_failure(agent):
+    agent.send("codex", "session_start_startup")
+    agent.send("codex", "post_tool_use_failed_bash", transcript_path=None)
+    assert agent.rows("SELECT message FROM events WHERE kind = 'tool_failure'") == []
 
 
 def test_an_exit_code_in_text_output_counts_as_failure(agent):

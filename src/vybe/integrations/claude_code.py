@@ -192,10 +192,16 @@ def _preview(value: Any, limit: int) -> str:
     return hook_actions.clip(text, limit)
 
 
-def tool_failure(hook: Hook) -> str | None:
+def claude_tool_failure(hook: Hook) -> str | None:
+    """Claude's PostToolUseFailure: the failure is its ``error``."""
+    return tool_failure(hook, hook.payload.get("error"))
+
+
+def tool_failure(hook: Hook, raw: Any, exit_code: int | None = None) -> str | None:
     """Log a failed tool call with bounded previews, for recovery context later."""
-    raw = hook.payload.get("error") or hook.payload.get("tool_response")
     error = _preview(raw, ERROR_PREVIEW_CHARS)
+    if exit_code is not None and not error.startswith("Exit code"):
+        error = f"Exit code {exit_code}\n{error}"
     tool = hook.text("tool_name") or "tool"
     hook_actions.log_event(
         hook.store,
@@ -436,7 +442,7 @@ def session_end(hook: Hook) -> str | None:
 HANDLERS = {
     "SessionStart": session_start,
     "UserPromptSubmit": user_prompt,
-    "PostToolUseFailure": tool_failure,
+    "PostToolUseFailure": claude_tool_failure,
     "PreCompact": import_transcript,
     "Stop": stop,
     "TaskCompleted": task_completed,

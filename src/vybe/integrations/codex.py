@@ -1,7 +1,8 @@
 """Codex CLI hook handlers: Claude's handlers where the events match, plus Codex's own shapes.
 
-Codex has no PostToolUseFailure: a failed Bash call arrives as PostToolUse whose
-``tool_response`` carries a non-zero exit code. Its Stop hook must answer with JSON.
+Codex has no PostToolUseFailure: a failed Bash call arrives as PostToolUse, its exit code in
+``tool_response`` (older releases) or only in the rollout (0.171 sends the output string).
+Its Stop hook must answer with JSON.
 PreCompact and Stop import the rollout (``transcript_path``) since the last import, as
 Claude's do with its transcript; the prompts UserPromptSubmit recorded are not added twice.
 """
@@ -35,11 +36,46 @@ def exit_code(response: Any) -> int | None:
     return None
 
 
-def post_tool_use(hook: Hook) -> str | None:
-    """Only failures are kept: a Bash call that exited non-zero."""
-    if exit_code(hook.payload.get("tool_response")) in (None, 0):
+ROLLOUT_TAIL_BYTES = 256 * 1024  # where a just-finished command's item sits in the rollout
+
+
+def rollout_exit_code(path: str, call_id: str) -> int | None:
+    """The exit code the rollout gives the command ``call_id`` (its ``item_completed``
+    CommandExecution, written before PostToolUse fires), read from the file's tail only."""
+    import json
+
+    if not path or not call_id:
         return None
-    return claude_code.tool_failure(hook)
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, 2) - ROLLOUT_TAIL_BYTES))
+            tail = handle.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    needle = f'"id":"{call_id}"'
+    for line in reversed(tail):
+        if needle not in line or "CommandExecution" not in line:
+            continue
+        try:
+            item = json.loads(line)["payload"]["item"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        code = item.get("exit_code")
+        if isinstance(code, int) and not isinstance(code, bool):
+            return code
+    return None
+
+
+def post_tool_use(hook: Hook) -> str | None:
+    """Only failures are kept: a Bash call that exited non-zero. Codex 0.171 sends the output
+    as a plain string with no exit code; the rollout's record of the call has it."""
+    response = hook.payload.get("tool_response")
+    code = exit_code(response)
+    if code is None and isinstance(response, str):
+        code = rollout_exit_code(hook.text("transcript_path"), hook.text("tool_use_id"))
+    if code in (None, 0):
+        return None
+    return claude_code.tool_failure(hook, response, exit_code=code)
 
 
 def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
