@@ -3,7 +3,8 @@
 The first payload of each kind is kept as ``tests/integrations/fixtures/<target>/<name>.json``
 with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``, ``transcript_path``
 ``{transcript}`` (the unit tests fill both in), and the sandbox folder anywhere else
-``/home/user``. The first Codex rollout is kept as ``codex/rollout.jsonl``.
+``/home/user``. Each Codex scenario's rollout is kept too (``codex/rollout.jsonl``,
+``codex/rollout-compact.jsonl``).
 """
 
 from __future__ import annotations
@@ -75,12 +76,11 @@ def refresh_fixtures(boxes: list[Sandbox]) -> str:
             written[(target, name)] = out
     for box in boxes:
         rollouts = sorted((box.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
-        if rollouts and ("codex", "rollout") not in written:
-            text = rollouts[0].read_text()
-            text = text.replace(str(box.project), "/home/user/project")
-            (FIXTURES / "codex" / "rollout.jsonl").write_text(
-                text.replace(str(box.root), "/home/user")
-            )
-            written[("codex", "rollout")] = FIXTURES / "codex" / "rollout.jsonl"
+        name = "rollout" + box.name.removeprefix("codex").replace("-headless", "")
+        if rollouts and ("codex", name) not in written:
+            text = rollouts[0].read_text().replace(str(box.project), "/home/user/project")
+            out = FIXTURES / "codex" / f"{name}.jsonl"
+            out.write_text(text.replace(str(box.root), "/home/user"))
+            written[("codex", name)] = out
     lines = [f"captured {t}/{n}" for t, n in sorted(written)]
     return "\n".join(lines) or "captured nothing"

@@ -99,6 +99,12 @@ def codex_headless(checks: Checks) -> Sandbox:
     )
     failures = box.events("tool_failure")
     checks.that("codex #9: a failed command is a tool_failure event", len(failures) == 1, failures)
+    rollout = codex.rollout(thread) or ""
+    done = box.vybe("session", "import", "--codex", rollout, "--session", "by-hand")
+    words = done.get("data", {}).get("imported", {}).get("user")
+    checks.that(
+        "codex #10: session import of a 0.171 rollout gives its 2 prompts", words == 2, done
+    )
     last = box.server.log.entries[-1]["body"]
     briefs = json.dumps(last.get("input")).count("== VYBE (task tracker) ==")
     checks.that("codex #14: a resumed thread holds one full brief", briefs == 1, briefs)
@@ -120,6 +126,15 @@ def codex_compact(checks: Checks) -> Sandbox:
         p.get("source") for p in box.payloads() if p.get("hook_event_name") == "SessionStart"
     ]
     checks.that("codex: compaction runs SessionStart(compact)", "compact" in sources, sources)
+    rows = box.messages(f"codex:{thread}")
+    summary = "The session so far, summarised."
+    harness = [r for r in rows if r["type"] == "harness" and summary in r["content_text"]]
+    replies = [r for r in rows if r["type"] == "assistant" and summary in r["content_text"]]
+    checks.that(
+        "codex #11: the compaction summary is recorded as the harness's, not a reply",
+        bool(harness) and not replies,
+        types(rows),
+    )
     return box
 
 

@@ -108,3 +108,23 @@ def test_import_since_the_last_line_continues_a_growing_file(tmp_path):
     assert users(parts) == users(whole)
     tools = [r.data["tool_call_id"] for r in parts.messages("s") if r.type == "tool"]
     assert len(tools) == len(set(tools)) == 48
+
+
+def test_an_odd_line_is_skipped_and_counted_and_every_later_line_still_imports(vybe, tmp_path):
+    """A line of a shape no release writes (content holding a bare string) must not stop the
+    import at that line on every later run."""
+    good = {"type": "user", "uuid": "u1", "sessionId": "s", "message": {"role": "user"}}
+    odd = {**good, "uuid": "u2", "message": {"role": "user", "content": ["a bare string"]}}
+    path = tmp_path / "s.jsonl"
+    lines = [
+        {**good, "message": {"role": "user", "content": "before"}},
+        odd,
+        {**good, "uuid": "u3", "message": {"role": "user", "content": "after"}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    first = vybe.ok("session", "import", "--claude", str(path))
+    with path.open("a") as handle:
+        handle.write(json.dumps({**good, "uuid": "u4", "message": {"content": "appended"}}) + "\n")
+    second = vybe.ok("session", "import", "--claude", str(path))
+    assert (first["imported"]["user"], first["skipped_lines"]) == (2, 1)
+    assert second["imported"]["user"] == 1

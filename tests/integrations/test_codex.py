@@ -170,3 +170,38 @@ def test_a_rollout_imported_by_hand_leaves_out_the_prompt_the_hook_recorded(agen
     assert data["imported"] == {"user": 1, "assistant": 3, "tool": 3}
     assert data["already_recorded"] == 1
     assert _rows(agent) == [V77_PROMPT]
+
+
+def _imported(agent, rollout) -> tuple[dict, list[tuple[str, str]]]:
+    data = agent.vybe.ok("session", "import", "--codex", str(rollout))
+    rows = agent.rows(
+        "SELECT type, content_text FROM messages WHERE session_id = ? ORDER BY context_seq",
+        data["session_id"],
+    )
+    return data, rows
+
+
+def test_a_0171_rollout_gives_the_typed_prompts_once_and_never_the_environment_context(agent):
+    data, rows = _imported(agent, FIXTURES / "rollout.jsonl")
+    users = [text for kind, text in rows if kind == "user"]
+    assert users == [PROMPT, "now the second step"]
+    assert data["imported"] == {"user": 2, "assistant": 3, "tool": 1}
+
+
+def test_codex_compaction_summary_is_the_harness_s_in_its_place_not_a_reply(agent):
+    _, rows = _imported(agent, FIXTURES / "rollout-compact.jsonl")
+    kinds = [kind for kind, _ in rows]
+    assert kinds == [
+        "user",
+        "assistant",
+        "tool",
+        "harness",
+        "assistant",
+        "harness",
+        "user",
+        "assistant",
+    ]
+    summaries = [text for kind, text in rows if kind == "harness"]
+    assert all(s.startswith('[Harness: compaction codex "') for s in summaries)
+    assert all("The session so far, summarised." in s for s in summaries)
+    assert "The session so far, summarised." not in [t for k, t in rows if k == "assistant"]

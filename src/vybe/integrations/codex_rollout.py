@@ -1,13 +1,15 @@
 """Import a Codex rollout (.jsonl) into the record, from where the last import ended.
 
 Each line is ``{"timestamp", "type", "payload"}`` (docs/integrations.md). The person's
-words come only from ``event_msg`` ``user_message`` items: Codex also puts its environment
+words come only from ``event_msg`` ``user_message`` items, or (0.171) ``item_completed``
+events of a ``UserMessage`` item, one prompt taken once: Codex also puts its environment
 context, AGENTS.md text and other instructions in ``user``-role ``message`` items, and the
 prompt itself is there a second time, so those items are never taken as typed. Assistant
 ``message`` items and the tool calls that follow them (``function_call``,
 ``custom_tool_call``, ``local_shell_call``) become ``assistant`` rows, each call's output a
-``tool`` row. Skipped: reasoning, developer messages, ``compacted`` summaries (not the
-person's words), turn context, other events, and any line type this does not know.
+``tool`` row. The summary a compaction writes as an assistant message just before its
+``compacted`` line is a ``harness`` row (not the agent's words). Skipped: reasoning,
+developer messages, turn context, other events, and any line type this does not know.
 Rollouts older than the ``payload`` wrapper (Codex before 0.3x) import nothing.
 
 Rows carry ``data.codex_import`` = {rollout id, byte offset}; see ``transcript_import``.
@@ -19,6 +21,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from vybe.context.labels import Dispatch
 from vybe.context.record import Record
 from vybe.integrations.codex import exit_code
 from vybe.integrations.transcript_import import Builder, ImportResult, first_field, import_file
@@ -83,19 +86,60 @@ def output(raw: Any) -> tuple[str, bool]:
     return text, exit_code(text) not in (None, 0)
 
 
+COMPACTION = Dispatch("compaction", "codex", "Codex's summary of the conversation so far")
+
+
+def completed_words(event: dict[str, Any]) -> str | None:
+    """What the person typed, from a 0.171 ``item_completed`` UserMessage event."""
+    item = event.get("item")
+    if not isinstance(item, dict) or item.get("type") != "UserMessage":
+        return None
+    text = _texts(item.get("content"))
+    return text if text.strip() else None
+
+
 class _Importer(Builder):
-    """Each assistant message starts a reply; the calls after it belong to that reply."""
+    """Each assistant message starts a reply; the calls after it belong to that reply.
+
+    Since 0.171 a reply's message comes after an ``item_completed`` AgentMessage event; an
+    assistant message with none, followed by a ``compacted`` line, is the harness's summary."""
+
+    last_typed: str | None = None  # one prompt can come as user_message and as UserMessage
+    announced: bool = False  # an AgentMessage event came since the last assistant message
 
     def line(self, data: dict[str, Any]) -> None:
         payload = data.get("payload")
+        if data.get("type") == "compacted":
+            self.compacted()
         if not isinstance(payload, dict):
             return
-        if data.get("type") == "event_msg" and payload.get("type") == "user_message":
-            words = typed_words(payload)
-            if words is not None:
-                self.person(words)
+        if data.get("type") == "event_msg":
+            self.event(payload)
         elif data.get("type") == "response_item":
             self.item(payload)
+
+    def event(self, payload: dict[str, Any]) -> None:
+        kind = payload.get("type")
+        if kind == "user_message":
+            words = typed_words(payload)
+        elif kind == "item_completed":
+            item = payload.get("item")
+            self.announced |= isinstance(item, dict) and item.get("type") == "AgentMessage"
+            words = completed_words(payload)
+        else:
+            return
+        if words is not None and words != self.last_typed:
+            self.last_typed = words
+            self.person(words)
+
+    def compacted(self) -> None:
+        """The summary Codex wrote as an assistant message just before: the harness's."""
+        if self.summary is not None and self.text and self.text[-1] == self.summary:
+            self.text.pop()
+            self.harness(COMPACTION, self.summary)
+        self.summary = None
+
+    summary: str | None = None  # the last assistant message no AgentMessage event announced
 
     def item(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
@@ -105,8 +149,12 @@ class _Importer(Builder):
                 self.flush()
                 self.close_calls()
                 self.text.append(text)
+                self.last_typed = None
+                self.summary = None if self.announced else text
+                self.announced = False
         elif kind in CALLS:
             self.calls.append(tool_call(item))
+            self.last_typed = self.summary = None
         elif kind in OUTPUTS:
             self.answer(item.get("call_id"), *output(item.get("output")))
 

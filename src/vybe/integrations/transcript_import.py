@@ -3,7 +3,8 @@
 Each imported row carries ``data[<stamp>]`` = {transcript id, byte offset after its line},
 so the next import of the same file starts after the last line imported; an unfinished last
 line (no newline yet) is left for next time, and a complete line that is not JSON is counted
-and skipped (failing on it would stop every later import at the same line). A ``Builder``
+and skipped, as is a JSON line of a shape the format does not know (failing on either would
+stop every later import at the same line). A ``Builder``
 gathers one reply's text and tool calls, writes it, then the calls' results right after it,
 so every call is answered once.
 """
@@ -17,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from vybe.agent.pending import unanswered_calls
+from vybe.context.labels import Dispatch
 from vybe.context.record import MessageRow, Record
-from vybe.context.recorder import record_assistant, record_tool, record_user
+from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user
 from vybe.errors import NotFound
 from vybe.llm.base import Reply, ToolCall
 
@@ -32,7 +34,7 @@ class ImportResult:
     session_id: str
     offset: int
     lines: int = 0
-    skipped: int = 0  # complete lines that are not JSON: left out, never retried
+    skipped: int = 0  # complete lines not JSON or of no known shape: left out, never retried
     counts: dict[str, int] = field(default_factory=lambda: {"user": 0, "assistant": 0, "tool": 0})
 
 
@@ -66,6 +68,12 @@ class Builder:
         self.close_calls()
         record_user(self.record, self.session_id, words)
         self.result.counts["user"] += 1
+
+    def harness(self, dispatch: Dispatch, text: str) -> None:
+        """An input no person typed (a summary the agent's harness wrote), in its place."""
+        self.flush()
+        record_harness(self.record, self.session_id, dispatch, text)
+        self.result.counts["harness"] = self.result.counts.get("harness", 0) + 1
 
     def answer(self, call_id: Any, output: str, is_error: bool) -> None:
         """The result of a call; a result for no known call is dropped."""
@@ -149,7 +157,11 @@ def import_file(
             except ValueError:
                 result.skipped += 1
                 continue
-            if isinstance(data, dict):
+            if not isinstance(data, dict):
+                continue
+            try:
                 importer.line(data)
+            except (TypeError, ValueError, KeyError, AttributeError):
+                result.skipped += 1  # a shape no format knows: left out, the rest goes on
     importer.flush()
     return result
