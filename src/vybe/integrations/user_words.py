@@ -98,20 +98,18 @@ def is_ack(text: str) -> bool:
     return core[:end].lower() in ACKS
 
 
-def _word_char(text: str, index: int) -> bool:
-    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+_DIRECTION_PATTERN: list = []  # compiled on first use: a session start needs no re
 
 
 def sets_direction(text: str) -> bool:
-    """A direction word or phrase, in any case, as a whole word (not "usefully")."""
-    lowered = text.lower()
-    for phrase in DIRECTION:
-        start = lowered.find(phrase)
-        while start != -1:
-            if not _word_char(lowered, start - 1) and not _word_char(lowered, start + len(phrase)):
-                return True
-            start = lowered.find(phrase, start + 1)
-    return False
+    """A direction word or phrase, in any case, as a whole word (not "usefully"): one
+    alternation searched once, instead of one scan per phrase."""
+    if not _DIRECTION_PATTERN:
+        import re
+
+        words = "|".join(re.escape(p) for p in sorted(DIRECTION, key=len, reverse=True))
+        _DIRECTION_PATTERN.append(re.compile(rf"(?<!\w)(?:{words})(?!\w)"))
+    return _DIRECTION_PATTERN[0].search(text.lower()) is not None
 
 
 class Chosen(namedtuple("Chosen", "row text cut")):
@@ -124,11 +122,17 @@ def rank(rows: list[MessageRow]) -> list[MessageRow]:
     """The order in which messages claim the budget."""
     if not rows:
         return []
-    first, rest = rows[0], list(reversed(rows[1:]))
-    direction = [r for r in rest if not is_ack(r.text) and sets_direction(r.text)]
-    acks = [r for r in rest if is_ack(r.text)]
-    other = [r for r in rest if r not in direction and r not in acks]
-    return [first, *direction, *other, *acks]
+    direction: list[MessageRow] = []
+    other: list[MessageRow] = []
+    acks: list[MessageRow] = []
+    for row in reversed(rows[1:]):  # one pass, each row classified once (was quadratic)
+        if is_ack(row.text):
+            acks.append(row)
+        elif sets_direction(row.text):
+            direction.append(row)
+        else:
+            other.append(row)
+    return [rows[0], *direction, *other, *acks]
 
 
 def _cut_note(row: MessageRow) -> str:
