@@ -293,3 +293,27 @@ class Alias:
         self.name, self.target, self.summary = name, target, summary
         self.positionals, self.extra, self.convert = positionals, extra, convert
         self.replaces = replaces
+
+
+class Context:
+    """What an operation runs with outside the CLI (MCP, the agent): an open store, who is
+    acting, the request id of this call, and the settings (loaded when first needed)."""
+
+    def __init__(
+        self,
+        store: object,
+        agent: str,
+        request_id: str,
+        surface: str,
+        settings: object = None,
+    ) -> None:
+        self.store, self.agent, self.request_id = store, agent, request_id
+        self.surface, self._settings = surface, settings
+
+    @property
+    def settings(self) -> object:
+        if self._settings is None:
+            from vybe import config
+
+            self._settings = config.load(self.agent, None)
+        return self._settings
