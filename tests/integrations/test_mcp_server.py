@@ -20,7 +20,6 @@ from tests.conftest import VYBE, Vybe
 from vybe import __version__
 from vybe.actions import tasks
 from vybe.integrations import mcp_server
-from vybe.integrations.mcp_tools import input_schema
 from vybe.operations import catalog
 from vybe.operations.model import MCP
 from vybe.store import Store
@@ -182,7 +181,7 @@ def test_every_agent_facing_operation_is_a_tool_with_its_declared_schema(served)
     assert set(tools) >= AGENT_FACING
     for op in catalog().on(MCP):
         listed = tools[op.tool]
-        assert listed.input_schema == input_schema(op), op.name
+        assert listed.input_schema == op.input_schema(MCP), op.name
         assert listed.description and listed.output_schema["type"] == "object"
         hints = listed.annotations
         assert hints.read_only_hint is (not op.writes), op.name

@@ -13,40 +13,13 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 
 from vybe import __version__, clock
-from vybe.errors import InvalidInput, UsageError, VybeError
+from vybe.errors import InvalidInput, VybeError
 from vybe.integrations.mcp_server import INSTRUCTIONS, error_result
 from vybe.operations import catalog
-from vybe.operations.model import MCP, Context, Operation, Param
+from vybe.operations.model import MCP, Context, Operation, for_tools
 
-REQUEST_ID = Param(
-    "request_id",
-    help="idempotency key: a retry with the same one returns the first result",
-    max_length=256,
-)
 BRIEF_URI = "vybe://brief"
 TASK_URI = "vybe://task/{task_id}"
-JSON_NULLABLE = {"string", "integer", "number", "boolean", "object", "array"}
-
-
-def params(op: Operation) -> tuple[Param, ...]:
-    """An operation's MCP arguments: its own, and request_id when it writes."""
-    return (*op.on(MCP), REQUEST_ID) if op.writes else op.on(MCP)
-
-
-def input_schema(op: Operation) -> dict[str, Any]:
-    arguments = params(op)
-    return {
-        "type": "object",
-        "properties": {p.name: p.json_schema() for p in arguments},
-        "required": [p.name for p in arguments if p.required],
-        "additionalProperties": False,
-    }
-
-
-def output_schema(op: Operation) -> dict[str, Any]:
-    """The result's top-level fields (each may be null); other fields may follow."""
-    fields = {name: {"type": [kind, "null"]} for name, kind in op.result.items()}
-    return {"type": "object", "properties": fields, "additionalProperties": True}
 
 
 def tool(op: Operation) -> types.Tool:
@@ -55,8 +28,8 @@ def tool(op: Operation) -> types.Tool:
         name=op.tool,
         title=op.name,
         description=op.summary + _peek_note(op),
-        input_schema=input_schema(op),
-        output_schema=output_schema(op),
+        input_schema=op.input_schema(MCP),
+        output_schema=op.output_schema(),
         annotations=types.ToolAnnotations(
             title=op.name,
             read_only_hint=read_only,
@@ -89,12 +62,8 @@ class Tools:
                     suggested_action="list the tools and call one of them",
                 )
             return self._run(op, dict(arguments))
-        except UsageError as error:  # no command line here: a bad argument is bad input
-            return error_result(
-                InvalidInput(error.message, context=error.context, suggested_action="")
-            )
         except VybeError as error:
-            return error_result(error)
+            return error_result(for_tools(error))
         except Exception as exc:  # a bug: the client still gets an answer with a code
             import traceback
 
@@ -102,12 +71,8 @@ class Tools:
             return error_result(VybeError(f"internal error: {type(exc).__name__}: {exc}"))
 
     def _run(self, op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
-        request_id = None
-        if op.writes and "request_id" in arguments:
-            given = arguments.pop("request_id")
-            request_id = None if given is None else REQUEST_ID.accept(given)
         values = op.accept(arguments, MCP)
-        data = self.run(op, values, request_id)
+        data = self.run(op, values, values.pop("request_id", None))
         return {
             "content": [{"type": "text", "text": dumps(data)}],
             "structuredContent": data,
@@ -127,11 +92,7 @@ class Tools:
             data = op.call(ctx, values)
         finally:
             store.close()
-        return op.view(data, {**_defaults(op), **values}) if op.view else data
-
-
-def _defaults(op: Operation) -> dict[str, Any]:
-    return {p.name: p.default for p in op.params}
+        return op.shown(data, values)
 
 
 def dumps(data: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from vybe.actions import limits
 from vybe.actions import memory as actions
 from vybe.operations.common import LIMIT
-from vybe.operations.model import Alias, Operation, Param
+from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param
 
 GROUPS = {"memory": "Scoped memory: facts, directives and lessons agents keep."}
 MEMORY = {"memory": "object", "event_id": "integer"}
@@ -40,12 +40,13 @@ WRITING = (
     SCOPE_ID,
     KIND,
     Param("pinned", "boolean", "pin it: kept first, never decays (memory pin unpins)"),
-    Param("expires_in", help="time to live, e.g. 24h, 7d, 2w"),
+    Param("expires_in", help="time to live, e.g. 24h, 7d, 2w", surfaces=NOT_AGENT),
     Param(
         "supersedes",
         help="the key (same scope) of the entry this corrects",
         metavar="KEY",
         max_length=actions.KEY_MAX,
+        surfaces=NOT_AGENT,
     ),
 )
 
@@ -125,6 +126,7 @@ OPERATIONS = (
         "memory set",
         "Store a memory; the same key in the same scope is replaced.",
         _set,
+        surfaces=EVERYWHERE,
         params=(
             KEY,
             Param(
@@ -139,6 +141,7 @@ OPERATIONS = (
                 help="how to read the value (detected when absent)",
                 enum=actions.TYPES,
                 aliases=("--type", "-t"),
+                surfaces=NOT_AGENT,
             ),
             *WRITING,
             Param(
@@ -147,8 +150,9 @@ OPERATIONS = (
                 "how fast it fades from briefs, in days (-1: the kind's default)",
                 minimum=-1,
                 maximum=actions.HALF_LIFE_MAX,
+                surfaces=NOT_AGENT,
             ),
-            Param("source_task_id", help="the task this was learned on"),
+            Param("source_task_id", help="the task this was learned on", surfaces=NOT_AGENT),
         ),
         writes=True,
         idempotent=True,
@@ -163,6 +167,7 @@ OPERATIONS = (
         "memory get",
         "Read one entry (counts as an access).",
         _get,
+        surfaces=EVERYWHERE,
         params=(KEY, SCOPE, SCOPE_ID),
         result={"memory": "object"},
         examples=("vybe memory get --key deploy.window",),

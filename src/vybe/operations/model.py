@@ -9,10 +9,13 @@ types, bounds and choices and name the parameter as that surface spells it.
 
 from __future__ import annotations
 
-from vybe.errors import InvalidInput
+from vybe.errors import InvalidInput, UsageError
 
 CLI, MCP, AGENT = "cli", "mcp", "agent"
 EVERYWHERE = frozenset((CLI, MCP, AGENT))
+# What the agent of `vybe chat` is not offered: its tool list is part of every request, and
+# small windows have no room for every operation and argument.
+NOT_AGENT = frozenset((CLI, MCP))
 CLI_ONLY = frozenset((CLI,))
 JSON_TYPES = {
     "string": "string",
@@ -218,7 +221,7 @@ class Operation:
         peek: str | None = None,
         result: dict[str, str] | None = None,
         examples: tuple[str, ...] = (),
-        surfaces: frozenset[str] = EVERYWHERE,
+        surfaces: frozenset[str] = NOT_AGENT,
         tool: str | None = None,
         destructive: bool = False,
         idempotent: bool = False,
@@ -233,6 +236,33 @@ class Operation:
     def on(self, surface: str) -> tuple[Param, ...]:
         """The parameters this surface offers."""
         return tuple(p for p in self.params if surface in p.surfaces)
+
+    def arguments(self, surface: str) -> tuple[Param, ...]:
+        """A tool's arguments: the parameters, and request_id when it writes (on MCP; the
+        agent's come from its call ids, the CLI's from a global flag)."""
+        extra = (REQUEST_ID,) if self.writes and surface == MCP else ()
+        return (*self.on(surface), *extra)
+
+    def input_schema(self, surface: str) -> dict[str, object]:
+        """The JSON schema of a tool's arguments."""
+        arguments = self.arguments(surface)
+        return {
+            "type": "object",
+            "properties": {p.name: p.json_schema() for p in arguments},
+            "required": [p.name for p in arguments if p.required],
+            "additionalProperties": False,
+        }
+
+    def output_schema(self) -> dict[str, object]:
+        """The result's top-level fields (each may be null); other fields may follow."""
+        fields = {name: {"type": [kind, "null"]} for name, kind in self.result.items()}
+        return {"type": "object", "properties": fields, "additionalProperties": True}
+
+    def shown(self, result: dict, values: dict[str, object]) -> dict:
+        """The result as a tool returns it: its view, when it has one."""
+        if self.view is None:
+            return result
+        return self.view(result, {**{p.name: p.default for p in self.params}, **values})
 
     def writes_with(self, values: dict[str, object]) -> bool:
         return self.writes and not (self.peek and values.get(self.peek))
@@ -253,7 +283,7 @@ class Operation:
     def accept(self, arguments: dict[str, object], surface: str) -> dict[str, object]:
         """JSON arguments checked against the declaration: unknown, missing or bad ones are
         INVALID_INPUT naming the argument; null stands for an optional argument left out."""
-        params = {p.name: p for p in self.on(surface)}
+        params = {p.name: p for p in self.arguments(surface)}
         unknown = sorted(set(arguments) - set(params))
         if unknown:
             raise InvalidInput(
@@ -270,6 +300,14 @@ class Operation:
                 continue
             values[name] = param.accept(value)
         return values
+
+
+REQUEST_ID = Param(
+    "request_id",
+    help="idempotency key: a retry with the same one returns the first result",
+    max_length=256,
+    surfaces=frozenset((MCP,)),
+)
 
 
 class Alias:
@@ -317,3 +355,11 @@ class Context:
 
             self._settings = config.load(self.agent, None)
         return self._settings
+
+
+def for_tools(error: object) -> object:
+    """A refusal as a tool reports it: tools have no command line, so a usage error (two
+    arguments that exclude each other) is bad input."""
+    if isinstance(error, UsageError):
+        return InvalidInput(error.message, context=error.context)
+    return error

@@ -15,7 +15,7 @@ from vybe.operations.common import (
     TASK_ID,
     lease,
 )
-from vybe.operations.model import Alias, Operation, Param
+from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param
 
 GROUPS = {"task": "Create, start, claim, close and link tasks."}
 TASK = {"task": "object", "event_id": "integer"}
@@ -142,6 +142,7 @@ OPERATIONS = (
         "task create",
         "Create a pending task.",
         _create,
+        surfaces=EVERYWHERE,
         params=(
             Param("title", help="a short title", required=True, max_length=limits.TITLE_MAX),
             Param(
@@ -160,7 +161,7 @@ OPERATIONS = (
                 maximum=1_000_000,
             ),
             PROJECT_ID.but(help="the project it belongs to"),
-            METADATA,
+            METADATA.but(surfaces=NOT_AGENT),
         ),
         writes=True,
         result=TASK,
@@ -173,6 +174,7 @@ OPERATIONS = (
         "task get",
         "A task with its dependencies and open blockers.",
         _get,
+        surfaces=EVERYWHERE,
         params=(TASK_ID,),
         result={"task": "object", "dependencies": "object", "open_blockers": "array"},
         examples=("vybe task get --task-id T",),
@@ -181,6 +183,7 @@ OPERATIONS = (
         "task list",
         "Tasks by priority, then age.",
         _list,
+        surfaces=EVERYWHERE,
         params=(
             STATUS.but(required=False, help="only tasks with this status"),
             PROJECT_ID.but(help="only this project's tasks"),
@@ -277,6 +280,7 @@ OPERATIONS = (
         "task done",
         "Complete a task, with a note (refused while a task it depends on is open).",
         _done,
+        surfaces=EVERYWHERE,
         params=(TASK_ID, NOTE, FORCE),
         writes=True,
         idempotent=True,
@@ -287,6 +291,7 @@ OPERATIONS = (
         "task block",
         "Block a task with a reason.",
         _block,
+        surfaces=EVERYWHERE,
         params=(
             TASK_ID,
             Param(
@@ -306,6 +311,7 @@ OPERATIONS = (
         "task note",
         "Log progress on a task (kind reasoning: intent and approach).",
         _note,
+        surfaces=EVERYWHERE,
         params=(
             TASK_ID,
             Param("message", help="the note", required=True, max_length=limits.MESSAGE_MAX),
