@@ -30,7 +30,7 @@ OPERATIONS = (
         "Serve vybe's tools, prompts and resources over MCP on stdio (Claude Code, Codex).",
         mcp,
         surfaces=CLI_ONLY,
-        examples=("vybe mcp --agent claude", "claude mcp add vybe -- vybe mcp --agent claude"),
+        examples=("vybe mcp --agent claude", "vybe mcp --agent claude"),
     ),
 )
 ALIASES = ()
