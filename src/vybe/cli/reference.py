@@ -78,7 +78,7 @@ def _section(catalog: object, command: object) -> list[str]:
     else:
         lines += [f"{_writes(op)} {_surfaces(op)}".strip(), ""]
     positionals = command.positionals if isinstance(command, Alias) else ()
-    lines += _table(cli_params(catalog, command), positionals, op) + [""]
+    lines += [*_table(cli_params(catalog, command), positionals, op), ""]
     if not isinstance(command, Alias) and op.examples:
         lines += ["```sh", *op.examples, "```", ""]
     return lines
