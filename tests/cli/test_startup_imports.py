@@ -40,12 +40,12 @@ HEAVY = {
     "pathlib",
     # hashlib loads OpenSSL (~2.4 ms): digests come from vybe.digest's built-in SHA-256.
     "hashlib",
-    # json compiles regular expressions on import (~1.2 ms, and re): JSON goes through
-    # vybe.jsonio, which calls json's own C accelerator.
-    "json",
 }
-# A hook answers before argparse or the declarations of the commands could be of any use.
-HOOK_ONLY = {"argparse", "vybe.cli.main", "vybe.cli.commands", "vybe.operations"}
+# A hook answers before argparse or the declarations of the commands could be of any use,
+# and without json, which compiles regular expressions on import (~1.2 ms, and re): its
+# JSON goes through vybe.jsonio, which calls json's own C accelerator. A command parses its
+# line with argparse, which imports re anyway, and prints its envelope with json.
+HOOK_ONLY = {"argparse", "json", "vybe.cli.main", "vybe.cli.commands", "vybe.operations"}
 
 # Imports nothing of its own (not even json) that the command would not.
 RUN = """
