@@ -33,10 +33,6 @@ def test_global_flags_work_before_and_after_the_subcommand(vybe):
     assert before["task"]["id"] != after["task"]["id"]
 
 
-def test_help_is_an_envelope_too(vybe):
-    assert "--title" in vybe.ok("task", "create", "--help")["help"]
-
-
 def test_schema_describes_every_registered_command(vybe):
     schema = vybe.ok("schema")
     names = {c["command"] for c in schema["commands"]}

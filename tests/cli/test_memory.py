@@ -100,8 +100,8 @@ def test_delete_of_a_missing_entry_succeeds(vybe):
     ("args", "code"),
     [
         (["memory", "set", "-k", "x", "-v", "1", "--expires-in", "soon"], "INVALID_INPUT"),
-        (["memory", "set", "-k", "x", "-v", "1", "--scope", "galaxy"], "INVALID_INPUT"),
-        (["memory", "set", "-k", "x", "-v", "1", "--kind", "rumour"], "INVALID_INPUT"),
+        (["memory", "set", "-k", "x", "-v", "1", "--scope", "galaxy"], "USAGE_ERROR"),
+        (["memory", "set", "-k", "x", "-v", "1", "--kind", "rumour"], "USAGE_ERROR"),
         (["memory", "set", "-k", "x", "-v", "abc", "-t", "number"], "INVALID_INPUT"),
         (["memory", "set", "-k", "x", "-v", "1", "--half-life-days", "0"], "INVALID_INPUT"),
         (["memory", "set", "-k", "x", "-v", "1", "--half-life-days", "nan"], "USAGE_ERROR"),
@@ -112,9 +112,9 @@ def test_delete_of_a_missing_entry_succeeds(vybe):
         (["memory", "pin", "-k", "missing"], "NOT_FOUND"),
         (["memory", "get", "-k", "x", "-s", "project"], "INVALID_INPUT"),
         (["remember", "no-equals-sign"], "INVALID_INPUT"),
-        (["memory", "gc", "--limit", "0"], "USAGE_ERROR"),
+        (["memory", "gc", "--batch", "0"], "USAGE_ERROR"),
         (["memory", "set", "-k", "k" * 257, "-v", "1"], "INVALID_INPUT"),
-        (["memory", "list", "--scope", "galaxy"], "INVALID_INPUT"),
+        (["memory", "list", "--scope", "galaxy"], "USAGE_ERROR"),
         (["memory", "set", "-k", "x", "-v", "1", "--scope-id", "g"], "INVALID_INPUT"),
         (["push", "--json", '{"memories": {"key": "k"}}'], "INVALID_INPUT"),
         (

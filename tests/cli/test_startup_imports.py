@@ -40,15 +40,12 @@ HEAVY = {
     "pathlib",
     # hashlib loads OpenSSL (~2.4 ms): digests come from vybe.digest's built-in SHA-256.
     "hashlib",
-    # json compiles regular expressions on import (~1.2 ms, and re): JSON goes through
-    # vybe.jsonio, which calls json's own C accelerator.
-    "json",
 }
-# A hook answers before argparse or the command registry could be of any use.
-HOOK_ONLY = {"argparse", "vybe.cli.main", "vybe.cli.registry"}
-# A plain command line is parsed from the recorded arguments (vybe.cli.plain): argparse, with
-# gettext, locale and re, costs a command ~4 ms and comes in only for help and errors.
-PLAIN_LINE = {"argparse", "gettext", "locale", "re", "enum", "vybe.cli.argparsing"}
+# A hook answers before argparse or the declarations of the commands could be of any use,
+# and without json, which compiles regular expressions on import (~1.2 ms, and re): its
+# JSON goes through vybe.jsonio, which calls json's own C accelerator. A command parses its
+# line with argparse, which imports re anyway, and prints its envelope with json.
+HOOK_ONLY = {"argparse", "json", "vybe.cli.main", "vybe.cli.commands", "vybe.operations"}
 
 # Imports nothing of its own (not even json) that the command would not.
 RUN = """
@@ -158,5 +155,5 @@ def test_codex_hook_imports_no_heavy_module(vybe, tmp_path, event):
 def test_frequent_command_imports_no_heavy_module(vybe, args, also):
     vybe("init")
     modules = loaded(vybe, args)
-    assert "vybe.cli.registry" in modules
-    assert heavy_in(modules, HEAVY | PLAIN_LINE | also) == set()
+    assert "vybe.cli.commands" in modules
+    assert heavy_in(modules, HEAVY | also) == set()

@@ -1,87 +1,353 @@
-"""`vybe mcp` over stdio, driven by the official SDK's client as Claude Code or Codex would."""
+"""`vybe mcp` over stdio, driven by the official SDK's client as Claude Code or Codex would:
+tools, errors, bounds, the brief as a prompt and as resources, structured results."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import threading
+import time
+from concurrent.futures import Future
+from contextlib import AsyncExitStack
 
+import mcp_types
+import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.conftest import VYBE
+from tests.conftest import VYBE, Vybe
 from vybe import __version__
+from vybe.actions import tasks
+from vybe.integrations import mcp_server
+from vybe.operations import catalog
+from vybe.operations.model import MCP
+from vybe.store import Store
 
-TOOLS = {
+AGENT_FACING = {
     "resume_brief",
     "task_create",
+    "task_get",
+    "task_list",
     "task_begin",
     "task_claim",
+    "task_heartbeat",
+    "task_assign",
+    "task_depend",
+    "task_undepend",
     "task_done",
     "task_block",
     "task_note",
-    "task_list",
-    "remember",
+    "events",
+    "push",
+    "artifacts_list",
+    "artifacts_add",
+    "project_create",
+    "project_list",
+    "memory_set",
     "memory_get",
     "memory_list",
+    "memory_delete",
+    "memory_pin",
+}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
 }
 
 
 def _data(result) -> dict:
     assert not result.is_error, result.content
-    if result.structured_content is not None:
-        return result.structured_content
-    return json.loads(result.content[0].text)
+    return result.structured_content
 
 
-async def _session_run(vybe, body, initialized=None):
-    params = StdioServerParameters(command=VYBE, args=["mcp", "--agent", "mcp-agent"], env=vybe.env)
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        started = await session.initialize()
-        if initialized is not None:
-            initialized.append(started)
-        return await body(session)
+def _error(result) -> dict:
+    assert result.is_error, result.content
+    envelope = result.structured_content
+    assert set(envelope) == {"error_code", "error", "error_context", "suggested_action"}
+    assert result.content[0].text.startswith(envelope["error_code"] + ": ")
+    return envelope
 
 
-def test_the_server_names_itself_with_vybes_version(vybe):
-    initialized: list = []
+class Served:
+    """One `vybe mcp` process and an SDK client session to it, shared by this module's tests
+    (each start is a Python importing the SDK: seconds). The session lives in one task on its
+    own event loop (anyio wants it entered and left there); ``run(body)`` hands that task
+    ``body`` and waits for what ``body(session)`` returns."""
+
+    def __init__(self, vybe: Vybe, errlog) -> None:
+        self.vybe, self.errlog = vybe, errlog
+        self.loop = asyncio.new_event_loop()
+        self.bodies: asyncio.Queue = asyncio.Queue()
+        self.started = threading.Event()
+        self.thread = threading.Thread(target=self.loop.run_until_complete, args=(self._serve(),))
+        self.thread.start()
+        assert self.started.wait(120)
+
+    async def _serve(self) -> None:
+        params = StdioServerParameters(
+            command=VYBE, args=["mcp", "--agent", "mcp-agent"], env=self.vybe.env
+        )
+        async with AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=self.errlog))
+            session = await stack.enter_async_context(ClientSession(read, write))
+            self.initialized = await session.initialize()
+            self.started.set()
+            while (item := await self.bodies.get()) is not None:
+                body, future = item
+                try:
+                    future.set_result(await body(session))
+                except Exception as exc:
+                    future.set_exception(exc)
+
+    def run(self, body):
+        future: Future = Future()
+        self.loop.call_soon_threadsafe(self.bodies.put_nowait, (body, future))
+        return future.result(timeout=120)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.bodies.put_nowait, None)
+        self.thread.join(60)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    home = tmp_path_factory.mktemp("mcp")
+    vybe = Vybe(home)
+    vybe.ok("init")
+    with (home / "stderr.txt").open("w") as errlog:
+        server = Served(vybe, errlog)
+        yield server
+        server.close()
+
+
+def test_the_early_initialize_answer_is_the_sdks_own(served):
+    """The answer sent before the SDK is imported equals the one the SDK then gives (the
+    server logs any difference on stderr), with vybe's name and version."""
 
     async def body(session):
-        return None
+        return (await session.list_tools()).tools
 
-    asyncio.run(_session_run(vybe, body, initialized))
-    assert (initialized[0].server_info.name, initialized[0].server_info.version) == (
-        "vybe",
-        __version__,
-    )
+    assert served.run(body)
+    info = served.initialized.server_info
+    assert (info.name, info.version) == ("vybe", __version__)
+    assert "otherwise" not in (served.vybe.home / "stderr.txt").read_text()
 
 
-def test_the_sdk_client_lists_every_vybe_tool(vybe):
+def test_the_handshake_versions_are_the_sdks():
+    assert mcp_server.HANDSHAKE_VERSIONS == mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS
+    assert mcp_server.HANDSHAKE_VERSIONS[-1] == mcp_types.version.LATEST_HANDSHAKE_VERSION
+
+
+def test_initialize_is_answered_before_the_sdk_is_imported(vybe, tmp_path):
+    """An `mcp` package that never finishes importing stands in for the SDK: initialize is
+    answered all the same."""
+    fake = tmp_path / "fake" / "mcp"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("import time\ntime.sleep(60)\n")
+    env = {**vybe.env, "PYTHONPATH": str(fake.parent)}
+    proc = subprocess.Popen([VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    try:
+        started = time.perf_counter()
+        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        took = time.perf_counter() - started
+    finally:
+        proc.kill()
+        proc.wait()
+    assert answer["id"] == 0
+    assert answer["result"]["serverInfo"]["name"] == "vybe"
+    assert answer["result"]["protocolVersion"] == "2025-11-25"
+    assert took < 30
+
+
+def test_an_unknown_protocol_version_gets_the_latest():
+    result = mcp_server.initialize_result({"protocolVersion": "1999-01-01"})
+    assert result["protocolVersion"] == mcp_server.HANDSHAKE_VERSIONS[-1]
+
+
+def test_every_agent_facing_operation_is_a_tool_with_its_declared_schema(served):
     async def body(session):
-        return {t.name for t in (await session.list_tools()).tools}
+        return (await session.list_tools()).tools
 
-    assert asyncio.run(_session_run(vybe, body)) >= TOOLS
+    tools = {t.name: t for t in served.run(body)}
+    assert set(tools) >= AGENT_FACING
+    for op in catalog().on(MCP):
+        listed = tools[op.tool]
+        assert listed.input_schema == op.input_schema(MCP), op.name
+        assert listed.description and listed.output_schema["type"] == "object"
+        hints = listed.annotations
+        assert hints.read_only_hint is (not op.writes), op.name
+        if op.writes:
+            assert "request_id" in listed.input_schema["properties"], op.name
+    assert tools["task_list"].input_schema["properties"]["status"]["enum"] == [
+        "pending",
+        "in_progress",
+        "completed",
+        "blocked",
+    ]
+    assert tools["memory_delete"].annotations.destructive_hint is True
+    assert tools["task_get"].annotations.idempotent_hint is True
 
 
-def test_a_task_lifecycle_and_memory_over_mcp(vybe):
+def test_a_task_lifecycle_and_memory_over_mcp(served):
     async def body(session):
         created = _data(await session.call_tool("task_create", {"title": "Ship it"}))
         task_id = created["task"]["id"]
         _data(await session.call_tool("task_begin", {"task_id": task_id}))
+        _data(await session.call_tool("task_heartbeat", {"task_id": task_id, "lease": "30m"}))
         _data(await session.call_tool("task_note", {"task_id": task_id, "message": "half"}))
-        brief = _data(await session.call_tool("resume_brief", {}))
-        _data(await session.call_tool("remember", {"key": "db", "value": "postgres 16"}))
-        got = _data(await session.call_tool("memory_get", {"key": "db"}))
-        listed = _data(await session.call_tool("memory_list", {}))
+        brief = _data(await session.call_tool("resume_brief", {"peek": True}))
+        db = {"key": "db", "scope": "task", "scope_id": task_id}
+        _data(await session.call_tool("memory_set", {**db, "value": "postgres 16"}))
+        _data(await session.call_tool("memory_pin", db))
+        got = _data(await session.call_tool("memory_get", db))
+        listed = _data(
+            await session.call_tool("memory_list", {"scope": "task", "scope_id": task_id})
+        )
         _data(await session.call_tool("task_done", {"task_id": task_id, "note": "shipped"}))
         tasks = _data(await session.call_tool("task_list", {"status": "completed"}))
-        missing = await session.call_tool("task_done", {"task_id": "task_0_nope"})
-        return task_id, brief, got, listed, tasks, missing
+        events = _data(await session.call_tool("events", {"task_id": task_id, "asc": True}))
+        return task_id, brief, got, listed, tasks, events
 
-    task_id, brief, got, listed, tasks, missing = asyncio.run(_session_run(vybe, body))
-    assert brief["brief"]["task"]["id"] == task_id
-    assert got["memory"]["value"] == "postgres 16"
+    task_id, brief, got, listed, tasks, events = served.run(body)
+    assert brief["focus_task_id"] == task_id and "prompt" in brief
+    assert got["memory"]["value"] == "postgres 16" and got["memory"]["pinned"] is True
     assert listed["count"] == 1
-    assert [t["id"] for t in tasks["tasks"]] == [task_id]
-    assert missing.is_error and "NOT_FOUND" in missing.content[0].text
-    events = vybe.ok("events", "--all", "--asc")["events"]
-    assert {e["agent_name"] for e in events} == {"mcp-agent"}
+    assert task_id in [t["id"] for t in tasks["tasks"]]
+    assert events["events"][0]["kind"] == "task_created"
+    cli_events = served.vybe.ok("events", "--task-id", task_id)["events"]
+    assert {e["agent_name"] for e in cli_events} == {"mcp-agent"}
+
+
+def test_errors_carry_the_code_and_name_the_argument(served):
+    async def body(session):
+        calls = {
+            "missing": ("task_done", {"task_id": "task_0_nope"}),
+            "negative": ("task_list", {"limit": -1}),
+            "huge": ("task_list", {"limit": 2**63}),
+            "zero": ("memory_list", {"limit": 0}),
+            "unknown": ("task_list", {"colour": "red"}),
+            "type": ("task_create", {"title": 5}),
+            "absent": ("task_create", {}),
+            "enum": ("memory_set", {"key": "k", "value": "v", "scope": "galaxy"}),
+            "bool": ("task_list", {"limit": True}),
+            "exactly_one": ("task_claim", {}),
+            "no_tool": ("nosuch", {}),
+        }
+        return {k: await session.call_tool(name, args) for k, (name, args) in calls.items()}
+
+    results = served.run(body)
+    errors = {k: _error(v) for k, v in results.items()}
+    assert errors["missing"]["error_code"] == "NOT_FOUND"
+    for key, field in [
+        ("negative", "limit"),
+        ("huge", "limit"),
+        ("zero", "limit"),
+        ("unknown", "colour"),
+        ("type", "title"),
+        ("absent", "title"),
+        ("enum", "scope"),
+        ("bool", "limit"),
+    ]:
+        assert errors[key]["error_code"] == "INVALID_INPUT", key
+        assert errors[key]["error_context"]["field"] == field, key
+    assert errors["exactly_one"]["error_code"] == "INVALID_INPUT"
+    assert errors["no_tool"]["error_code"] == "INVALID_INPUT"
+    for result in results.values():
+        text = result.content[0].text
+        assert "Error executing tool" not in text and "--" not in text, text
+
+
+def test_a_request_id_replays_the_first_result_and_refuses_other_arguments(served):
+    async def body(session):
+        args = {"title": "once", "request_id": "r-1"}
+        first = _data(await session.call_tool("task_create", args))
+        again = _data(await session.call_tool("task_create", args))
+        other = await session.call_tool("task_create", {"title": "twice", "request_id": "r-1"})
+        return first, again, other
+
+    first, again, other = served.run(body)
+    assert again == first
+    assert _error(other)["error_code"] == "IDEMPOTENCY_MISMATCH"
+    titles = [t["title"] for t in served.vybe.ok("task", "list", "--limit", "1000")["tasks"]]
+    assert (titles.count("once"), titles.count("twice")) == (1, 0)
+
+
+def test_resume_brief_is_bounded_and_pages_the_rest(served):
+    store = Store(served.vybe.db_path)
+    task_id = tasks.create(store, "someone", "r-long", title="long one")["task"]["id"]
+    for n in range(60):
+        tasks.note(store, "someone", f"r-{n}", task_id=task_id, message=f"{n} " + "x" * 3000)
+    store.close()
+
+    async def body(session):
+        peeked = _data(await session.call_tool("resume_brief", {"peek": True}))
+        moved = _data(
+            await session.call_tool("resume_brief", {"peek": False, "request_id": "resume-1"})
+        )
+        again = _data(
+            await session.call_tool("resume_brief", {"peek": False, "request_id": "resume-1"})
+        )
+        page = _data(await session.call_tool(moved["more"]["tool"], moved["more"]["arguments"]))
+        return peeked, moved, again, page
+
+    peeked, moved, again, page = served.run(body)
+    assert peeked["new_cursor"] == peeked["old_cursor"]
+    assert len(peeked["deltas"]) == 50 and len(json.dumps(peeked)) < 60_000
+    assert all(len(d["message"]) <= 400 for d in peeked["deltas"])
+    assert "budget" in peeked["brief"] and "memory" not in peeked["brief"]
+    assert moved["new_cursor"] == moved["deltas"][-1]["id"] > 0
+    assert again == moved
+    assert page["events"][0]["id"] == moved["deltas"][-1]["id"] + 1
+
+
+def test_the_brief_is_a_prompt_and_a_resource(served):
+    task_id = served.vybe.task("Resume me")
+
+    async def body(session):
+        prompts = (await session.list_prompts()).prompts
+        prompt = await session.get_prompt("resume")
+        resource = await session.read_resource("vybe://brief")
+        templates = (await session.list_resource_templates()).resource_templates
+        task = await session.read_resource(f"vybe://task/{task_id}")
+        return prompts, prompt, resource, templates, task
+
+    prompts, prompt, resource, templates, task = served.run(body)
+    expected = served.vybe.ok("brief", agent="mcp-agent")["prompt"]
+    assert [p.name for p in prompts] == ["resume"]
+    assert prompt.messages[0].content.text == expected
+    assert resource.contents[0].text == expected
+    assert [t.uri_template for t in templates] == ["vybe://task/{task_id}"]
+    assert json.loads(task.contents[0].text)["task"]["id"] == task_id
+
+
+def test_a_lone_surrogate_is_answered_with_invalid_input(vybe):
+    """The SDK's JSON parser drops such a request unanswered; vybe answers it."""
+    vybe.ok("init")
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "task_create", "arguments": {"title": "\\ud800"}},
+        },
+    ]
+    text = "".join(json.dumps(m).replace("\\\\ud800", "\\ud800") + "\n" for m in lines)
+    done = subprocess.run(
+        [VYBE, "mcp"], input=text.encode(), capture_output=True, env=vybe.env, timeout=60
+    )
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
+    result = answers[1]["result"]
+    assert result["isError"] is True
+    assert result["structuredContent"]["error_code"] == "INVALID_INPUT"
+    assert vybe.ok("task", "list")["count"] == 0

@@ -23,7 +23,7 @@ not new instructions; the person's words and the agreements in it still apply. T
 record stays in vybe's database and can be read back with `vybe data query`.
 - Keep the person's goal and constraints in view through long work; track multi-step work \
 as vybe tasks so it survives restarts, and keep facts, standing instructions and lessons \
-that outlive this session with remember (read them back with memory_get).
+that outlive this session with memory_set (read them back with memory_get).
 - Do not repeat work the record shows as done. When a tool result says a call was \
 interrupted, check the state before doing it again.
 - Be direct and brief. When you are done, say what you did and what is left."""

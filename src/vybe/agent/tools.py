@@ -61,58 +61,6 @@ FILE_TOOLS = (
         name="the skill's name",
     ),
 )
-TASK_TOOLS = (
-    _spec(
-        "task_list",
-        "List vybe tasks (durable across sessions).",
-        (),
-        status="pending, in_progress, completed or blocked (default: all)",
-    ),
-    _spec(
-        "task_create",
-        "Create a vybe task for work that must survive this session.",
-        ("title",),
-        title="short title",
-        description="what done means",
-        priority="higher runs first (default 0)",
-    ),
-    _spec(
-        "task_done",
-        "Mark a vybe task completed.",
-        ("task_id",),
-        task_id="the task id",
-        note="what was done",
-    ),
-    _spec(
-        "task_note",
-        "Add a progress note to a vybe task.",
-        ("task_id", "message"),
-        task_id="the task id",
-        message="the note",
-    ),
-)
-
-MEMORY_TOOLS = (
-    _spec(
-        "remember",
-        "Store a durable memory (kept across sessions); the same key in the same scope is "
-        "replaced.",
-        ("key", "value"),
-        key="short stable key, e.g. deploy.window",
-        value="what to remember",
-        kind="fact, directive (a standing instruction) or lesson (default fact)",
-        scope="global, project, task or agent (default global)",
-        scope_id="the project, task or agent id (default: the current focus, or you)",
-    ),
-    _spec(
-        "memory_get",
-        "Read one durable memory by key.",
-        ("key",),
-        key="the key",
-        scope="global, project, task or agent (default global)",
-        scope_id="the project, task or agent id (default: the current focus, or you)",
-    ),
-)
 
 
 @dataclass(frozen=True)
@@ -131,11 +79,15 @@ class Toolbox:
     workdir: Path
     skills: dict[str, skills.Skill]
     bash: BashPermission
-    tasks: Any = None  # a TaskTools (vybe's tasks and memory), when a store is at hand
+    tasks: Any = None  # a TaskTools (vybe's own operations), when a store is at hand
     read_anywhere: bool = False  # the person let read go outside the working folder
 
     def specs(self) -> tuple[ToolSpec, ...]:
-        return FILE_TOOLS + (TASK_TOOLS + MEMORY_TOOLS if self.tasks is not None else ())
+        if self.tasks is None:
+            return FILE_TOOLS
+        from vybe.agent.tasks import specs  # it builds on this module
+
+        return FILE_TOOLS + specs()
 
     def run(self, call: ToolCall) -> Outcome:
         """The call's outcome; a bad call or a failure is an error result, never a raise."""

@@ -1,4 +1,4 @@
-"""init, status, schema, doctor, upgrade: the store's own housekeeping."""
+"""init, status, schema, doctor, upgrade, data query: the store's own housekeeping."""
 
 from __future__ import annotations
 
@@ -6,13 +6,11 @@ import os
 import sqlite3
 
 from vybe import __version__, config
-from vybe.cli.registry import Registry
 from vybe.errors import VybeError
+from vybe.operations.common import LIMIT
+from vybe.operations.model import CLI_ONLY, Operation, Param
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    import argparse
-    from typing import Any
+GROUPS = {"data": "Read the database directly."}
 
 AGENT_PROTOCOL = {
     "resume_command": "vybe resume --request-id <id>",
@@ -27,7 +25,7 @@ AGENT_PROTOCOL = {
 }
 
 
-def init(inv: Any, args: argparse.Namespace) -> dict:
+def init(inv, v: dict) -> dict:
     folder = config.config_dir()
     config.make_private_dir(folder)
     existed = os.path.exists(inv.settings.db_path)
@@ -41,7 +39,7 @@ def init(inv: Any, args: argparse.Namespace) -> dict:
     }
 
 
-def status(inv: Any, args: argparse.Namespace) -> dict:
+def status(inv, v: dict) -> dict:
     from vybe.actions import health
 
     path = inv.settings.db_path
@@ -51,7 +49,7 @@ def status(inv: Any, args: argparse.Namespace) -> dict:
     except (sqlite3.Error, VybeError) as exc:
         state, query_ok, query_error = None, False, str(exc)
         error_code = exc.code if isinstance(exc, VybeError) else "INTERNAL"
-    if args.check and not query_ok:
+    if v["check"] and not query_ok:
         raise VybeError(
             f"status check failed: {query_error}",
             code="STATUS_CHECK_FAILED",
@@ -73,71 +71,13 @@ def status(inv: Any, args: argparse.Namespace) -> dict:
     }
 
 
-def _describe(parser: argparse.ArgumentParser) -> list[dict[str, Any]]:
-    import argparse  # only the schema needs the parsers themselves
+def schema(inv, v: dict) -> dict:
+    from vybe.cli.commands import describe
 
-    described = []
-    for action in parser._actions:
-        if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
-            continue
-        positional = not action.option_strings
-        described.append(
-            {
-                "name": action.dest,
-                "flags": action.option_strings,
-                "positional": positional,
-                "required": positional or bool(action.required),
-                "type": "boolean"
-                if action.nargs == 0
-                else getattr(action.type, "__name__", "string"),
-                "choices": list(action.choices) if action.choices else None,
-                "default": action.default if action.default is not argparse.SUPPRESS else None,
-                "help": action.help or "",
-            }
-        )
-    return described
+    return describe()
 
 
-def schema(inv: Any, args: argparse.Namespace) -> dict:
-    registry = Registry()
-    registry.load_all()
-    registry.argparser()
-    commands = [
-        {
-            "command": name,
-            "description": command.help,
-            "args_schema": _describe(command.parser),
-            "mutates": command.mutates,
-            "requires_request_id": False,
-            "accepts_request_id": command.mutates,
-        }
-        for name, command in sorted(registry.commands.items())
-    ]
-    return {
-        "version": __version__,
-        "global_flags": [
-            {"flags": ["--agent", "-a"], "env": "VYBE_AGENT", "help": "who is acting"},
-            {"flags": ["--db-path"], "env": "VYBE_DB_PATH", "help": "the SQLite store"},
-            {"flags": ["--request-id"], "env": "VYBE_REQUEST_ID", "help": "idempotency key"},
-        ],
-        "envelope": {
-            "success": {"schema_version": "v1", "success": True, "data": "..."},
-            "error": [
-                "schema_version",
-                "success",
-                "error",
-                "error_code",
-                "error_context",
-                "suggested_action",
-            ],
-            "exit_codes": {"0": "success", "1": "error", "2": "usage error"},
-        },
-        "commands": commands,
-        "agent_protocol": AGENT_PROTOCOL,
-    }
-
-
-def doctor(inv: Any, args: argparse.Namespace) -> dict:
+def doctor(inv, v: dict) -> dict:
     from vybe.actions import health
 
     settings = inv.settings
@@ -166,23 +106,80 @@ def _hook_checks() -> list[dict]:
     return install.health(Path.cwd())
 
 
-def _migrate(inv: Any) -> dict:
+def _migrate(inv) -> dict:
     from vybe.actions import health
 
     return health.migrate(inv.settings.db_path, inv.settings.busy_timeout_ms)
 
 
-def upgrade(inv: Any, args: argparse.Namespace) -> dict:
+def upgrade(inv, v: dict) -> dict:
     return _migrate(inv)
 
 
-def register(registry: Registry) -> None:
-    registry.command(
-        "init", init, "Create the config folder and the database (idempotent).", mutates=True
-    )
-    registry.command(
-        "status", status, "Database path, health and this agent's state."
-    ).add_argument("--check", action="store_true", help="fail unless the database answers")
-    registry.command("schema", schema, "Every command, its arguments and the agent protocol.")
-    registry.command("doctor", doctor, "Integrity, journal mode, migrations and config.")
-    registry.command("upgrade", upgrade, "Apply pending database migrations.", mutates=True)
+def query(inv, v: dict) -> dict:
+    from vybe.actions import data
+
+    inv.store  # noqa: B018 - opening the store applies pending migrations first
+    return data.query(inv.settings.db_path, v["sql"], v["limit"])
+
+
+OPERATIONS = (
+    Operation(
+        "init",
+        "Create the config folder and the database (idempotent).",
+        init,
+        writes=True,
+        idempotent=True,
+        surfaces=CLI_ONLY,
+        result={"db_path": "string", "database_created": "boolean"},
+        examples=("vybe init", "vybe init --db-path /tmp/vybe.db"),
+    ),
+    Operation(
+        "status",
+        "The database's path and health, and this agent's state.",
+        status,
+        params=(Param("check", "boolean", "fail (STATUS_CHECK_FAILED) unless the store answers"),),
+        surfaces=CLI_ONLY,
+        result={"version": "string", "agent": "string", "db": "object"},
+        examples=("vybe status", "vybe status --check"),
+    ),
+    Operation(
+        "schema",
+        "Every command, its parameters and the agent protocol, as JSON.",
+        schema,
+        surfaces=CLI_ONLY,
+        result={"commands": "array", "agent_protocol": "object"},
+        examples=("vybe schema",),
+    ),
+    Operation(
+        "doctor",
+        "Integrity, journal mode, migrations, config and installed hooks.",
+        doctor,
+        surfaces=CLI_ONLY,
+        result={"ok": "boolean", "checks": "array", "config": "object"},
+        examples=("vybe doctor",),
+    ),
+    Operation(
+        "upgrade",
+        "Apply pending database migrations (every command also does).",
+        upgrade,
+        writes=True,
+        idempotent=True,
+        surfaces=CLI_ONLY,
+        result={"applied": "array"},
+        examples=("vybe upgrade",),
+    ),
+    Operation(
+        "data query",
+        "Run one read-only SQL statement over the store; writes are refused.",
+        query,
+        params=(
+            Param("sql", help="one SQL statement, e.g. a SELECT over messages", required=True),
+            LIMIT,
+        ),
+        surfaces=CLI_ONLY,
+        result={"rows": "array", "count": "integer", "truncated": "boolean"},
+        examples=("vybe data query --sql 'SELECT type, COUNT(*) FROM messages GROUP BY type'",),
+    ),
+)
+ALIASES = ()

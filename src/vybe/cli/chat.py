@@ -6,43 +6,40 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from vybe.cli import output, types
-from vybe.cli.registry import Registry
+from vybe.cli import output
 from vybe.errors import VybeError
+from vybe.operations.model import CLI_ONLY, Operation, Param
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    import argparse
+GROUPS: dict[str, str] = {}
+TOKENS = {"minimum": 1, "maximum": 100_000_000}
+MODEL = (
+    Param("provider", help="the model's API", enum=("openai", "anthropic")),
+    Param("model", help="the model's name (config models table)"),
+    Param("base_url", help="the API's base URL"),
+    Param("api_key_env", help="the environment variable that holds the API key"),
+    Param("window", "integer", "context window override, in tokens", **TOKENS),
+    Param("max_output", "integer", "reply cap override, in tokens", **TOKENS),
+    Param("no_stream", "boolean", "ask for whole replies (servers that cannot stream)"),
+)
+SESSION_ID = Param(
+    "session_id", help="the session's id", required=True, positional=True, metavar="SESSION_ID"
+)
 
 PROMPT = "you> "
 EXIT_WORDS = ("/exit", "/quit")
 
 
-def add_model_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--provider", choices=("openai", "anthropic"))
-    parser.add_argument("--model")
-    parser.add_argument("--base-url")
-    parser.add_argument("--api-key-env", help="the variable that holds the API key")
-    parser.add_argument("--window", type=types.tokens, help="context window override, in tokens")
-    parser.add_argument("--max-output", type=types.tokens, help="reply cap override, in tokens")
-    parser.add_argument(
-        "--no-stream",
-        action="store_true",
-        help="ask for whole replies (servers that cannot stream)",
-    )
-
-
-def choice(args: argparse.Namespace) -> Any:
+def choice(v: dict) -> Any:
     from vybe.llm.providers import Choice
 
     return Choice(
-        args.provider,
-        args.model,
-        args.base_url,
-        args.api_key_env,
-        args.window,
-        args.max_output,
-        stream=not args.no_stream,
+        v["provider"],
+        v["model"],
+        v["base_url"],
+        v["api_key_env"],
+        v["window"],
+        v["max_output"],
+        stream=not v["no_stream"],
     )
 
 
@@ -90,32 +87,32 @@ class Screen:
         sys.stderr.flush()
 
 
-def chat(inv: Any, args: argparse.Namespace) -> dict:
+def chat(inv, v: dict) -> dict:
     from vybe.agent.setup import start
     from vybe.agent.shell import BashPermission
     from vybe.context.recorder import record_user
     from vybe.llm.base import Watch
 
-    interactive = args.once is None
+    interactive = v["once"] is None
     # Only a person at a terminal is asked; from a pipe the next line is input, not a yes.
     asks = interactive and sys.stdin.isatty()
-    bash = BashPermission(args.allow_bash, _ask_bash if asks else None)
+    bash = BashPermission(v["allow_bash"], _ask_bash if asks else None)
     screen = Screen()
     run = start(
         inv.store,
         inv.agent,
         inv.settings.config_file,
-        choice(args),
-        session_id=args.session,
+        choice(v),
+        session_id=v["session_id"],
         bash=bash,
         workdir=Path.cwd(),
         listen=screen.show if interactive else None,
         watch=Watch(screen.text, screen.retry) if interactive else None,
-        read_anywhere=args.allow_read_anywhere,
+        read_anywhere=v["allow_read_anywhere"],
     )
     record = run.runner.record
     if not interactive:
-        record_user(record, run.session_id, args.once)
+        record_user(record, run.session_id, v["once"])
         report = run.runner.run(run.session_id)
         return {**report.as_dict(), "model": run.info.name, "window": run.info.window}
     return _interactive(run, record, record_user, screen)
@@ -145,14 +142,27 @@ def _interactive(run: Any, record: Any, record_user: Any, screen: Screen) -> dic
     return {"session_id": run.session_id, "turns": turns, "checkpoints": checkpoints}
 
 
-def register(registry: Registry) -> None:
-    parser = registry.command(
-        "chat", chat, "talk with the vybe agent (interactive, or --once TEXT)", mutates=True
-    )
-    parser.add_argument("--once", metavar="TEXT", help="send one message, run to the end, exit")
-    parser.add_argument("--session", help="continue this session (resumes unfinished work)")
-    parser.add_argument("--allow-bash", action="store_true", help="let the agent run bash")
-    parser.add_argument(
-        "--allow-read-anywhere", action="store_true", help="let read go outside the folder"
-    )
-    add_model_flags(parser)
+OPERATIONS = (
+    Operation(
+        "chat",
+        "Talk with the vybe agent: interactive, or one message (once).",
+        chat,
+        params=(
+            Param("once", help="send one message, run to the end, exit", metavar="TEXT"),
+            SESSION_ID.but(
+                required=False,
+                positional=False,
+                aliases=("--session",),
+                help="continue this session (resumes unfinished work)",
+            ),
+            Param("allow_bash", "boolean", "let the agent run bash without asking"),
+            Param("allow_read_anywhere", "boolean", "let read go outside the working folder"),
+            *MODEL,
+        ),
+        writes=True,
+        surfaces=CLI_ONLY,
+        result={"session_id": "string", "turns": "integer"},
+        examples=('vybe chat --once "what is left to do?"', "vybe chat --session-id s1"),
+    ),
+)
+ALIASES = ()

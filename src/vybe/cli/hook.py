@@ -4,47 +4,48 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from vybe import config
 from vybe.cli.hook_run import TARGETS
-from vybe.cli.registry import Registry
+from vybe.operations.model import CLI_ONLY, Operation, Param
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    import argparse
+GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex."}
+TARGET_PARAMS = (
+    Param("claude", "boolean", "Claude Code's settings (the default)"),
+    Param("codex", "boolean", "OpenAI Codex CLI's settings"),
+    Param("project", "boolean", "this folder's settings instead of the user's"),
+    Param("dry_run", "boolean", "report what would change, write nothing"),
+)
 
 
-def _targets(args: argparse.Namespace) -> list[str]:
-    chosen = [t for t in TARGETS if getattr(args, t)]
+def _targets(v: dict) -> list[str]:
+    chosen = [t for t in TARGETS if v[t]]
     return chosen or ["claude"]
 
 
-def _project(args: argparse.Namespace) -> Path | None:
-    return Path.cwd() if args.project else None
+def _project(v: dict) -> Path | None:
+    return Path.cwd() if v["project"] else None
 
 
-def install(inv: Any, args: argparse.Namespace) -> dict:
+def install(inv, v: dict) -> dict:
     from vybe.integrations import install as installer
 
     outcomes = {
-        t: installer.install(t, _project(args), dry_run=args.dry_run).as_dict()
-        for t in _targets(args)
+        t: installer.install(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
     }
-    return {"dry_run": args.dry_run, "command": installer.vybe_argv(), **outcomes}
+    return {"dry_run": v["dry_run"], "command": installer.vybe_argv(), **outcomes}
 
 
-def uninstall(inv: Any, args: argparse.Namespace) -> dict:
+def uninstall(inv, v: dict) -> dict:
     from vybe.integrations import install as installer
 
     outcomes = {
-        t: installer.uninstall(t, _project(args), dry_run=args.dry_run).as_dict()
-        for t in _targets(args)
+        t: installer.uninstall(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
     }
-    return {"dry_run": args.dry_run, **outcomes}
+    return {"dry_run": v["dry_run"], **outcomes}
 
 
-def export(inv: Any, args: argparse.Namespace) -> dict:
+def export(inv, v: dict) -> dict:
     """Write the manifest to the config dir (unless it is there) so people can edit it."""
     from vybe.integrations import install as installer
     from vybe.integrations import manifest
@@ -64,28 +65,37 @@ def export(inv: Any, args: argparse.Namespace) -> dict:
     }
 
 
-def _target_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--claude", action="store_true", help="Claude Code (the default)")
-    parser.add_argument("--codex", action="store_true", help="OpenAI Codex CLI")
-    parser.add_argument("--project", action="store_true", help="this folder's settings")
-    parser.add_argument("--dry-run", action="store_true", help="report, write nothing")
-
-
-def register(registry: Registry) -> None:
-    registry.group("hook", "Install vybe's hooks into Claude Code and Codex.")
-    _target_flags(
-        registry.command(
-            "hook install",
-            install,
-            "Merge vybe's hooks into the agents' settings (idempotent).",
-            mutates=True,
-        )
-    )
-    _target_flags(
-        registry.command(
-            "hook uninstall", uninstall, "Remove only vybe's hooks from the settings.", mutates=True
-        )
-    )
-    registry.command(
-        "hook export", export, "The hook manifest (events, matchers, timeouts), kept editable."
-    )
+OPERATIONS = (
+    Operation(
+        "hook install",
+        "Merge vybe's hooks into the agents' settings (idempotent).",
+        install,
+        params=TARGET_PARAMS,
+        writes=True,
+        idempotent=True,
+        surfaces=CLI_ONLY,
+        result={"dry_run": "boolean", "claude": "object", "codex": "object"},
+        examples=("vybe hook install", "vybe hook install --codex --project --dry-run"),
+    ),
+    Operation(
+        "hook uninstall",
+        "Remove only vybe's hooks from the agents' settings.",
+        uninstall,
+        params=TARGET_PARAMS,
+        writes=True,
+        idempotent=True,
+        destructive=True,
+        surfaces=CLI_ONLY,
+        result={"dry_run": "boolean", "claude": "object", "codex": "object"},
+        examples=("vybe hook uninstall --claude",),
+    ),
+    Operation(
+        "hook export",
+        "Write the hook manifest (events, matchers, timeouts) where it can be edited.",
+        export,
+        surfaces=CLI_ONLY,
+        result={"path": "string", "created": "boolean", "manifest": "object"},
+        examples=("vybe hook export",),
+    ),
+)
+ALIASES = ()

@@ -8,13 +8,9 @@ import sys
 
 from vybe import __version__, clock
 from vybe.cli import output
-from vybe.cli.registry import GROUPS, HelpRequested, Registry
 from vybe.errors import InvalidInput, UsageError, VybeError
+from vybe.operations.model import CLI
 from vybe.text import from_os
-
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    from typing import Any
 
 # Global flags are accepted before or after the subcommand, as agents write them.
 GLOBAL_FLAGS = {
@@ -65,15 +61,17 @@ class Invocation:
 
     Only a command that writes creates the store; a read of a missing one is DB_UNAVAILABLE."""
 
+    surface = CLI
+
     def __init__(self, flags: dict[str, str], writes: bool = True) -> None:
         self._flags = flags
         self.writes = writes
-        self._settings: Any = None
-        self._store: Any = None
+        self._settings: object = None
+        self._store: object = None
         self._request_id = flags.get("request_id") or _environment("VYBE_REQUEST_ID")
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> object:
         if self._settings is None:
             from vybe import config
 
@@ -85,7 +83,7 @@ class Invocation:
         return self.settings.agent
 
     @property
-    def store(self) -> Any:
+    def store(self) -> object:
         if self._store is None:
             from vybe.store import Store
 
@@ -121,66 +119,46 @@ def _utf8_arguments(argv: list[str]) -> list[str]:
     return decoded
 
 
-def _words(argv: list[str]) -> list[str]:
-    """The first two words that are not options: a group and its subcommand, if any."""
-    return [t for t in argv if not t.startswith("-")][:2]
+def overview() -> dict[str, object]:
+    from vybe.cli.commands import every, names
+
+    return {"version": __version__, "commands": names(every()), "schema_hint": "vybe schema"}
 
 
-def _writes(command: Any, args: Any) -> bool:
-    """Whether this run may write, and so create the store: `resume --peek` writes nothing."""
-    return command.mutates and not getattr(args, "peek", False)
+def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
+    """Find the command, parse its line, run its operation; help is plain text."""
+    from vybe.cli import commands, parsers
+    from vybe.operations.model import Alias
 
-
-def build(argv: list[str]) -> Registry:
-    """Only the group module the command line names, and only its one subcommand's parser;
-    the whole group when that is not a command, so the error lists every choice."""
-    words = _words(argv)
-    module = GROUPS.get(words[0]) if words else None
-    if not module:
-        registry = Registry()
-        registry.load_all()
-        return registry
-    registry = Registry(only=" ".join(words) if len(words) == 2 else None)
-    registry.load(module)
-    if registry.skipped and registry.only not in registry.commands:
-        registry = Registry()
-        registry.load(module)
-    return registry
-
-
-def overview(registry: Registry) -> dict[str, Any]:
-    return {
-        "version": __version__,
-        "commands": sorted(registry.commands),
-        "schema_hint": "vybe schema",
-    }
+    if rest[0] in ("--help", "-h", "help"):
+        raise parsers.HelpRequested(parsers.overview_help(commands.every()))
+    catalog, command, tokens = commands.find(rest)
+    values = parsers.parse(catalog, command, tokens)
+    op = command
+    if isinstance(command, Alias):
+        op = catalog.target(command)
+        values = command.convert(values) if command.convert else values
+    invocation = Invocation(flags, writes=op.writes_with(values))
+    try:
+        return 0, output.success(op.call(invocation, values))
+    finally:
+        invocation.close()
 
 
 def run(argv: list[str]) -> tuple[int, str]:
-    invocation: Invocation | None = None
+    """One command line: the exit code and what goes to stdout (the JSON envelope, or the
+    plain text of --help)."""
+    from vybe.cli.parsers import HelpRequested
+
     try:
         flags, rest = split_globals(_utf8_arguments(argv))
-        if rest in (["--version"], ["-v"]):
+        if rest == ["--version"]:
             return 0, output.success({"version": __version__})
-        registry = build(rest)
         if not rest:
-            return 0, output.success(overview(registry))
-        args = registry.parse(rest)
-        if not getattr(args, "_command", None):
-            group = getattr(args, "_group", None) or ""
-            raise UsageError(
-                f"`vybe {group}` needs a subcommand",
-                context={
-                    "subcommands": sorted(c for c in registry.commands if c.startswith(group))
-                },
-                suggested_action="run `vybe schema` to see every command",
-            )
-        command = registry.commands[args._command]
-        invocation = Invocation(flags, writes=_writes(command, args))
-        data = command.handler(invocation, args)
-        return 0, output.success(data)
+            return 0, output.success(overview())
+        return _dispatch(flags, rest)
     except HelpRequested as help_:
-        return 0, output.success({"help": help_.text})
+        return 0, help_.text.rstrip("\n")
     except VybeError as error:
         return error.exit_code, output.failure(error)
     except KeyboardInterrupt:
@@ -192,9 +170,6 @@ def run(argv: list[str]) -> tuple[int, str]:
         return 1, output.failure(
             VybeError(f"internal error: {type(exc).__name__}: {exc}", code="INTERNAL")
         )
-    finally:
-        if invocation is not None:
-            invocation.close()
 
 
 def main(argv: list[str] | None = None) -> int:

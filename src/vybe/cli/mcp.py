@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from vybe.cli.registry import Registry
 from vybe.errors import VybeError
+from vybe.operations.model import CLI_ONLY, Operation
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    import argparse
+GROUPS: dict[str, str] = {}
 
 
-def mcp(inv: Any, args: argparse.Namespace) -> None:
+def mcp(inv, v: dict) -> None:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
@@ -28,5 +24,13 @@ def mcp(inv: Any, args: argparse.Namespace) -> None:
     raise SystemExit(0)
 
 
-def register(registry: Registry) -> None:
-    registry.command("mcp", mcp, "Serve vybe's tools over MCP on stdio (for Claude Code, Codex).")
+OPERATIONS = (
+    Operation(
+        "mcp",
+        "Serve vybe's tools, prompts and resources over MCP on stdio (Claude Code, Codex).",
+        mcp,
+        surfaces=CLI_ONLY,
+        examples=("vybe mcp --agent claude", "vybe mcp --agent claude"),
+    ),
+)
+ALIASES = ()

@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
-from vybe import jsonio
 from vybe.errors import VybeError
-
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    from typing import Any
 
 SCHEMA_VERSION = "v1"
 
 
-def _dump(payload: dict[str, Any]) -> str:
+def _dump(payload: dict[str, object]) -> str:
     """Strict JSON: a NaN or Infinity that slipped through fails here, never reaches stdout."""
     if os.environ.get("VYBE_PRETTY_JSON"):
-        return jsonio.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
-    return jsonio.dumps(
+        return json.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    return json.dumps(
         payload, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
     )
 
 
-def success(data: Any) -> str:
+def success(data: object) -> str:
     return _dump({"schema_version": SCHEMA_VERSION, "success": True, "data": data})
 
 

@@ -7,14 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from vybe.actions import limits
-from vybe.cli import types
-from vybe.cli.chat import add_model_flags, choice
-from vybe.cli.registry import Registry
-from vybe.errors import InvalidInput
+from vybe.cli.chat import MODEL, SESSION_ID, choice
+from vybe.errors import InvalidInput, UsageError
+from vybe.operations.common import LIMIT
+from vybe.operations.model import CLI_ONLY, Operation, Param
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
-if TYPE_CHECKING:
-    import argparse
+GROUPS = {"session": "The record of agent sessions: inspect, feed, import."}
+ENGINE = (
+    *MODEL,
+    Param("scripted", "boolean", "vybe's offline scripted consolidator, not a model (no network)"),
+)
 
 HARNESS_KINDS = {"watch": "watch", "task": "task", "agent_run": "agent_run", "callback": "callback"}
 
@@ -25,24 +27,24 @@ def _record(inv: Any) -> Any:
     return SqliteRecord(inv.store)
 
 
-def list_(inv: Any, args: argparse.Namespace) -> dict:
+def list_(inv, v: dict) -> dict:
     from vybe.actions.sessions import listing
 
-    return listing(inv.store, args.limit)
+    return listing(inv.store, v["limit"])
 
 
-def show(inv: Any, args: argparse.Namespace) -> dict:
+def show(inv, v: dict) -> dict:
     from vybe.agent.inspect import show as show_session
 
-    return show_session(_record(inv), args.id)
+    return show_session(_record(inv), v["session_id"])
 
 
-def context(inv: Any, args: argparse.Namespace) -> dict:
+def context(inv, v: dict) -> dict:
     from vybe.agent.inspect import next_request
     from vybe.agent.setup import limits, model_info
 
-    info, _, _ = model_info(choice(args), inv.settings.config_file)
-    return next_request(_record(inv), args.id, info, Path.cwd(), limits(info))
+    info, _, _ = model_info(choice(v), inv.settings.config_file)
+    return next_request(_record(inv), v["session_id"], info, Path.cwd(), limits(info))
 
 
 def dispatch(label: str) -> Any:
@@ -65,33 +67,39 @@ def dispatch(label: str) -> Any:
     return Dispatch(kind, words[1], name=" ".join(words[2:]))
 
 
-def say(inv: Any, args: argparse.Namespace) -> dict:
+def say(inv, v: dict) -> dict:
     from vybe.context.recorder import record_harness, record_user
 
     record = _record(inv)
-    if args.harness:
-        row = record_harness(record, args.id, dispatch(args.harness), args.text)
+    if v["harness"]:
+        row = record_harness(record, v["session_id"], dispatch(v["harness"]), v["text"])
     else:
-        row = record_user(record, args.id, args.text, author=inv.agent)
-    return {"session_id": args.id, "seq": row.seq, "type": row.type, "text": row.text}
+        row = record_user(record, v["session_id"], v["text"], author=inv.agent)
+    return {"session_id": v["session_id"], "seq": row.seq, "type": row.type, "text": row.text}
 
 
-def import_(inv: Any, args: argparse.Namespace) -> dict:
+def import_(inv, v: dict) -> dict:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
     from vybe.integrations import claude_transcript, codex_rollout
     from vybe.integrations.claude_code import import_skipping_hooked
 
-    given = args.codex if args.codex is not None else args.claude
-    limits.text("path", given or "", limits.PATH_MAX, required=True)
-    if args.codex is not None:
+    claude, codex = v["claude_transcript"], v["codex_rollout"]
+    if (claude is None) == (codex is None):
+        raise UsageError(
+            "session import needs exactly one of claude_transcript or codex_rollout",
+            context={"fields": ["claude_transcript", "codex_rollout"]},
+        )
+    given = codex if codex is not None else claude
+    limits.text("path", given, limits.PATH_MAX, required=True)
+    if codex is not None:
         kind, stamp = "codex", codex_rollout.STAMP
         run, name = codex_rollout.import_rollout, codex_rollout.rollout_id
     else:
         kind, stamp = "claude", claude_transcript.STAMP
         run, name = claude_transcript.import_transcript, claude_transcript.transcript_id
     path = Path(given).expanduser()
-    session = args.session or (f"{kind}:{name(path)}" if path.is_file() else "")
+    session = v["session_id"] or (f"{kind}:{name(path)}" if path.is_file() else "")
     imported = import_skipping_hooked(_record(inv), session, path, stamp, run)
     result = imported.result
     return {
@@ -104,68 +112,112 @@ def import_(inv: Any, args: argparse.Namespace) -> dict:
     }
 
 
-def _engine(inv: Any, args: argparse.Namespace) -> Any:
+def _engine(inv, v: dict) -> Any:
     from vybe.agent.setup import engine_for
 
-    return engine_for(inv.store, choice(args), inv.settings.config_file, args.scripted)
+    return engine_for(inv.store, choice(v), inv.settings.config_file, v["scripted"])
 
 
-def checkpoint(inv: Any, args: argparse.Namespace) -> dict:
+def checkpoint(inv, v: dict) -> dict:
     from vybe.agent.checkpoints import force
 
-    engine, info = _engine(inv, args)
-    return {**force(engine, args.id, Path.cwd()), "model": engine.model.name, "window": info.window}
+    engine, info = _engine(inv, v)
+    return {
+        **force(engine, v["session_id"], Path.cwd()),
+        "model": engine.model.name,
+        "window": info.window,
+    }
 
 
-def replay(inv: Any, args: argparse.Namespace) -> dict:
+def replay(inv, v: dict) -> dict:
     from vybe.agent.replay import replay as run_replay
 
-    engine, _ = _engine(inv, args)
-    return {**run_replay(engine, args.id, Path.cwd()), "model": engine.model.name}
+    engine, _ = _engine(inv, v)
+    return {**run_replay(engine, v["session_id"], Path.cwd()), "model": engine.model.name}
 
 
-def _add_engine_flags(parser: argparse.ArgumentParser) -> None:
-    add_model_flags(parser)
-    parser.add_argument(
-        "--scripted",
-        action="store_true",
-        help="use vybe's offline scripted consolidator instead of a model (no network)",
-    )
+def _session(name: str, summary: str, run: object, *params: Param, **options: object) -> Operation:
+    return Operation(f"session {name}", summary, run, params=params, surfaces=CLI_ONLY, **options)
 
 
-def register(registry: Registry) -> None:
-    registry.group("session", "the record of agent sessions: inspect, feed, import")
-    p = registry.command("session list", list_, "sessions, newest activity first")
-    p.add_argument("--limit", type=types.limit, default=50)
-    p = registry.command("session show", show, "latest MIND, MEMO, NOW, stats and attempts")
-    p.add_argument("id")
-    p = registry.command("session context", context, "the exact next request, as JSON")
-    p.add_argument("id")
-    add_model_flags(p)
-    p = registry.command("session say", say, "append an input for the next turn", mutates=True)
-    p.add_argument("id")
-    p.add_argument("text")
-    p.add_argument("--harness", metavar="LABEL", help="""e.g. 'Watch w1 "nightly"'""")
-    p = registry.command(
-        "session import",
+OPERATIONS = (
+    _session(
+        "list",
+        "Sessions, newest activity first.",
+        list_,
+        LIMIT,
+        result={"sessions": "array"},
+        examples=("vybe session list --limit 10",),
+    ),
+    _session(
+        "show",
+        "A session's latest MIND, MEMO and NOW, its stats and checkpoint attempts.",
+        show,
+        SESSION_ID,
+        result={"session_id": "string", "stats": "object"},
+        examples=("vybe session show s1",),
+    ),
+    _session(
+        "context",
+        "The exact next request the model would get, as JSON.",
+        context,
+        SESSION_ID,
+        *MODEL,
+        examples=("vybe session context s1 --window 32000",),
+    ),
+    _session(
+        "say",
+        "Append an input to a session for its next turn.",
+        say,
+        SESSION_ID,
+        Param("text", help="what to say", required=True, positional=True),
+        Param("harness", help="""a dispatch label, e.g. 'Watch w1 "nightly"'""", metavar="LABEL"),
+        writes=True,
+        result={"session_id": "string", "seq": "integer", "type": "string"},
+        examples=('vybe session say s1 "use tabs"',),
+    ),
+    _session(
+        "import",
+        "Import a Claude Code transcript or a Codex rollout, from where the last import ended.",
         import_,
-        "import a Claude Code transcript or a Codex rollout, from where the last import ended",
-        mutates=True,
-    )
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--claude", metavar="PATH.jsonl", help="a Claude Code transcript")
-    source.add_argument("--codex", metavar="PATH.jsonl", help="a Codex rollout")
-    p.add_argument("--session", help="target session (default claude:<id> or codex:<id>)")
-    p = registry.command(
-        "session checkpoint", checkpoint, "take a checkpoint now, due or not", mutates=True
-    )
-    p.add_argument("id")
-    _add_engine_flags(p)
-    p = registry.command(
-        "session replay",
+        Param(
+            "claude_transcript",
+            help="a Claude Code transcript (.jsonl)",
+            aliases=("--claude",),
+            metavar="PATH",
+        ),
+        Param(
+            "codex_rollout",
+            help="a Codex rollout (.jsonl)",
+            aliases=("--codex",),
+            metavar="PATH",
+        ),
+        Param(
+            "session_id",
+            help="the session to import into (default claude:<id> or codex:<id>)",
+            aliases=("--session",),
+        ),
+        writes=True,
+        result={"session_id": "string", "lines": "integer", "imported": "object"},
+        examples=("vybe session import --claude-transcript ~/.claude/projects/p/s.jsonl",),
+    ),
+    _session(
+        "checkpoint",
+        "Take a checkpoint of a session now, due or not.",
+        checkpoint,
+        SESSION_ID,
+        *ENGINE,
+        writes=True,
+        examples=("vybe session checkpoint s1 --scripted",),
+    ),
+    _session(
+        "replay",
+        "Run the engine over a copy of a session (with window N): what each checkpoint kept.",
         replay,
-        "run the engine over a session in a copy, with --window N: what each checkpoint kept",
-        mutates=True,
-    )
-    p.add_argument("id")
-    _add_engine_flags(p)
+        SESSION_ID,
+        *ENGINE,
+        writes=True,
+        examples=("vybe session replay s1 --window 32000 --scripted",),
+    ),
+)
+ALIASES = ()

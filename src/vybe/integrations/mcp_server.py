@@ -1,171 +1,195 @@
-"""`vybe mcp`: the tools an agent needs, served over stdio with the official `mcp` SDK.
+"""`vybe mcp`: vybe's operations as MCP tools, the brief as a prompt and as resources, over
+stdio with the official SDK's low-level server.
 
-Each call opens the store for its own duration (the SDK runs sync tools on worker threads,
-and a SQLite connection belongs to the thread that made it). Mutations take an optional
-request_id; a replay returns the first result, as on the CLI.
+Everything is built from the declarations (vybe.operations): a tool per operation offered
+to MCP, its input schema (names, types, bounds, enums, help), output schema, annotations.
+Arguments are checked against the declaration (unknown ones refused); a failure is a tool
+result with ``isError`` and ``structuredContent`` holding vybe's error envelope, its text
+starting with the stable code.
+
+Start-up: importing the SDK takes a second or two, and a client that gets no answer to
+``initialize`` meanwhile starts its model without vybe's tools. So ``serve`` answers
+``initialize`` itself, from the standard library, then imports the SDK and hands it the
+same ``initialize`` first; the SDK's own answer is compared with the early one (a
+difference is logged on stderr) and not sent. The few requests that arrive meanwhile wait
+in the pipe. A request holding a lone surrogate, which the SDK's JSON parser would drop
+unanswered, is answered here with INVALID_INPUT.
+
+Each call opens the store for its own duration on a worker thread (a SQLite connection
+belongs to the thread that made it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+import json
+import sys
+import threading
 
-from vybe import __version__, clock, config
-from vybe.errors import VybeError
+from vybe import __version__
 
-T = TypeVar("T")
-
-
-class Tools:
-    """The vybe operations behind the MCP tools, for one agent and one database."""
-
-    def __init__(self, settings: config.Settings) -> None:
-        self.settings = settings
-
-    def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        from vybe.store import Store
-
-        store = Store(self.settings.db_path, self.settings.busy_timeout_ms)
-        try:
-            return fn(store, *args, **kwargs)
-        except VybeError as error:  # the model sees the stable code and the message
-            from mcp.server.mcpserver.exceptions import ToolError
-
-            raise ToolError(f"{error.code}: {error.message}") from None
-        finally:
-            store.close()
-
-    def mutate(self, fn: Callable[..., T], request_id: str | None, **kwargs: Any) -> T:
-        return self.call(fn, self.settings.agent, request_id or clock.new_id("req"), **kwargs)
-
-    @property
-    def lease(self) -> Any:
-        return clock.parse_duration(self.settings.claim_lease)
+# The protocol versions the SDK negotiates through ``initialize`` (checked against it in the
+# tests), and its answer when the client asks for another.
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+INSTRUCTIONS = (
+    "vybe keeps durable tasks, memory and a resume brief across sessions. Start with "
+    "resume_brief (the prompt says what to do next), log progress with task_note, close "
+    "work with task_done or task_block, keep what must outlive the session with memory_set. "
+    "Writing tools take an optional request_id: retrying with the same one is safe."
+)
+CAPABILITIES = {
+    "prompts": {"listChanged": False},
+    "resources": {"subscribe": False, "listChanged": False},
+    "tools": {"listChanged": False},
+}
+INVALID_PARAMS = -32602
 
 
-def build(settings: config.Settings) -> Any:
-    """The MCP server with every vybe tool registered."""
-    from mcp.server.mcpserver import MCPServer
+def initialize_result(params: dict) -> dict:
+    requested = params.get("protocolVersion") if isinstance(params, dict) else None
+    version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+    return {
+        "protocolVersion": version,
+        "capabilities": CAPABILITIES,
+        "serverInfo": {"name": "vybe", "version": __version__},
+        "instructions": INSTRUCTIONS,
+    }
 
-    from vybe.actions import memory, resume, tasks
-    from vybe.store.memory import MemoryQuery
-    from vybe.store.tasks import TaskQuery
 
-    tools = Tools(settings)
-    server = MCPServer(
-        "vybe",
-        version=__version__,
-        instructions="Durable tasks, memory and resume briefs (vybe).",
+def error_result(error: object) -> dict:
+    """A tool's failure as MCP returns it: the envelope in structuredContent, the text
+    starting with the code."""
+    envelope = {
+        "error_code": error.code,
+        "error": error.message,
+        "error_context": error.context,
+        "suggested_action": error.suggested_action,
+    }
+    text = f"{error.code}: {error.message}"
+    if error.suggested_action:
+        text += f" ({error.suggested_action})"
+    return {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": envelope,
+        "isError": True,
+    }
+
+
+def _refusal(message: object) -> dict | None:
+    """The answer to a request the SDK could not read: a lone surrogate in its text."""
+    if not isinstance(message, dict) or "id" not in message or "method" not in message:
+        return None
+    try:
+        json.dumps(message, ensure_ascii=False).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        pass
+    from vybe.errors import InvalidInput
+
+    error = InvalidInput(
+        "the request holds text that is not valid UTF-8 (a lone surrogate)",
+        context={"method": message["method"]},
+        suggested_action="send text encoded as UTF-8",
     )
-
-    @server.tool()
-    def resume_brief(project_dir: str | None = None, peek: bool = True) -> dict:
-        """The resume brief: focus task, memory, recent activity. peek=False moves the cursor."""
-        if peek:
-            return tools.call(resume.peek, settings.agent, project_dir=project_dir)
-        return tools.mutate(resume.resume, None, project_dir=project_dir)
-
-    @server.tool()
-    def task_create(
-        title: str,
-        description: str = "",
-        priority: int = 0,
-        project_id: str | None = None,
-        request_id: str | None = None,
-    ) -> dict:
-        """Create a pending task (higher priority is more urgent)."""
-        return tools.mutate(
-            tasks.create,
-            request_id,
-            title=title,
-            description=description,
-            priority=priority,
-            project_id=project_id,
-        )
-
-    @server.tool()
-    def task_begin(task_id: str, request_id: str | None = None) -> dict:
-        """Claim a task, set it in progress and make it this agent's focus."""
-        return tools.mutate(tasks.begin, request_id, task_id=task_id, lease=tools.lease)
-
-    @server.tool()
-    def task_claim(
-        task_id: str | None = None, project_id: str | None = None, request_id: str | None = None
-    ) -> dict:
-        """Claim the named task, or without task_id the best ready one, under a lease."""
-        return tools.mutate(
-            tasks.claim, request_id, task_id=task_id, project_id=project_id, lease=tools.lease
-        )
-
-    @server.tool()
-    def task_done(task_id: str, note: str = "", request_id: str | None = None) -> dict:
-        """Complete a task with a note (refused while a task it depends on is open)."""
-        return tools.mutate(tasks.done, request_id, task_id=task_id, note=note)
-
-    @server.tool()
-    def task_block(
-        task_id: str, reason: str, failure: bool = False, request_id: str | None = None
-    ) -> dict:
-        """Block a task with a reason; failure=True makes resume skip it."""
-        return tools.mutate(
-            tasks.block, request_id, task_id=task_id, reason=reason, failure=failure
-        )
-
-    @server.tool()
-    def task_note(
-        task_id: str, message: str, kind: str = "progress", request_id: str | None = None
-    ) -> dict:
-        """Log progress (or kind='reasoning' for intent and approach) on a task."""
-        return tools.mutate(tasks.note, request_id, task_id=task_id, message=message, kind=kind)
-
-    @server.tool()
-    def task_list(
-        status: str | None = None,
-        project_id: str | None = None,
-        ready: bool = False,
-        limit: int = 20,
-    ) -> dict:
-        """Tasks by priority, then age; ready=True: pending with no open blocker."""
-        query = TaskQuery(status=status, project_id=project_id, ready=ready, limit=limit)
-        return tools.call(tasks.list_tasks, query)
-
-    @server.tool()
-    def remember(
-        key: str,
-        value: str,
-        scope: str = "global",
-        scope_id: str | None = None,
-        kind: str = "fact",
-        pin: bool = False,
-        request_id: str | None = None,
-    ) -> dict:
-        """Store a memory: scope global|project|task|agent, kind fact|directive|lesson."""
-        spec = memory.MemoryInput(
-            key=key, value=value, scope=scope, scope_id=scope_id, kind=kind, pinned=pin
-        )
-        return tools.call(
-            memory.set_memory, settings.agent, request_id or clock.new_id("req"), spec
-        )
-
-    @server.tool()
-    def memory_get(key: str, scope: str = "global", scope_id: str | None = None) -> dict:
-        """Read one memory entry."""
-        return tools.call(memory.get, settings.agent, key=key, scope=scope, scope_id=scope_id)
-
-    @server.tool()
-    def memory_list(
-        scope: str | None = None,
-        scope_id: str | None = None,
-        kind: str | None = None,
-        limit: int = 50,
-    ) -> dict:
-        """List live memory entries."""
-        query = MemoryQuery(scope=scope, scope_id=scope_id, kind=kind, limit=limit)
-        return tools.call(memory.list_memory, settings.agent, query)
-
-    return server
+    reply: dict[str, object] = {"jsonrpc": "2.0", "id": message["id"]}
+    if message["method"] == "tools/call":
+        reply["result"] = error_result(error)
+    else:
+        reply["error"] = {"code": INVALID_PARAMS, "message": f"{error.code}: {error.message}"}
+    return reply
 
 
-def serve(settings: config.Settings) -> None:
+class Wire:
+    """stdin and stdout as the SDK's stdio transport uses them (``readline``, ``write``,
+    ``flush``), with vybe in front: the early ``initialize`` and the refused requests."""
+
+    def __init__(self, stdin: object, stdout: object) -> None:
+        self._in, self._out = stdin, stdout
+        self._lock = threading.Lock()
+        self._replay: list[str] = []
+        self._early: tuple[object, dict] | None = None
+
+    def send(self, message: dict) -> None:
+        self._emit(json.dumps(message, ensure_ascii=False) + "\n")
+
+    def _emit(self, text: str) -> None:
+        with self._lock:
+            self._out.write(text.encode("utf-8"))
+            self._out.flush()
+
+    def answer_initialize(self) -> None:
+        """Read the first message; answer it now when it is ``initialize``. The SDK reads it
+        again first either way."""
+        raw = self._in.readline()
+        if not raw:
+            return
+        line = raw.decode("utf-8", "replace")
+        self._replay.append(line)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(message, dict) and message.get("method") == "initialize":
+            result = initialize_result(message.get("params") or {})
+            self._early = (message.get("id"), result)
+            self.send({"jsonrpc": "2.0", "id": message.get("id"), "result": result})
+
+    def readline(self) -> str:
+        while True:
+            if self._replay:
+                return self._replay.pop(0)
+            raw = self._in.readline()
+            if not raw:
+                return ""
+            line = raw.decode("utf-8", "surrogateescape")
+            try:
+                refused = _refusal(json.loads(line))
+            except ValueError:
+                refused = None
+            if refused is None:
+                return raw.decode("utf-8", "replace")
+            self.send(refused)
+
+    def write(self, text: str) -> int:
+        if self._early is not None and self._is_early_reply(text):
+            return len(text)
+        self._emit(text)
+        return len(text)
+
+    def _is_early_reply(self, text: str) -> bool:
+        early_id, early = self._early
+        try:
+            message = json.loads(text)
+        except ValueError:
+            return False
+        if not isinstance(message, dict) or message.get("id") != early_id:
+            return False
+        self._early = None
+        if message.get("result") != early:
+            sys.stderr.write(
+                "vybe mcp: the SDK answered initialize otherwise than vybe did early: "
+                f"{json.dumps(message.get('result'))} (sent: {json.dumps(early)})\n"
+            )
+        return True
+
+    def flush(self) -> None:
+        return None
+
+
+def serve(settings: object) -> None:
     """Serve over stdio until the client closes the stream (stdout carries JSON-RPC only)."""
-    build(settings).run("stdio")
+    wire = Wire(sys.stdin.buffer, sys.stdout.buffer)
+    wire.answer_initialize()
+    import anyio
+
+    anyio.run(_serve, settings, wire)
+
+
+async def _serve(settings: object, wire: Wire) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from vybe.integrations.mcp_tools import build
+
+    server = build(settings)
+    async with stdio_server(anyio.wrap_file(wire), anyio.wrap_file(wire)) as (read, write):
+        await server.run(read, write, server.create_initialization_options())

@@ -1,0 +1,168 @@
+"""One argparse parser per command, built from its declaration; help is plain text."""
+
+from __future__ import annotations
+
+import argparse
+
+from vybe.cli.commands import cli_params
+from vybe.errors import UsageError
+from vybe.operations.model import Alias
+
+HELP_WIDTH = 88
+
+
+class HelpRequested(Exception):
+    """``--help``: the text goes to stdout as it is, exit 0."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """The description and examples as written; a fixed width, the same on a terminal and
+    in a pipe (and no probing of the terminal on every argument)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=HELP_WIDTH, max_help_position=32)
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises instead of printing and exiting."""
+
+    def error(self, message: str) -> None:
+        raise UsageError(
+            f"{self.prog}: {message}",
+            context={"usage": self.format_usage().strip()},
+            suggested_action=f"run `{self.prog} --help` or `vybe schema`",
+        )
+
+    def print_help(self, file: object = None) -> None:
+        raise HelpRequested(self.format_help())
+
+    def exit(self, status: int = 0, message: str | None = None) -> None:
+        raise UsageError(message or "usage error")
+
+
+def _converter(param: object) -> object:
+    def convert(text: str) -> object:
+        try:
+            return param.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    convert.__name__ = param.type
+    return convert
+
+
+def _help(param: object) -> str:
+    text = param.help
+    if param.enum:
+        text += f" (one of: {', '.join(param.enum)})"
+    if param.type != "boolean" and param.default not in (None, ""):
+        text += f" (default: {param.default})"
+    return text.replace("%", "%%")
+
+
+def _add(parser: Parser, param: object, positional: bool) -> None:
+    metavar = param.metavar or param.name.upper()
+    flags = (param.flag, *param.aliases)
+    if param.type == "boolean":
+        parser.add_argument(*flags, dest=param.name, action="store_true", help=_help(param))
+        return
+    options = {"type": _converter(param), "help": _help(param)}
+    if positional:
+        parser.add_argument(f"{param.name}:positional", nargs="?", metavar=metavar, **options)
+        parser.add_argument(
+            *flags, dest=param.name, metavar=metavar, default=param.default, **options
+        )
+        return
+    parser.add_argument(
+        *flags,
+        dest=param.name,
+        metavar=metavar,
+        default=param.default,
+        required=param.required,
+        **options,
+    )
+
+
+def _positionals(command: object) -> tuple[str, ...]:
+    return command.positionals if isinstance(command, Alias) else ()
+
+
+def build(catalog: object, command: object) -> Parser:
+    op = catalog.target(command) if isinstance(command, Alias) else command
+    parser = Parser(
+        prog=f"vybe {command.name}",
+        description=_description(command, op),
+        epilog=_epilog(op),
+        formatter_class=Formatter,
+    )
+    taken = _positionals(command)
+    for param in cli_params(catalog, command):
+        _add(parser, param, param.positional or param.name in taken)
+    return parser
+
+
+def _description(command: object, op: object) -> str:
+    text = command.summary
+    if isinstance(command, Alias):
+        text += f"\nThe older form of `vybe {op.name}`."
+    if op.writes:
+        text += "\nIt writes: --request-id (or VYBE_REQUEST_ID) makes a retry safe."
+    return text
+
+
+def _epilog(op: object) -> str:
+    examples = "\n".join(f"  {example}" for example in op.examples)
+    return f"examples:\n{examples}" if examples else ""
+
+
+def parse(catalog: object, command: object, tokens: list[str]) -> dict[str, object]:
+    """The command's values, every parameter present; a missing required one, a bad value
+    or an unknown flag is a usage error (exit 2)."""
+    parser = build(catalog, command)
+    values = vars(parser.parse_intermixed_args(tokens))
+    for key in [k for k in values if k.endswith(":positional")]:
+        name, given = key.split(":")[0], values.pop(key)
+        if given is not None and values[name] not in (
+            None,
+            given,
+            _default(catalog, command, name),
+        ):
+            parser.error(f"{name} given twice")
+        if given is not None:
+            values[name] = given
+    for param in cli_params(catalog, command):
+        if param.required and values.get(param.name) is None:
+            parser.error(f"the following arguments are required: {param.name}")
+    return values
+
+
+def _default(catalog: object, command: object, name: str) -> object:
+    return next(p.default for p in cli_params(catalog, command) if p.name == name)
+
+
+def group_help(word: str, summary: str, catalog: object, subcommands: list[str]) -> str:
+    lines = [f"usage: vybe {word} <subcommand> [options]", "", summary, "", "subcommands:"]
+    known = {**catalog.operations, **catalog.aliases}
+    width = max(len(n) for n in subcommands)
+    lines += [f"  {name:<{width}}  {known[name].summary}" for name in subcommands]
+    lines += ["", f"`vybe {word} <subcommand> --help` describes one."]
+    return "\n".join(lines) + "\n"
+
+
+def overview_help(catalog: object) -> str:
+    """`vybe --help`: every command in a line, the global flags, where to read more."""
+    from vybe.cli.commands import GLOBAL_FLAGS, names
+
+    known = {**catalog.operations, **catalog.aliases}
+    listed = names(catalog)
+    width = max(len(n) for n in listed)
+    lines = ["usage: vybe <command> [options]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {known[name].summary}" for name in listed]
+    lines += ["", "global options (anywhere on the line):"]
+    lines += [f"  {', '.join(g['flags']):<22}  {g['help']} (${g['env']})" for g in GLOBAL_FLAGS]
+    lines += ["", "`vybe <command> --help` describes one; `vybe schema` all of them, as JSON."]
+    return "\n".join(lines) + "\n"

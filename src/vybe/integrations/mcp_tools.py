@@ -1,0 +1,226 @@
+"""The SDK's low-level MCP server with vybe's tools, prompts and resources, built from the
+declarations. Imported only once ``vybe mcp`` has answered ``initialize`` (see mcp_server).
+"""
+
+from __future__ import annotations
+
+import sys
+from functools import partial
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+
+from vybe import __version__, clock
+from vybe.errors import InvalidInput, VybeError
+from vybe.integrations.mcp_server import INSTRUCTIONS, error_result
+from vybe.operations import catalog
+from vybe.operations.model import MCP, Context, Operation, for_tools
+
+BRIEF_URI = "vybe://brief"
+TASK_URI = "vybe://task/{task_id}"
+
+
+def tool(op: Operation) -> types.Tool:
+    read_only = not op.writes
+    return types.Tool(
+        name=op.tool,
+        title=op.name,
+        description=op.summary + _peek_note(op),
+        input_schema=op.input_schema(MCP),
+        output_schema=op.output_schema(),
+        annotations=types.ToolAnnotations(
+            title=op.name,
+            read_only_hint=read_only,
+            destructive_hint=op.destructive if op.writes else False,
+            idempotent_hint=read_only or op.idempotent,
+            open_world_hint=False,
+        ),
+    )
+
+
+def _peek_note(op: Operation) -> str:
+    return f" With {op.peek}=true it writes nothing." if op.peek else ""
+
+
+class Tools:
+    """The MCP operations for one agent and one store; ``call`` never raises."""
+
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self.operations = {op.tool: op for op in catalog().on(MCP)}
+
+    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """A CallToolResult as a dict: structured content, or vybe's error envelope."""
+        op = self.operations.get(name)
+        try:
+            if op is None:
+                raise InvalidInput(
+                    f"no tool named {name!r}",
+                    context={"tool": name, "tools": sorted(self.operations)},
+                    suggested_action="list the tools and call one of them",
+                )
+            return self._run(op, dict(arguments))
+        except VybeError as error:
+            return error_result(for_tools(error))
+        except Exception as exc:  # a bug: the client still gets an answer with a code
+            import traceback
+
+            traceback.print_exc(file=sys.stderr)
+            return error_result(VybeError(f"internal error: {type(exc).__name__}: {exc}"))
+
+    def _run(self, op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
+        values = op.accept(arguments, MCP)
+        data = self.run(op, values, values.pop("request_id", None))
+        return {
+            "content": [{"type": "text", "text": dumps(data)}],
+            "structuredContent": data,
+            "isError": False,
+        }
+
+    def run(self, op: Operation, values: dict[str, Any], request_id: str | None = None) -> Any:
+        """The operation's result as tools return it (its view, when it has one)."""
+        from vybe.store import Store
+
+        create = op.writes_with(values)
+        store = Store(self.settings.db_path, self.settings.busy_timeout_ms, create=create)
+        try:
+            ctx = Context(
+                store, self.settings.agent, request_id or clock.new_id("req"), MCP, self.settings
+            )
+            data = op.call(ctx, values)
+        finally:
+            store.close()
+        return op.shown(data, values)
+
+
+def dumps(data: Any) -> str:
+    import json
+
+    return json.dumps(data, ensure_ascii=False, default=str)
+
+
+def _brief(tools: Tools, task_id: str | None = None) -> dict[str, Any]:
+    return tools.run(tools.operations["brief"], {"task_id": task_id})
+
+
+def prompts() -> list[types.Prompt]:
+    return [
+        types.Prompt(
+            name="resume",
+            title="Resume",
+            description="Where this agent stands and what to do next: vybe's resume brief "
+            "(nothing moves; resume_brief moves the cursor).",
+            arguments=[
+                types.PromptArgument(
+                    name="task_id", description="this task instead of the focus", required=False
+                )
+            ],
+        )
+    ]
+
+
+def build(settings: Any) -> Server:
+    """The server, every handler answering from the declarations."""
+    tools = Tools(settings)
+    listed = [tool(op) for op in tools.operations.values()]
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        run = partial(tools.call, params.name, params.arguments or {})
+        return types.CallToolResult.model_validate(await anyio.to_thread.run_sync(run))
+
+    async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=prompts())
+
+    async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != "resume":
+            raise _mcp_error(f"no prompt named {params.name!r}")
+        task_id = (params.arguments or {}).get("task_id") or None
+        brief = await anyio.to_thread.run_sync(partial(_checked_brief, tools, task_id))
+        return types.GetPromptResult(
+            description="vybe's resume brief",
+            messages=[
+                types.PromptMessage(
+                    role="user", content=types.TextContent(type="text", text=brief["prompt"])
+                )
+            ],
+        )
+
+    async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    name="brief",
+                    title="Resume brief",
+                    uri=BRIEF_URI,
+                    description="The resume prompt for this agent's focus (nothing moves).",
+                    mime_type="text/markdown",
+                )
+            ]
+        )
+
+    async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    name="task",
+                    title="Task",
+                    uri_template=TASK_URI,
+                    description="A task with its dependencies and open blockers, as JSON.",
+                    mime_type="application/json",
+                )
+            ]
+        )
+
+    async def read_resource(
+        ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        text, mime = await anyio.to_thread.run_sync(partial(_read, tools, uri))
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)]
+        )
+
+    return Server(
+        "vybe",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
+
+
+def _mcp_error(message: str) -> Exception:
+    from mcp.shared.exceptions import MCPError
+
+    return MCPError(code=-32602, message=message)
+
+
+def _checked_brief(tools: Tools, task_id: str | None) -> dict[str, Any]:
+    """The brief, a vybe error becoming the protocol's (prompts have no error result)."""
+    try:
+        return _brief(tools, task_id)
+    except VybeError as error:
+        raise _mcp_error(f"{error.code}: {error.message}") from None
+
+
+def _read(tools: Tools, uri: str) -> tuple[str, str]:
+    prefix = TASK_URI.split("{")[0]
+    try:
+        if uri == BRIEF_URI:
+            return _brief(tools)["prompt"], "text/markdown"
+        if uri.startswith(prefix) and len(uri) > len(prefix):
+            task = tools.run(tools.operations["task_get"], {"task_id": uri[len(prefix) :]})
+            return dumps(task), "application/json"
+    except VybeError as error:
+        raise _mcp_error(f"{error.code}: {error.message}") from None
+    raise _mcp_error(f"NOT_FOUND: no resource {uri!r}")

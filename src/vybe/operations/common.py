@@ -1,0 +1,34 @@
+"""Parameters several operations share, declared once so that every surface names and bounds
+them alike: a task is always ``task_id``, every list takes the same ``limit``."""
+
+from __future__ import annotations
+
+from vybe.actions import limits
+from vybe.operations.model import Param
+
+LIMIT_DEFAULT, LIMIT_MAX = 50, 1000
+
+TASK_ID = Param(
+    "task_id", help="the task's id (task_...)", required=True, aliases=("--id",), metavar="TASK_ID"
+)
+PROJECT_ID = Param("project_id", help="the project's id (often its folder's path)")
+LIMIT = Param(
+    "limit",
+    "integer",
+    "at most this many rows",
+    default=LIMIT_DEFAULT,
+    minimum=1,
+    maximum=LIMIT_MAX,
+)
+LEASE = Param("lease", "duration", "how long the claim holds, e.g. 15m (config claim_lease)")
+NOTE = Param("note", help="what was done, for the log", default="", max_length=limits.MESSAGE_MAX)
+FORCE = Param("force", "boolean", "go ahead despite open blockers or another agent's live claim")
+METADATA = Param("metadata", help="a JSON object", max_length=limits.METADATA_MAX)
+PROJECT_DIR = Param("project_dir", help="the project's folder (its path is the project id)")
+
+
+def lease(ctx: object, values: dict) -> object:
+    """The lease asked for, else the configured one."""
+    from vybe import clock
+
+    return values["lease"] or clock.parse_duration(ctx.settings.claim_lease)
