@@ -322,12 +322,9 @@ def import_transcript(hook: Hook) -> str | None:
 
 def last_reply(hook: Hook) -> str | None:
     """The text of the record session's last assistant row."""
-    found = hook.store.conn.execute(
-        "SELECT content_text FROM messages WHERE session_id = ? AND type = 'assistant'"
-        " ORDER BY context_seq DESC LIMIT 1",
-        (hook.record_session,),
-    ).fetchone()
-    return found[0] if found else None
+    from vybe.store import record
+
+    return record.last_text(hook.store.conn, hook.record_session, "assistant")
 
 
 def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:

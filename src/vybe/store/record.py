@@ -110,6 +110,16 @@ def messages_of_type(conn: sqlite3.Connection, session_id: str, kind: str) -> li
     return _read_messages(conn, session_id, "type = ?", (kind,))
 
 
+def last_text(conn: sqlite3.Connection, session_id: str, kind: str) -> str | None:
+    """The text of the session's newest row of type ``kind``, if any."""
+    found = conn.execute(
+        "SELECT content_text FROM messages WHERE session_id = ? AND type = ?"
+        " ORDER BY context_seq DESC LIMIT 1",
+        (session_id, kind),
+    ).fetchone()
+    return found[0] if found else None
+
+
 def messages_at(conn: sqlite3.Connection, session_id: str, seqs: Iterable[int]) -> list[MessageRow]:
     """The rows with these numbers, in order; numbers with no row are skipped."""
     wanted = sorted(set(seqs))
