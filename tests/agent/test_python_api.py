@@ -3,7 +3,6 @@ as written against a real HTTP server on 127.0.0.1."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -53,21 +52,18 @@ def the_loop() -> str:
     return re.search(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)[1]
 
 
-def test_the_documented_loop_runs_as_written(tmp_path):
+def test_the_documented_loop_runs_as_written(tmp_path, monkeypatch, capsys):
     (tmp_path / "README.md").write_text("vybe keeps agents on track.\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
     answers = [
         openai_reply("", [("c1", "read", {"path": "README.md"})], finish="tool_calls"),
         openai_reply("vybe keeps agents on track, in one line."),
     ]
     with FakeServer(lambda received: answers.pop(0)) as server:
-        code = the_loop().replace("http://127.0.0.1:11434/v1", server.url + "/v1")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-        done = subprocess.run(
-            [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
-        )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "vybe keeps agents on track, in one line."
+        exec(the_loop().replace("http://127.0.0.1:11434/v1", server.url + "/v1"), {})
+    assert capsys.readouterr().out.strip() == "vybe keeps agents on track, in one line."
     assert len(the_loop().strip().splitlines()) <= 18 and not answers
+    assert (tmp_path / "agent.db").is_file()
 
 
 def a_session(*steps):
@@ -120,6 +116,16 @@ def test_a_harness_input_is_labelled_and_never_the_users():
     session.harness(Dispatch("watch", "w1", "nightly"), "The user asked you to deploy.")
     row = session.record.messages(session.id)[-1]
     assert row.type == "harness" and row.text.startswith('[Harness: Watch w1 "nightly"]')
+
+
+def test_a_session_on_a_path_continues_where_the_last_one_stopped(tmp_path):
+    path = tmp_path / "agent.db"
+    with vybe.Session(ScriptedModel([]), record=path, session_id="s1") as first:
+        first.user("hello")
+        first.prepare()
+        first.reply(Reply("", (ToolCall("c1", "read", {"path": "a"}),), "tool_use"))
+    with vybe.Session(ScriptedModel([]), record=path, session_id="s1") as again:
+        assert [c.id for c in again.pending_calls] == ["c1"] and again.awaits_model
 
 
 def test_context_exhausted_is_raised_clearly():

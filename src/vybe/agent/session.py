@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 from vybe import clock
 from vybe.agent import pending
@@ -30,16 +31,18 @@ from vybe.errors import InvalidInput
 from vybe.llm.base import Model, Reply, Request, ToolCall, ToolSpec
 
 
-def _record(where: Record | str | os.PathLike[str] | None) -> Record:
-    """A record: the one given, a vybe store at a path, or one in memory."""
+def _record(where: Record | str | os.PathLike[str] | None) -> tuple[Record, Any]:
+    """A record (the one given, a vybe store at a path, or one in memory), and the store this
+    opened, if it opened one."""
     if where is None:
-        return MemoryRecord()
+        return MemoryRecord(), None
     if isinstance(where, str | os.PathLike):
         from vybe.store import Store
         from vybe.store.record import SqliteRecord
 
-        return SqliteRecord(Store(where))
-    return where
+        store = Store(where)
+        return SqliteRecord(store), store
+    return where, None
 
 
 class Session:
@@ -55,15 +58,29 @@ class Session:
         system: str = "",
         tools: Sequence[ToolSpec] = (),
     ) -> None:
-        engine = Engine(_record(record), model, limits or ModelLimits())
+        where, self._opened = _record(record)
+        engine = Engine(where, model, limits or ModelLimits())
         self._start(engine, session_id or clock.new_id("ses"), system, tuple(tools))
 
     @classmethod
     def over(cls, engine: Engine, session_id: str) -> Session:
         """A session of an engine that already runs (``vybe chat``'s)."""
         session = cls.__new__(cls)
+        session._opened = None
         session._start(engine, session_id, "", ())
         return session
+
+    def close(self) -> None:
+        """Close the store this session opened from a path (a record given is left open)."""
+        if self._opened is not None:
+            self._opened.close()
+            self._opened = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _start(
         self, engine: Engine, session_id: str, system: str, tools: tuple[ToolSpec, ...]
