@@ -139,7 +139,9 @@ def _fact_line(entry: dict) -> str:
 
 
 def _reasoning_line(event: dict) -> str:
-    meta = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+    meta = event.get("metadata")
+    if not isinstance(meta, dict):
+        meta = {}
     parts = [str(meta[k]) for k in ("intent", "approach") if meta.get(k)]
     return shorten("- " + (" → ".join(parts) if parts else event["message"]), LINE_MAX)
 

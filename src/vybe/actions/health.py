@@ -78,7 +78,7 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     ]
 
 
-def migrate(path: str, busy_timeout_ms: int) -> dict[str, list[str]]:
+def migrate(path: str, busy_timeout_ms: int) -> dict[str, Any]:
     """Apply migrations on a store opened without them, so the names applied are reported,
     then index for search what the store held before its index (a batch per transaction)."""
     from vybe.actions import search

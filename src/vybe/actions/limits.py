@@ -82,7 +82,8 @@ def json_document(name: str, value: str, limit: int = JSON_DOCUMENT_MAX) -> Any:
     try:
         parsed = jsonio.loads(value, parse_constant=_no_constant)
     except ValueError as exc:  # json.JSONDecodeError, or int()'s 4,300-digit limit
-        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
+        line, column = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+        where = f" at line {line} column {column}" if line is not None else ""
         raise InvalidInput(
             f"{name} is not valid JSON: {getattr(exc, 'msg', exc)}{where}",
             context={"field": name},

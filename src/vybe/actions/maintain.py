@@ -7,6 +7,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 
 from vybe import clock
 from vybe.actions import search
@@ -95,7 +96,7 @@ def summarize(store: Store, agent: str, options: Options) -> list[dict]:
     for task_id in candidates:
         if len(done) >= options.max_tasks:
             break
-        folded = store.transact(lambda conn, t=task_id: _fold(conn, agent, t, options))
+        folded = store.transact(partial(_fold, agent=agent, task_id=task_id, options=options))
         if folded:
             done.append(folded)
     return done

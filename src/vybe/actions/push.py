@@ -129,6 +129,7 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                 }
             )
         for item in doc.get("artifacts", []):
+            assert task is not None  # checked: artifacts and task_status need a task_id
             result["artifacts"].append(
                 link_artifact(
                     conn,
@@ -140,6 +141,7 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                 )
             )
         if "task_status" in doc:
+            assert task is not None
             status = doc["task_status"]
             changed = change_status(
                 conn,

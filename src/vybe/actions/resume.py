@@ -114,7 +114,8 @@ def _persist(conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None
     if (current["version"] if current else None) != expected:
         raise _Stale
     if current is None:
-        expected = agent_rows.ensure(conn, planned.agent, at)["version"]
+        current = agent_rows.ensure(conn, planned.agent, at)
+    expected = current["version"]
     task_id = planned.focus.task["id"] if planned.focus.task else None
     if not agent_rows.advance(conn, planned.agent, expected, planned.new_cursor, task_id, at):
         raise _Stale

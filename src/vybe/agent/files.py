@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from vybe.errors import InvalidInput
 
@@ -130,8 +131,8 @@ def _load(workdir: Path, path: object, anywhere: bool) -> bytes:
 def read(
     workdir: Path,
     path: object,
-    offset: object = 1,
-    limit: object = MAX_LINES,
+    offset: Any = 1,
+    limit: Any = MAX_LINES,
     *,
     anywhere: bool = False,
 ) -> str:

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from vybe.agent.files import cut_output
 
@@ -50,7 +51,7 @@ def shown(command: str) -> str:
     return "".join(out)
 
 
-def run(workdir: Path, command: str, timeout: object = DEFAULT_TIMEOUT) -> tuple[str, bool]:
+def run(workdir: Path, command: str, timeout: Any = DEFAULT_TIMEOUT) -> tuple[str, bool]:
     """The command's output (stdout and stderr as they interleaved) and exit status; True when
     it failed. The command runs in its own session: on timeout the whole group is killed and
     what it printed so far is kept. Its output goes to a file, not a pipe, so a job it leaves

@@ -164,7 +164,8 @@ class Fold:
 
     def _call_for(self, fragment: dict[str, Any]) -> dict[str, Any]:
         index, new_id = fragment.get("index"), fragment.get("id")
-        call = self.by_index.get(index) if index is not None else (self.calls or [None])[-1]
+        newest = self.calls[-1] if self.calls else None
+        call = self.by_index.get(index) if index is not None else newest
         if call is None or (new_id and call["id"] and new_id != call["id"]):
             call = {"id": None, "name": "", "arguments": []}
             self.calls.append(call)

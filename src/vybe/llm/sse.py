@@ -22,7 +22,7 @@ def events(lines: Iterable[str]) -> Iterator[Event]:
     says, a byte-order mark before the first line is dropped and an event whose data is empty
     is not dispatched.
     """
-    name, data = "", []
+    name, data = "", list[str]()
     for number, line in enumerate(lines):
         if number == 0:
             line = line.removeprefix("\ufeff")
