@@ -15,10 +15,11 @@ $(STAMP): $(PY) pyproject.toml
 demo: $(STAMP)
 	$(PY) demo/run.py
 
+# The suite on every core, a test file per worker (module fixtures are built once).
 test: $(STAMP)
 	$(VENV)/bin/ruff check
 	$(VENV)/bin/ruff format --check
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check
