@@ -135,7 +135,7 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                     conn,
                     agent,
                     task,
-                    item["file_path"],  # type: ignore[arg-type]
+                    item["file_path"],
                     item.get("content_type"),
                     result["event_id"],
                 )
@@ -148,7 +148,7 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                 agent,
                 task,
                 status["status"],
-                status.get("blocked_reason"),  # type: ignore[arg-type]
+                status.get("blocked_reason"),
                 note=status.get("note") or "",
                 force=status.get("force", False),
             )

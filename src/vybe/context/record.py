@@ -16,6 +16,7 @@ from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow
 from vybe.errors import InvalidInput
 
 __all__ = [
+    "Appends",
     "Attempt",
     "Checkpoint",
     "MemoMark",
@@ -39,6 +40,12 @@ def check_session_id(session_id: object) -> str:
         suggested_action="use letters, digits and _.:@+=- (at most 256), starting with a letter"
         " or digit",
     )
+
+
+class Appends(Protocol):
+    """What recording an input or a reply needs of a record: appending one row."""
+
+    def append(self, message: MessageRow) -> MessageRow: ...
 
 
 class Record(Protocol):

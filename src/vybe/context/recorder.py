@@ -7,16 +7,16 @@ from typing import Any
 
 from vybe.context.budget import estimate, message_tokens
 from vybe.context.labels import Dispatch, harness_text, source_label, user_text
-from vybe.context.record import MessageRow, Record, check_session_id
+from vybe.context.record import Appends, MessageRow, check_session_id
 from vybe.llm.base import Message, Reply, ToolCall
 
 
-def _append(record: Record, row: MessageRow) -> MessageRow:
+def _append(record: Appends, row: MessageRow) -> MessageRow:
     check_session_id(row.session_id)
     return record.append(row)
 
 
-def record_user(record: Record, session_id: str, text: str, author: str = "user") -> MessageRow:
+def record_user(record: Appends, session_id: str, text: str, author: str = "user") -> MessageRow:
     """A message a person typed; a forged source line gets the author's name before it."""
     body = user_text(author, text)
     return _append(
@@ -24,7 +24,7 @@ def record_user(record: Record, session_id: str, text: str, author: str = "user"
     )
 
 
-def record_harness(record: Record, session_id: str, dispatch: Dispatch, text: str) -> MessageRow:
+def record_harness(record: Appends, session_id: str, dispatch: Dispatch, text: str) -> MessageRow:
     """An input no person typed (a watch, task, callback or agent run), with its source line."""
     body = harness_text(dispatch, text)
     data = {"dispatch": dispatch._asdict()}
@@ -43,7 +43,7 @@ def record_harness(record: Record, session_id: str, dispatch: Dispatch, text: st
 
 
 def record_assistant(
-    record: Record,
+    record: Appends,
     session_id: str,
     reply: Reply,
     request_tokens: int | None = None,
@@ -66,7 +66,7 @@ def record_assistant(
 
 
 def record_tool(
-    record: Record,
+    record: Appends,
     session_id: str,
     call: ToolCall,
     output: str,

@@ -164,8 +164,9 @@ def rollout_id(path: Path) -> str:
 
     def meta_id(line: dict[str, Any]) -> Any:
         payload = line.get("payload")
-        is_meta = line.get("type") == "session_meta" and isinstance(payload, dict)
-        return payload.get("id") if is_meta else None
+        if line.get("type") == "session_meta" and isinstance(payload, dict):
+            return payload.get("id")
+        return None
 
     return first_field(path, meta_id) or path.stem
 

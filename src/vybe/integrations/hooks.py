@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from vybe import config, jsonio
 from vybe.text import shorten
@@ -129,7 +129,7 @@ def render(target: str, event: str, context: str | None) -> str:
     return "{}" if event in JSON_REQUIRED.get(target, ()) else ""
 
 
-def handlers(target: str) -> dict[str, Handler]:
+def handlers(target: str) -> Mapping[str, Handler]:
     if target == "codex":
         from vybe.integrations import codex
 
