@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from vybe import __version__
 from vybe.errors import UsageError
-from vybe.operations import MODULES, Catalog
-from vybe.operations.model import CLI, MCP, Alias
+from vybe.operations import MODULES, Catalog, Command
+from vybe.operations.model import CLI, MCP, Alias, Param
 
 # The first word of a command line -> the module that declares it.
 COMMAND_MODULES = {
@@ -37,12 +37,12 @@ def names(catalog: Catalog) -> list[str]:
     return sorted([*catalog.operations, *catalog.aliases])
 
 
-def find(rest: list[str]) -> tuple[Catalog, object, list[str]]:
+def find(rest: list[str]) -> tuple[Catalog, Command, list[str]]:
     """The command ``rest`` starts with (an operation or an alias) and the tokens after it.
     A group word alone (``vybe task``) is a usage error listing its subcommands, unless it
     asks for help (HelpRequested with the group's help)."""
     catalog = Catalog(COMMAND_MODULES).for_word(rest[0])
-    known = {**catalog.operations, **catalog.aliases}
+    known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
     for size in (2, 1):
         name = " ".join(rest[:size])
         if len(rest) >= size and name in known:
@@ -67,7 +67,7 @@ def find(rest: list[str]) -> tuple[Catalog, object, list[str]]:
     )
 
 
-def _param(param: object, positional: bool) -> dict:
+def _param(param: Param, positional: bool) -> dict:
     return {
         "name": param.name,
         "flags": [param.flag, *param.aliases],
@@ -82,8 +82,8 @@ def _param(param: object, positional: bool) -> dict:
     }
 
 
-def _command(catalog: Catalog, command: object) -> dict:
-    op = catalog.target(command) if isinstance(command, Alias) else command
+def _command(catalog: Catalog, command: Command) -> dict:
+    op = catalog.target(command)
     params = cli_params(catalog, command)
     positionals = command.positionals if isinstance(command, Alias) else ()
     return {
@@ -100,7 +100,7 @@ def _command(catalog: Catalog, command: object) -> dict:
     }
 
 
-def cli_params(catalog: Catalog, command: object) -> tuple:
+def cli_params(catalog: Catalog, command: Command) -> tuple[Param, ...]:
     """A command's parameters on the command line: an alias has its target's, less those its
     own (``extra``) replace."""
     if not isinstance(command, Alias):
@@ -114,7 +114,7 @@ def describe() -> dict:
     from vybe.cli.admin import AGENT_PROTOCOL
 
     catalog = every()
-    commands = {**catalog.operations, **catalog.aliases}
+    commands: dict[str, Command] = {**catalog.operations, **catalog.aliases}
     return {
         "version": __version__,
         "global_flags": list(GLOBAL_FLAGS),

@@ -6,7 +6,8 @@ import argparse
 
 from vybe.cli.commands import cli_params
 from vybe.errors import UsageError
-from vybe.operations.model import Alias
+from vybe.operations import Catalog, Command
+from vybe.operations.model import Alias, Operation, Param
 
 HELP_WIDTH = 88
 
@@ -44,7 +45,7 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message or "usage error")
 
 
-def _converter(param: object) -> object:
+def _converter(param: Param) -> object:
     def convert(text: str) -> object:
         try:
             return param.parse(text)
@@ -55,7 +56,7 @@ def _converter(param: object) -> object:
     return convert
 
 
-def _help(param: object) -> str:
+def _help(param: Param) -> str:
     text = param.help
     if param.enum:
         text += f" (one of: {', '.join(param.enum)})"
@@ -64,7 +65,7 @@ def _help(param: object) -> str:
     return text.replace("%", "%%")
 
 
-def _add(parser: Parser, param: object, positional: bool) -> None:
+def _add(parser: Parser, param: Param, positional: bool) -> None:
     metavar = param.metavar or param.name.upper()
     flags = (param.flag, *param.aliases)
     if param.type == "boolean":
@@ -87,12 +88,12 @@ def _add(parser: Parser, param: object, positional: bool) -> None:
     )
 
 
-def _positionals(command: object) -> tuple[str, ...]:
+def _positionals(command: Command) -> tuple[str, ...]:
     return command.positionals if isinstance(command, Alias) else ()
 
 
-def build(catalog: object, command: object) -> Parser:
-    op = catalog.target(command) if isinstance(command, Alias) else command
+def build(catalog: Catalog, command: Command) -> Parser:
+    op = catalog.target(command)
     parser = Parser(
         prog=f"vybe {command.name}",
         description=_description(command, op),
@@ -105,7 +106,7 @@ def build(catalog: object, command: object) -> Parser:
     return parser
 
 
-def _description(command: object, op: object) -> str:
+def _description(command: Command, op: Operation) -> str:
     text = command.summary
     if isinstance(command, Alias):
         text += f"\nThe older form of `vybe {op.name}`."
@@ -114,12 +115,12 @@ def _description(command: object, op: object) -> str:
     return text
 
 
-def _epilog(op: object) -> str:
+def _epilog(op: Operation) -> str:
     examples = "\n".join(f"  {example}" for example in op.examples)
     return f"examples:\n{examples}" if examples else ""
 
 
-def parse(catalog: object, command: object, tokens: list[str]) -> dict[str, object]:
+def parse(catalog: Catalog, command: Command, tokens: list[str]) -> dict[str, object]:
     """The command's values, every parameter present; a missing required one, a bad value
     or an unknown flag is a usage error (exit 2)."""
     parser = build(catalog, command)
@@ -140,24 +141,24 @@ def parse(catalog: object, command: object, tokens: list[str]) -> dict[str, obje
     return values
 
 
-def _default(catalog: object, command: object, name: str) -> object:
+def _default(catalog: Catalog, command: Command, name: str) -> object:
     return next(p.default for p in cli_params(catalog, command) if p.name == name)
 
 
-def group_help(word: str, summary: str, catalog: object, subcommands: list[str]) -> str:
+def group_help(word: str, summary: str, catalog: Catalog, subcommands: list[str]) -> str:
     lines = [f"usage: vybe {word} <subcommand> [options]", "", summary, "", "subcommands:"]
-    known = {**catalog.operations, **catalog.aliases}
+    known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
     width = max(len(n) for n in subcommands)
     lines += [f"  {name:<{width}}  {known[name].summary}" for name in subcommands]
     lines += ["", f"`vybe {word} <subcommand> --help` describes one."]
     return "\n".join(lines) + "\n"
 
 
-def overview_help(catalog: object) -> str:
+def overview_help(catalog: Catalog) -> str:
     """`vybe --help`: every command in a line, the global flags, where to read more."""
     from vybe.cli.commands import GLOBAL_FLAGS, names
 
-    known = {**catalog.operations, **catalog.aliases}
+    known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
     listed = names(catalog)
     width = max(len(n) for n in listed)
     lines = ["usage: vybe <command> [options]", "", "commands:"]

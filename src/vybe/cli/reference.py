@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from vybe.cli.commands import cli_params, every
-from vybe.operations.model import AGENT, MCP, Alias
+from vybe.operations import Catalog, Command
+from vybe.operations.model import AGENT, MCP, Alias, Operation, Param
 
 BEGIN = "<!-- BEGIN generated command reference: python -m vybe.cli.reference -->"
 END = "<!-- END generated command reference -->"
@@ -21,7 +22,7 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _value(param: object) -> str:
+def _value(param: Param) -> str:
     if param.type == "boolean":
         return "flag"
     kind = "one of " + ", ".join(f"`{c}`" for c in param.enum) if param.enum else param.type
@@ -30,7 +31,7 @@ def _value(param: object) -> str:
     return kind
 
 
-def _flags(param: object, positional: bool) -> str:
+def _flags(param: Param, positional: bool) -> str:
     flags = [param.flag, *param.aliases]
     shown = ", ".join(f"`{f}`" for f in flags)
     if positional or param.positional:
@@ -38,7 +39,7 @@ def _flags(param: object, positional: bool) -> str:
     return shown
 
 
-def _table(params: tuple, positionals: tuple[str, ...], op: object) -> list[str]:
+def _table(params: tuple[Param, ...], positionals: tuple[str, ...], op: Operation) -> list[str]:
     if not params:
         return ["No parameters."]
     rows = ["| parameter | command line | value | default | |", "|---|---|---|---|---|"]
@@ -54,7 +55,7 @@ def _table(params: tuple, positionals: tuple[str, ...], op: object) -> list[str]
     return rows
 
 
-def _surfaces(op: object) -> str:
+def _surfaces(op: Operation) -> str:
     where = []
     if MCP in op.surfaces:
         where.append(f"MCP tool `{op.tool}`")
@@ -63,15 +64,15 @@ def _surfaces(op: object) -> str:
     return ("Also " + " and ".join(where) + ". ") if where else ""
 
 
-def _writes(op: object) -> str:
+def _writes(op: Operation) -> str:
     if not op.writes:
         return "Reads only."
     text = "Writes: takes a request id."
     return text + f" With `--{op.peek}` it writes nothing." if op.peek else text
 
 
-def _section(catalog: object, command: object) -> list[str]:
-    op = catalog.target(command) if isinstance(command, Alias) else command
+def _section(catalog: Catalog, command: Command) -> list[str]:
+    op = catalog.target(command)
     lines = [f"### `vybe {command.name}`", "", command.summary, ""]
     if isinstance(command, Alias):
         lines += [f"The older form of [`vybe {op.name}`](#vybe-{op.name.replace(' ', '-')}).", ""]
@@ -87,7 +88,7 @@ def _section(catalog: object, command: object) -> list[str]:
 def render() -> str:
     """The reference: every command and alias, grouped by first word, in name order."""
     catalog = every()
-    commands = {**catalog.operations, **catalog.aliases}
+    commands: dict[str, Command] = {**catalog.operations, **catalog.aliases}
     lines = [BEGIN, ""]
     for name in sorted(commands):
         lines += _section(catalog, commands[name])

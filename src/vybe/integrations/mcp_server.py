@@ -15,8 +15,8 @@ difference is logged on stderr) and not sent. The few requests that arrive meanw
 in the pipe. A request holding a lone surrogate, which the SDK's JSON parser would drop
 unanswered, is answered here with INVALID_INPUT.
 
-Each call opens the store for its own duration on a worker thread (a SQLite connection
-belongs to the thread that made it).
+Each call runs on one of the SDK's worker threads, with that thread's own store (a SQLite
+connection belongs to the thread that made it).
 """
 
 from __future__ import annotations

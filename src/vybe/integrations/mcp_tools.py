@@ -5,6 +5,7 @@ declarations. Imported only once ``vybe mcp`` has answered ``initialize`` (see m
 from __future__ import annotations
 
 import sys
+import threading
 from functools import partial
 from typing import Any
 
@@ -50,6 +51,7 @@ class Tools:
     def __init__(self, settings: Any) -> None:
         self.settings = settings
         self.operations = {op.tool: op for op in catalog().on(MCP)}
+        self._local = threading.local()
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A CallToolResult as a dict: structured content, or vybe's error envelope."""
@@ -81,18 +83,23 @@ class Tools:
 
     def run(self, op: Operation, values: dict[str, Any], request_id: str | None = None) -> Any:
         """The operation's result as tools return it (its view, when it has one)."""
-        from vybe.store import Store
+        store = self._store(create=op.writes_with(values))
+        ctx = Context(
+            store, self.settings.agent, request_id or clock.new_id("req"), MCP, self.settings
+        )
+        return op.shown(op.call(ctx, values), values)
 
-        create = op.writes_with(values)
-        store = Store(self.settings.db_path, self.settings.busy_timeout_ms, create=create)
-        try:
-            ctx = Context(
-                store, self.settings.agent, request_id or clock.new_id("req"), MCP, self.settings
-            )
-            data = op.call(ctx, values)
-        finally:
-            store.close()
-        return op.shown(data, values)
+    def _store(self, *, create: bool) -> Any:
+        """This worker thread's store, opened by its first call (a SQLite connection belongs
+        to the thread that made it; the SDK's worker threads are a bounded, reused pool).
+        A read of a store that does not exist yet opens nothing, as on the command line."""
+        store = getattr(self._local, "store", None)
+        if store is None:
+            from vybe.store import Store
+
+            store = Store(self.settings.db_path, self.settings.busy_timeout_ms, create=create)
+            self._local.store = store
+        return store
 
 
 def dumps(data: Any) -> str:

@@ -7,6 +7,10 @@ pays for its own declarations only.
 
 from __future__ import annotations
 
+from vybe.operations.model import Alias, Operation
+
+Command = Operation | Alias  # what a command line names
+
 # The first word of a command -> the module that declares it.
 MODULES = {
     "maintain": "vybe.operations.maintain",
@@ -33,8 +37,8 @@ class Catalog:
 
     def __init__(self, modules: dict[str, str] | None = None) -> None:
         self.modules = MODULES if modules is None else modules
-        self.operations: dict[str, object] = {}
-        self.aliases: dict[str, object] = {}
+        self.operations: dict[str, Operation] = {}
+        self.aliases: dict[str, Alias] = {}
         self.groups: dict[str, str] = {}
         self._loaded: set[str] = set()
 
@@ -57,10 +61,11 @@ class Catalog:
         module = self.modules.get(word)
         return self.load(module) if module else self
 
-    def target(self, alias: object) -> object:
-        return self.operations[alias.target]
+    def target(self, command: Command) -> Operation:
+        """The operation a command runs: its own, or an alias's target."""
+        return self.operations[command.target] if isinstance(command, Alias) else command
 
-    def on(self, surface: str) -> list[object]:
+    def on(self, surface: str) -> list[Operation]:
         """The operations a surface offers, in declaration order."""
         return [op for op in self.operations.values() if surface in op.surfaces]
 
