@@ -15,11 +15,14 @@ $(STAMP): $(PY) pyproject.toml
 demo: $(STAMP)
 	$(PY) demo/run.py
 
-# The suite on every core, a test file per worker (module fixtures are built once).
+# The suite on every core, a test file per worker (module fixtures are built once); then
+# the tests that race N OS processes for the store, with the machine to themselves.
 test: $(STAMP)
 	$(VENV)/bin/ruff check
 	$(VENV)/bin/ruff format --check
-	$(PY) -m pytest -n auto --dist loadfile
+	$(VENV)/bin/mypy
+	$(PY) -m pytest -n auto --dist loadfile -m "not serial"
+	$(PY) -m pytest -m serial
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check

@@ -8,10 +8,10 @@ it, hashlib serves.
 from __future__ import annotations
 
 try:
-    from _sha2 import sha256  # CPython 3.12 and later
+    from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12 and later
 except ImportError:
     try:
-        from _sha256 import sha256  # CPython 3.11
+        from _sha256 import sha256  # type: ignore[import-not-found]  # CPython 3.11
     except ImportError:
         from hashlib import sha256
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 try:
     from _json import encode_basestring, encode_basestring_ascii, make_encoder, make_scanner
 except ImportError:  # another Python: json does everything
-    make_encoder = make_scanner = None
+    make_encoder = make_scanner = None  # type: ignore[misc, assignment]
 
 _WHITESPACE = " \t\n\r"  # what json.decoder skips around a document
 
@@ -39,7 +39,9 @@ class _Options:
 
 
 _CONSTANTS = {"-Infinity": float("-inf"), "Infinity": float("inf"), "NaN": float("nan")}
-_scan = make_scanner(_Options(None)) if make_scanner else None
+# typeshed's stub of the private scanner names its argument's type wrongly (a decoder-like
+# object is what CPython reads).
+_scan = make_scanner(_Options(None)) if make_scanner is not None else None  # type: ignore[arg-type]
 
 
 def _not_serializable(value: Any) -> Any:
@@ -94,7 +96,8 @@ def loads(
     """json.loads of a str; invalid text raises json's own JSONDecodeError (a ValueError)."""
     if make_scanner is not None and isinstance(text, str):
         custom = parse_constant or parse_float
-        scan = make_scanner(_Options(parse_constant, parse_float)) if custom else _scan
+        options = _Options(parse_constant, parse_float)
+        scan: Any = make_scanner(options) if custom else _scan  # type: ignore[arg-type]
         start = len(text) - len(text.lstrip(_WHITESPACE))
         try:
             value, end = scan(text, start)

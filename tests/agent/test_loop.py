@@ -21,17 +21,16 @@ from vybe.agent.offline import Consolidator
 from vybe.agent.shell import REFUSED, BashPermission
 from vybe.agent.tasks import TaskTools
 from vybe.agent.tools import Toolbox
+from vybe.context import budget
+from vybe.context import engine as engine_module
 from vybe.context.recorder import record_user
+from vybe.llm import scripted
 from vybe.llm.anthropic import AnthropicMessages
 from vybe.llm.base import Reply, Request, ToolCall, Watch
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
 from vybe.store import Store
 from vybe.store.record import SqliteRecord
-
-engine_module = pytest.importorskip("vybe.context.engine")
-scripted = pytest.importorskip("vybe.llm.scripted")
-budget = pytest.importorskip("vybe.context.budget")
 
 FAST = RetryPolicy(attempts=2, base_delay=0.01, timeout=10)
 CONSTRAINT = "Never touch the production database; only work on staging. Please keep it so."

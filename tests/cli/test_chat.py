@@ -9,12 +9,9 @@ import subprocess
 import threading
 import time
 
-import pytest
-
 from tests.conftest import TRANSCRIPTS, VYBE, in_process
 from tests.fakes.servers import FakeServer, Received, Response, openai_events, openai_reply
 
-pytest.importorskip("vybe.context.engine")
 TRANSCRIPT = str(TRANSCRIPTS / "claude-codemie-code-9eda1058-summaries.jsonl")
 
 

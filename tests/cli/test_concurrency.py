@@ -6,7 +6,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import VYBE
+
+# N OS processes racing for the store: they get the machine to themselves (make test).
+pytestmark = pytest.mark.serial
 
 PROCESSES = 16
 

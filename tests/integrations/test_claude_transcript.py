@@ -18,8 +18,6 @@ PLAIN = DATA / "claude-codemie-code-196820da.jsonl"
 SUMMARIES = DATA / "claude-codemie-code-9eda1058-summaries.jsonl"
 SIDECHAINS = DATA / "claude-claude-code-viewer-fe5e1c67-v1.0.98.jsonl"
 
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="shared transcripts not present")
-
 
 def users(record: MemoryRecord, session: str = "s") -> list[str]:
     return [r.text for r in record.messages(session) if r.type == "user"]

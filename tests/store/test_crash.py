@@ -7,8 +7,13 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 from vybe.actions import tasks
 from vybe.store import Store
+
+# N OS processes racing for the store: they get the machine to themselves (make test).
+pytestmark = pytest.mark.serial
 
 # Notes on one task in a tight loop; a line is printed only after its commit returned.
 WRITER = """

@@ -11,7 +11,7 @@ from vybe.errors import VybeError
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
 GROUPS: dict[str, str] = {}
-TOKENS = {"minimum": 1, "maximum": 100_000_000}
+TOKENS: dict[str, Any] = {"minimum": 1, "maximum": 100_000_000}
 MODEL = (
     Param("provider", help="the model's API", enum=("openai", "anthropic")),
     Param("model", help="the model's name (config models table)"),

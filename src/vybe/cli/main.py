@@ -12,6 +12,10 @@ from vybe.errors import InvalidInput, UsageError, VybeError
 from vybe.operations.model import CLI
 from vybe.text import from_os
 
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
+
 # Global flags are accepted before or after the subcommand, as agents write them.
 GLOBAL_FLAGS = {
     "--agent": "agent",
@@ -66,12 +70,12 @@ class Invocation:
     def __init__(self, flags: dict[str, str], writes: bool = True) -> None:
         self._flags = flags
         self.writes = writes
-        self._settings: object = None
-        self._store: object = None
+        self._settings: Any = None
+        self._store: Any = None
         self._request_id = flags.get("request_id") or _environment("VYBE_REQUEST_ID")
 
     @property
-    def settings(self) -> object:
+    def settings(self) -> Any:
         if self._settings is None:
             from vybe import config
 
@@ -83,7 +87,7 @@ class Invocation:
         return self.settings.agent
 
     @property
-    def store(self) -> object:
+    def store(self) -> Any:
         if self._store is None:
             from vybe.store import Store
 
@@ -134,10 +138,9 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
         raise parsers.HelpRequested(parsers.overview_help(commands.every()))
     catalog, command, tokens = commands.find(rest)
     values = parsers.parse(catalog, command, tokens)
-    op = command
-    if isinstance(command, Alias):
-        op = catalog.target(command)
-        values = command.convert(values) if command.convert else values
+    op = catalog.target(command)
+    if isinstance(command, Alias) and command.convert:
+        values = command.convert(values)
     invocation = Invocation(flags, writes=op.writes_with(values))
     try:
         return 0, output.success(op.call(invocation, values))

@@ -8,7 +8,7 @@ from vybe.operations.model import CLI_ONLY, Operation
 GROUPS: dict[str, str] = {}
 
 
-def mcp(inv, v: dict) -> None:
+def mcp(inv, v: dict) -> dict:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:

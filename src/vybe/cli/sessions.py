@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vybe.actions import limits
 from vybe.cli.chat import MODEL, SESSION_ID, choice
 from vybe.errors import InvalidInput, UsageError
 from vybe.operations.common import LIMIT
 from vybe.operations.model import CLI_ONLY, Operation, Param
+
+if TYPE_CHECKING:
+    from vybe.operations.model import Run
 
 GROUPS = {"session": "The record of agent sessions: inspect, feed, import."}
 ENGINE = (
@@ -136,7 +139,7 @@ def replay(inv, v: dict) -> dict:
     return {**run_replay(engine, v["session_id"], Path.cwd()), "model": engine.model.name}
 
 
-def _session(name: str, summary: str, run: object, *params: Param, **options: object) -> Operation:
+def _session(name: str, summary: str, run: Run, *params: Param, **options: Any) -> Operation:
     return Operation(f"session {name}", summary, run, params=params, surfaces=CLI_ONLY, **options)
 
 

@@ -24,8 +24,10 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from typing import IO, Any, BinaryIO, cast
 
 from vybe import __version__
+from vybe.errors import VybeError
 
 # The protocol versions the SDK negotiates through ``initialize`` (checked against it in the
 # tests), and its answer when the client asks for another.
@@ -55,7 +57,7 @@ def initialize_result(params: dict) -> dict:
     }
 
 
-def error_result(error: object) -> dict:
+def error_result(error: VybeError) -> dict:
     """A tool's failure as MCP returns it: the envelope in structuredContent, the text
     starting with the code."""
     envelope = {
@@ -102,7 +104,7 @@ class Wire:
     """stdin and stdout as the SDK's stdio transport uses them (``readline``, ``write``,
     ``flush``), with vybe in front: the early ``initialize`` and the refused requests."""
 
-    def __init__(self, stdin: object, stdout: object) -> None:
+    def __init__(self, stdin: BinaryIO, stdout: BinaryIO) -> None:
         self._in, self._out = stdin, stdout
         self._lock = threading.Lock()
         self._replay: list[str] = []
@@ -150,13 +152,12 @@ class Wire:
             self.send(refused)
 
     def write(self, text: str) -> int:
-        if self._early is not None and self._is_early_reply(text):
+        if self._early is not None and self._is_early_reply(text, *self._early):
             return len(text)
         self._emit(text)
         return len(text)
 
-    def _is_early_reply(self, text: str) -> bool:
-        early_id, early = self._early
+    def _is_early_reply(self, text: str, early_id: object, early: dict) -> bool:
         try:
             message = json.loads(text)
         except ValueError:
@@ -184,12 +185,13 @@ def serve(settings: object) -> None:
     anyio.run(_serve, settings, wire)
 
 
-async def _serve(settings: object, wire: Wire) -> None:
+async def _serve(settings: Any, wire: Wire) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
 
     from vybe.integrations.mcp_tools import build
 
     server = build(settings)
-    async with stdio_server(anyio.wrap_file(wire), anyio.wrap_file(wire)) as (read, write):
+    stream = anyio.wrap_file(cast(IO[str], wire))  # a text file: readline, write, flush
+    async with stdio_server(stream, stream) as (read, write):
         await server.run(read, write, server.create_initialization_options())

@@ -74,7 +74,8 @@ class Tools:
 
     def _run(self, op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
         values = op.accept(arguments, MCP)
-        data = self.run(op, values, values.pop("request_id", None))
+        request_id = values.pop("request_id", None)  # accepted as a string, or left out
+        data = self.run(op, values, str(request_id) if request_id is not None else None)
         return {
             "content": [{"type": "text", "text": dumps(data)}],
             "structuredContent": data,

@@ -11,6 +11,17 @@ from __future__ import annotations
 
 from vybe.errors import InvalidInput, UsageError
 
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeAlias
+
+    from vybe.errors import VybeError
+
+    # An operation's action: (context, values) -> result; a view reshapes a result for tools.
+    Run: TypeAlias = Callable[[Any, dict[str, Any]], dict]
+    View: TypeAlias = Callable[[dict, dict[str, Any]], dict]
+
 CLI, MCP, AGENT = "cli", "mcp", "agent"
 EVERYWHERE = frozenset((CLI, MCP, AGENT))
 # What the agent of `vybe chat` is not offered: its tool list is part of every request, and
@@ -118,7 +129,12 @@ class Param:
 
     def accept(self, value: object) -> object:
         """A JSON value (MCP, the agent): InvalidInput naming this parameter when refused."""
-        expected = {"string": str, "duration": str, "boolean": bool, "number": (int, float)}
+        expected: dict[str, type | tuple[type, ...]] = {
+            "string": str,
+            "duration": str,
+            "boolean": bool,
+            "number": (int, float),
+        }
         wanted = expected.get(self.type, int)
         if (isinstance(value, bool) and self.type != "boolean") or not isinstance(value, wanted):
             raise self._refused(f"{self.name} must be {_article(JSON_TYPES[self.type])}")
@@ -136,7 +152,7 @@ class Param:
             low, high = self.minimum, self.maximum
             if (low is not None and value < low) or (high is not None and value > high):
                 raise ValueError(f"{value} is outside {_bound(low)}..{_bound(high)}")
-        if self.type == "duration":
+        if self.type == "duration" and isinstance(value, str):
             return _duration(value)
         if self.enum is not None and value not in self.enum:
             raise ValueError(f"{value!r} is not one of {', '.join(self.enum)}")
@@ -214,7 +230,7 @@ class Operation:
         self,
         name: str,
         summary: str,
-        run: object,
+        run: Run | str,
         *,
         params: tuple[Param, ...] = (),
         writes: bool = False,
@@ -225,7 +241,7 @@ class Operation:
         tool: str | None = None,
         destructive: bool = False,
         idempotent: bool = False,
-        view: object = None,
+        view: View | None = None,
     ) -> None:
         self.name, self.summary, self.run = name, summary, run
         self.params, self.writes, self.peek = params, writes, peek
@@ -267,7 +283,7 @@ class Operation:
     def writes_with(self, values: dict[str, object]) -> bool:
         return self.writes and not (self.peek and values.get(self.peek))
 
-    def call(self, ctx: object, values: dict[str, object]) -> dict:
+    def call(self, ctx: Any, values: dict[str, Any]) -> dict:
         """Run it: every declared parameter has a value (its default when not given)."""
         run = self.run
         if isinstance(run, str):  # "module:function", imported only when it runs
@@ -325,7 +341,7 @@ class Alias:
         *,
         positionals: tuple[str, ...] = (),
         extra: tuple[Param, ...] = (),
-        convert: object = None,
+        convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         replaces: tuple[str, ...] = (),
     ) -> None:
         self.name, self.target, self.summary = name, target, summary
@@ -339,17 +355,17 @@ class Context:
 
     def __init__(
         self,
-        store: object,
+        store: Any,
         agent: str,
         request_id: str,
         surface: str,
-        settings: object = None,
+        settings: Any = None,
     ) -> None:
         self.store, self.agent, self.request_id = store, agent, request_id
         self.surface, self._settings = surface, settings
 
     @property
-    def settings(self) -> object:
+    def settings(self) -> Any:
         if self._settings is None:
             from vybe import config
 
@@ -357,7 +373,7 @@ class Context:
         return self._settings
 
 
-def for_tools(error: object) -> object:
+def for_tools(error: VybeError) -> VybeError:
     """A refusal as a tool reports it: tools have no command line, so a usage error (two
     arguments that exclude each other) is bad input."""
     if isinstance(error, UsageError):
