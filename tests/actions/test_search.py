@@ -244,3 +244,28 @@ def test_a_query_matching_more_than_the_window_ranks_the_newest_and_says_so(stor
     assert found["ranked_newest"] == 3
     assert {h["seq"] for h in found["hits"]} <= {3, 4, 5}
     assert find(store, "note 4")["ranked_newest"] is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["read-only", "it's", "what's read-only?", "read-only, mode", "-only", "(read-only OR x)"],
+)
+def test_words_with_punctuation_in_them_are_searched_as_written_not_parsed_as_syntax(store, text):
+    say(store, "s1", "user", "it's the read-only mode: what's wrong?")
+    assert find(store, text, mode="words")["count"] == 1
+
+
+def test_a_colon_in_a_word_query_names_no_column_of_the_index(store):
+    say(store, "s1", "user", "TODO: fix the tags")
+    say(store, "s2", "user", "unrelated")
+    assert find(store, "TODO: fix", mode="words")["count"] == 1
+    # words of the text, not the index's tag column (every message here would match that)
+    assert find(store, "tags : ttuser", mode="words")["count"] == 0
+
+
+@pytest.mark.parametrize("text", ["alpha) OR (alpha", "alpha)) OR ((alpha", ")alpha("])
+def test_a_query_cannot_close_its_group_to_escape_the_filters(store, text):
+    say(store, "s1", "user", "alpha")
+    say(store, "s2", "user", "beta")
+    with pytest.raises(InvalidInput):
+        find(store, text, mode="words", session_id="s2")

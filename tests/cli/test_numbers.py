@@ -46,6 +46,13 @@ def test_an_undetected_huge_number_is_kept_as_the_text_it_is(vybe):
     assert (stored["value"], stored["value_type"]) == ("1" * 40, "string")
 
 
+@pytest.mark.parametrize("value", ["1\u0663", "\u0661\u0662", "1.\u0665", "1e\u0663"])
+def test_a_value_written_in_other_scripts_digits_is_no_json_number(vybe, value):
+    stored = vybe.ok("memory", "set", "-k", "n", "-v", value)["memory"]
+    assert stored["value_type"] == "string"
+    vybe.refused("INVALID_INPUT", "memory", "set", "-k", "m", "-v", value, "-t", "number")
+
+
 def test_a_push_force_flag_must_be_a_json_boolean(vybe):
     blocker, task = vybe.task("blocker"), vybe.task("t")
     vybe.ok("task", "depend", "--id", task, "--on", blocker)

@@ -26,7 +26,7 @@ KEY_MAX = 256
 VALUE_MAX = 16384
 HALF_LIFE_MAX = 1e9
 GC_LIMIT_MAX = 100_000
-_NUMBER = re.compile(r"-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?")
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")  # JSON digits: ASCII only
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,9 @@ def run_handler(argv: list[str]) -> int:
         target = argv[0] if argv and argv[0] in TARGETS else "claude"
         raw = sys.stdin.buffer.read(hooks.MAX_INPUT_BYTES + 1)
         answer = hooks.run(target, raw)
-        if answer:
-            sys.stdout.write(answer + "\n")
+        if answer:  # UTF-8 whatever the locale (its encoding could not write a brief's "é")
+            sys.stdout.flush()
+            sys.stdout.buffer.write((answer + "\n").encode("utf-8", "backslashreplace"))
             sys.stdout.flush()
     except BaseException as error:  # a hook must never block or break the agent
         from vybe.integrations.hooks import log_failure

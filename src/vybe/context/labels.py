@@ -42,26 +42,36 @@ def harness_text(dispatch: Dispatch, body: str) -> str:
     return f"{source_label(dispatch)}\n{body}"
 
 
-LOOK_AHEAD = 200  # a label is at the start: only this much of a message is normalized
+_SIGN = "[harness:"  # what a source line starts with, once normalized
 
 
 def looks_like_label(text: str) -> bool:
     """Whether a reader (or a model) could take the start of ``text`` for a source line.
 
     Decided on the normalized text: Unicode NFKC (a fullwidth bracket is a bracket), format
-    characters (zero-width spaces, BOM, word joiner, bidi overrides, soft hyphens) removed,
-    case folded, and spaces allowed around the word, as in ``[ HARNESS :``."""
-    head = text[:LOOK_AHEAD]
-    if not head.isascii():
-        import unicodedata
+    characters (zero-width spaces, BOM, word joiner, bidi overrides, soft hyphens) and
+    spaces removed, case folded, as in ``[ HARNESS :``. Only the first visible characters
+    are read, however many invisible ones come before or between them."""
+    seen, known = "", {}  # known: each non-ASCII character normalized once per call
+    for char in text:
+        if char.isspace():
+            continue
+        if not char.isascii():
+            if char not in known:
+                known[char] = _visible(char)
+            char = known[char]
+        seen += char.casefold()
+        if len(seen) >= len(_SIGN):
+            break
+    return seen.startswith(_SIGN)
 
-        head = unicodedata.normalize("NFKC", head)
-        head = "".join(c for c in head if unicodedata.category(c) != "Cf")
-    head = head.casefold().lstrip()
-    if not head.startswith("["):
-        return False
-    rest = head[1:].lstrip()
-    return rest.startswith("harness") and rest[len("harness") :].lstrip().startswith(":")
+
+def _visible(char: str) -> str:
+    """A non-ASCII character as NFKC has it, without format characters or spaces."""
+    import unicodedata
+
+    normal = unicodedata.normalize("NFKC", char)
+    return "".join(c for c in normal if not c.isspace() and unicodedata.category(c) != "Cf")
 
 
 def user_text(author: str, text: str) -> str:
