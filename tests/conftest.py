@@ -118,14 +118,12 @@ class Vybe:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.db_path = home / "vybe.db"
-        self.env = {
-            **os.environ,
-            "VYBE_DB_PATH": str(self.db_path),
-            "VYBE_CONFIG_DIR": str(home / "config"),
-            "HOME": str(home),
-        }
-        self.env.pop("VYBE_AGENT", None)
-        self.env.pop("VYBE_REQUEST_ID", None)
+        # Nothing of the developer's own vybe settings (VYBE_PRETTY_JSON, VYBE_CLAIM_LEASE,
+        # VYBE_CLOCK_OFFSET, …) reaches a test: each starts from vybe's defaults.
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("VYBE_")}
+        self.env.update(
+            VYBE_DB_PATH=str(self.db_path), VYBE_CONFIG_DIR=str(home / "config"), HOME=str(home)
+        )
 
     def __call__(self, *args: str, stdin: str | None = None, agent: str | None = None) -> Result:
         from vybe.cli.main import run
