@@ -269,3 +269,17 @@ def test_a_query_cannot_close_its_group_to_escape_the_filters(store, text):
     say(store, "s2", "user", "beta")
     with pytest.raises(InvalidInput):
         find(store, text, mode="words", session_id="s2")
+
+
+@pytest.mark.parametrize("mode", ["words", "literal"])
+def test_a_filter_applies_before_the_window_so_older_matches_of_a_session_are_found(
+    store, monkeypatch, mode
+):
+    monkeypatch.setattr(search_rows, "RANK_WINDOW", 3)
+    say(store, "s0", "user", "deploy.sh failed in the old session")
+    for n in range(6):
+        say(store, "s1", "user", f"deploy.sh failed again {n}")
+    text = "deploy.sh" if mode == "literal" else "failed"
+    found = find(store, text, mode=mode, session_id="s0", limit=1)  # a window of 3
+    assert [(h["session_id"], h["seq"]) for h in found["hits"]] == [("s0", 1)]
+    assert find(store, text, mode=mode, until="2000-01-01T00:00:00.000000Z")["count"] == 0

@@ -116,6 +116,8 @@ def _literal_match(query: SearchQuery) -> str:
     return '"' + query.text.replace('"', '""') + '"'
 
 
+# The window is taken after the filters: the newest ``window`` matches that pass them are
+# ranked, so a filter never hides a match that older, filtered-out rows pushed out.
 _SELECT = """
 SELECT hit.rowid AS hit, hit.score AS score, hit.found AS found,
     m.session_id, m.context_seq, m.type, m.content_text,
@@ -123,13 +125,16 @@ SELECT hit.rowid AS hit, hit.score AS score, hit.found AS found,
     COALESCE(m.created_at, e.created_at) AS created_at
 FROM (
     SELECT rowid, score, COUNT(*) OVER () AS found FROM (
-        SELECT rowid, {rank} AS score FROM {index} WHERE {index} MATCH ?
-        ORDER BY rowid DESC LIMIT ?
+        SELECT {index}.rowid AS rowid, {rank} AS score
+        FROM {index}
+        LEFT JOIN messages AS m ON {index}.rowid % 2 = 0 AND m.id = {index}.rowid / 2
+        LEFT JOIN events AS e ON {index}.rowid % 2 = 1 AND e.id = {index}.rowid / 2
+        WHERE {index} MATCH ? AND (m.id IS NOT NULL OR e.id IS NOT NULL) {filters}
+        ORDER BY {index}.rowid DESC LIMIT ?
     )
 ) AS hit
 LEFT JOIN messages AS m ON hit.rowid % 2 = 0 AND m.id = hit.rowid / 2
 LEFT JOIN events AS e ON hit.rowid % 2 = 1 AND e.id = hit.rowid / 2
-WHERE (m.id IS NOT NULL OR e.id IS NOT NULL) {filters}
 ORDER BY hit.score, hit.rowid DESC
 LIMIT ? OFFSET ?
 """
@@ -172,7 +177,7 @@ def search(conn: sqlite3.Connection, query: SearchQuery) -> list[sqlite3.Row]:
     filters, params = _filters(query)
     sql = _SELECT.format(index=index, rank=rank, filters=filters)
     try:
-        found = [match, query.window, *params, query.limit + 1, query.offset]
+        found = [match, *params, query.window, query.limit + 1, query.offset]
         return conn.execute(sql, found).fetchall()
     except sqlite3.OperationalError as exc:
         if "fts5" in str(exc) or "syntax" in str(exc) or "unterminated" in str(exc):
