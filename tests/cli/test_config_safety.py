@@ -62,10 +62,23 @@ def test_a_store_made_elsewhere_is_600_with_its_wal_and_shm(vybe, umask_022):
     db = vybe.home / "elsewhere" / "v.db"
     vybe.ok("task", "create", "--title", "t", "--db-path", str(db))
     assert _mode(db.parent) == 0o700
-    for suffix in ("", "-wal", "-shm"):
-        path = db.with_name(db.name + suffix)
-        if path.exists():
-            assert _mode(path) == 0o600, path
+    assert _mode(db) == 0o600
+
+
+def test_the_wal_and_shm_of_an_open_store_are_600(tmp_path, umask_022):
+    """SQLite removes them when the last connection closes: look while the store is open."""
+    from vybe.actions import tasks
+    from vybe.store import Store
+
+    db = tmp_path / "open" / "v.db"
+    store = Store(db)
+    try:
+        tasks.create(store, "a", "r1", title="t")
+        for suffix in ("", "-wal", "-shm"):
+            path = db.with_name(db.name + suffix)
+            assert path.exists() and _mode(path) == 0o600, path
+    finally:
+        store.close()
 
 
 def test_the_hook_log_is_600(vybe, umask_022, monkeypatch):
