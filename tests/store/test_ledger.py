@@ -3,12 +3,14 @@ it forget a recent request id (a retry would then write twice)."""
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import timedelta
 
 import pytest
 
 from vybe import clock
 from vybe.actions import maintain, tasks
+from vybe.errors import DatabaseLocked
 from vybe.store import Store
 from vybe.store import maintain as maintain_rows
 
@@ -55,3 +57,19 @@ def test_a_busy_agent_s_ledger_stays_within_its_cap_without_maintain(store, monk
         tasks.create(store, "a", f"r{n}", title="t")
         assert _ledger(store) <= 40 + 8
     assert _ledger(store) >= 40 - 8
+
+
+def test_a_retry_is_answered_while_another_process_holds_the_write_lock(tmp_path):
+    """A replay reads the ledger; it does not queue for the write lock."""
+    store = Store(tmp_path / "v.db", busy_timeout_ms=100)
+    first = tasks.create(store, "a", "r1", title="t")
+    holder = sqlite3.connect(tmp_path / "v.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        assert tasks.create(store, "a", "r1", title="t") == first
+        with pytest.raises(DatabaseLocked):
+            tasks.create(store, "a", "r2", title="t")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        store.close()
