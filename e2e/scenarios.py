@@ -64,8 +64,30 @@ def claude_headless(checks: Checks) -> Sandbox:
     checks.that(
         "claude #1 #3: every headless run's SessionEnd is logged", len(ends) == 2, len(ends)
     )
+    claude_runs_the_briefs_commands(box, claude, sid, checks)
     claude_tasks_and_compaction(box, claude, sid, checks)
     return box
+
+
+def claude_runs_the_briefs_commands(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:
+    """The brief's lines run in Claude's Bash (no vybe on PATH) as claude, the agent that began
+    the task over MCP; SessionStart's CLAUDE_ENV_FILE line gives a bare vybe the agent too."""
+    made = box.vybe("task", "create", "--title", "Port billing", "--project-id", str(box.project))
+    task = made.get("data", {}).get("task", {}).get("id", "")
+    box.vybe("--agent", "claude", "task", "begin", "--id", task)  # as mcp__vybe__task_begin
+    claude.turn("[[bash: echo agent=$VYBE_AGENT]]", sid)
+    checks.that(
+        "claude #5: CLAUDE_ENV_FILE gives later Bash calls VYBE_AGENT=claude",
+        any("agent=claude" in t for t in request_texts(box)),
+    )
+    claude.turn("[[brief: DONE]]", sid)
+    rows = box.query("SELECT status FROM tasks WHERE id = ?", task)
+    status = rows[0]["status"] if rows else None
+    checks.that(
+        "claude #5: the brief's DONE line, run by Claude's Bash, closes the task it began",
+        status == "completed",
+        status,
+    )
 
 
 def claude_tasks_and_compaction(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:

@@ -289,3 +289,36 @@ def test_a_very_long_session_id_still_records_the_prompt(agent):
     )
     assert _user_rows(agent, f"claude:{session}") == [("keep me",)]
     assert agent.log == ""
+
+
+def _command(context: str, name: str, note: str) -> str:
+    line = next(x for x in context.splitlines() if x.startswith(f"{name}:"))
+    return line.split(None, 1)[1].replace("<summary>", note)
+
+
+def test_the_briefs_done_line_closes_the_task_the_agent_began_over_mcp(agent):
+    """Claude's Bash has neither vybe on its PATH nor VYBE_AGENT: the line runs as it stands."""
+    agent.send("claude", "session_start_startup")  # the folder's project exists from here
+    task = agent.vybe.task("Port billing", "--project-id", str(agent.project))
+    agent.vybe.ok("task", "begin", "--id", task, agent="claude")  # as mcp__vybe__task_begin
+    done_line = _command(agent.send("claude", "session_start_resume").context, "DONE", "ported")
+    assert task in done_line
+    bare = {k: v for k, v in agent.vybe.env.items() if k != "VYBE_AGENT"}
+    bare["PATH"] = "/usr/bin:/bin"
+    shell = subprocess.run(
+        ["sh", "-c", done_line], env=bare, cwd=agent.project, capture_output=True, text=True
+    )
+    assert shell.returncode == 0, shell.stdout + shell.stderr
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "completed"
+
+
+def test_session_start_persists_the_agent_for_later_bash_calls_once(agent, tmp_path):
+    env_file = tmp_path / "claude-env.sh"
+    agent.vybe.env["CLAUDE_ENV_FILE"] = str(env_file)
+    agent.send("claude", "session_start_startup")
+    agent.send("claude", "session_start_resume")
+    assert env_file.read_text() == "export VYBE_AGENT=claude\n"
+    shell = subprocess.run(
+        ["sh", "-c", f". {env_file} && echo $VYBE_AGENT"], capture_output=True, text=True
+    )
+    assert shell.stdout == "claude\n"

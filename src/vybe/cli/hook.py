@@ -33,7 +33,7 @@ def install(inv, v: dict) -> dict:
     outcomes = {
         t: installer.install(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
     }
-    return {"dry_run": v["dry_run"], "command": installer.vybe_argv(), **outcomes}
+    return {"dry_run": v["dry_run"], "command": config.vybe_argv(), **outcomes}
 
 
 def uninstall(inv, v: dict) -> dict:

@@ -102,8 +102,30 @@ def users_words(hook: Hook, room_chars: int) -> str:
     return user_words.render(user_words.choose(rows, budget), len(rows))
 
 
+def persist_agent(hook: Hook) -> bool:
+    """Claude Code runs the ``export`` lines a SessionStart hook appends to ``CLAUDE_ENV_FILE``
+    before each later Bash call: there ``VYBE_AGENT`` names this agent, so a bare ``vybe``
+    the agent types acts as it too (the brief's own lines say ``--agent``). Once per file."""
+    from vybe.config import shell_word
+
+    path = os.environ.get("CLAUDE_ENV_FILE")
+    if not path:
+        return False
+    line = f"export VYBE_AGENT={shell_word(hook.agent)}\n"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if line in handle.read():
+                return False
+    except FileNotFoundError:
+        pass
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line)
+    return True
+
+
 def session_start(hook: Hook) -> str | None:
     """The brief; after a compaction also the user's own words and the pinned directives."""
+    persist_agent(hook)
     resumed = brief(hook)
     if hook.text("source") != "compact":
         return resumed["prompt"]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vybe import config
 from vybe.errors import InvalidInput
 from vybe.integrations import manifest, settings_file
 from vybe.integrations.manifest import HookSpec
@@ -29,16 +29,8 @@ def settings_path(target: str, project_dir: Path | None) -> Path:
     return Path(home) / "hooks.json"
 
 
-def vybe_argv() -> list[str]:
-    """The absolute path of the running vybe (or this Python with -m vybe)."""
-    script = Path(sys.argv[0])
-    if script.name == "vybe" and script.is_file():
-        return [os.path.abspath(script)]
-    return [os.path.abspath(sys.executable), "-m", "vybe"]
-
-
 def handler_command(target: str, executable: list[str] | None = None) -> str:
-    return shlex.join([*(executable or vybe_argv()), "hook", "run", target])
+    return shlex.join([*(executable or config.vybe_argv()), "hook", "run", target])
 
 
 def command_argv(command: str) -> list[str] | None:
