@@ -9,7 +9,7 @@ from typing import Any
 
 from checks import Checks
 from clients import Claude, Codex
-from sandbox import BIN, Sandbox
+from sandbox import BIN, VYBE, Sandbox
 
 import fakes
 
@@ -91,10 +91,21 @@ def claude_runs_the_briefs_commands(box: Sandbox, claude: Claude, sid: str, chec
 
 
 def claude_tasks_and_compaction(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:
-    """A task of Claude's own completed; a manual /compact; `claude mcp list`."""
+    """A task of Claude's own completed (the vybe task linked to it from Claude's Bash closed,
+    another session's task 1 left open); a manual /compact; `claude mcp list`."""
+    link = """'{"claude_task_id": "1"}'"""
+    claude.turn(f"[[bash: {VYBE} task create --title mine --metadata {link}]]", sid)
+    other = '{"claude_task_id": "1", "claude_session_id": "another-session"}'
+    box.vybe("task", "create", "--title", "theirs", "--metadata", other)
     claude.turn("[[task: write the tests]]", sid)
     completed = [p for p in box.payloads() if p.get("hook_event_name") == "TaskCompleted"]
     checks.that("claude: TaskUpdate to completed fires TaskCompleted", len(completed) == 1)
+    status = {r["title"]: r["status"] for r in box.query("SELECT title, status FROM tasks")}
+    checks.that(
+        "claude #4: Claude's task 1 closes the vybe task linked to it in its session only",
+        status.get("mine") == "completed" and status.get("theirs") == "pending",
+        status,
+    )
     claude.turn("/compact", sid)
     events = [p.get("hook_event_name") for p in box.payloads()]
     checks.that("claude: /compact runs PreCompact", "PreCompact" in events, events)

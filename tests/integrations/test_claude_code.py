@@ -127,22 +127,55 @@ def test_task_completed_never_closes_the_focus_task_by_default(agent):
     assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "in_progress"
 
 
+def _link(agent, **fields) -> str:
+    payload = agent.event("claude", "task_completed")
+    link = {"claude_task_id": payload["task_id"], "claude_session_id": payload["session_id"]}
+    return json.dumps({**link, **fields})
+
+
 def test_task_completed_closes_a_task_linked_in_its_metadata(agent):
     task_id = agent.event("claude", "task_completed")["task_id"]
-    linked = agent.vybe.task("Migration", "--metadata", json.dumps({"claude_task_id": task_id}))
-    other = agent.vybe.task("Other", "--metadata", json.dumps({"claude_task_id": task_id + "3"}))
+    linked = agent.vybe.task("Migration", "--metadata", _link(agent))
+    other = agent.vybe.task("Other", "--metadata", _link(agent, claude_task_id=task_id + "3"))
     agent.send("claude", "task_completed")
     assert agent.vybe.ok("task", "get", "--id", linked)["task"]["status"] == "completed"
     assert agent.vybe.ok("task", "get", "--id", other)["task"]["status"] == "pending"
 
 
 def test_task_completed_closes_the_open_task_when_an_older_one_with_the_link_is_done(agent):
-    link = json.dumps({"claude_task_id": agent.event("claude", "task_completed")["task_id"]})
-    older = agent.vybe.task("Last week's task 3", "--metadata", link)
+    older = agent.vybe.task("Earlier task 3", "--metadata", _link(agent))
     agent.vybe.ok("done", older)
-    newer = agent.vybe.task("This session's task 3", "--metadata", link)
+    newer = agent.vybe.task("This session's task 3", "--metadata", _link(agent))
     agent.send("claude", "task_completed")
     assert agent.vybe.ok("task", "get", "--id", newer)["task"]["status"] == "completed"
+
+
+def test_another_sessions_task_1_never_closes_a_task_linked_to_task_1(agent):
+    """Claude's task ids restart at "1" in every session: a link names its session."""
+    unnamed = agent.vybe.task("Linked by id only", "--metadata", '{"claude_task_id": "1"}')
+    theirs = agent.vybe.task("Theirs", "--metadata", _link(agent, claude_session_id="other"))
+    agent.send("claude", "task_completed", task_id="1")
+    for task in (unnamed, theirs):
+        assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "pending"
+
+
+def test_a_link_in_another_project_is_left_open(agent, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    agent.vybe.ok("project", "create", "--id", str(elsewhere), "--name", "elsewhere")
+    task = agent.vybe.task("There", "--metadata", _link(agent), "--project-id", str(elsewhere))
+    agent.send("claude", "task_completed")
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "pending"
+
+
+def test_a_link_made_in_claudes_bash_names_the_session_it_was_made_in(agent):
+    payload = agent.event("claude", "task_completed")
+    agent.vybe.env["CLAUDE_CODE_SESSION_ID"] = payload["session_id"]
+    link = json.dumps({"claude_task_id": payload["task_id"]})
+    task = agent.vybe.task("Made in Claude's Bash", "--metadata", link)
+    stored = agent.vybe.ok("task", "get", "--id", task)["task"]["metadata"]
+    assert stored == {"claude_session_id": payload["session_id"], "claude_task_id": "1"}
+    agent.send("claude", "task_completed")
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "completed"
 
 
 def test_task_completed_closes_a_task_named_by_its_vybe_id(agent):

@@ -70,11 +70,16 @@ def create(
     priority: int = 0,
     project_id: str | None = None,
     metadata: str | None = None,
+    claude_session: str | None = None,
 ) -> dict:
+    """A new task; metadata linking a Claude task names ``claude_session`` (the Claude
+    session the command runs in) when it names none."""
+    from vybe.actions.hooks import link_session
+
     limits.text("title", title, limits.TITLE_MAX, required=True)
     limits.text("description", description, limits.DESCRIPTION_MAX)
     limits.integer("priority", priority, -limits.PRIORITY_MAX, limits.PRIORITY_MAX)
-    meta = limits.metadata(metadata)
+    meta = link_session(limits.metadata(metadata), claude_session)
     args = {
         "title": title,
         "description": description,

@@ -381,7 +381,8 @@ def stop(hook: Hook) -> str | None:
 
 
 def task_completed(hook: Hook) -> str | None:
-    """Close a vybe task only when it is linked: its id named, or Claude's id in its metadata."""
+    """Close a vybe task only when it is linked: its id named, or this session's Claude task id
+    in its metadata (``claude_task_id`` and ``claude_session_id``)."""
     import re
 
     named = re.search(VYBE_TASK_ID, f"{hook.text('task_subject')}\n{hook.text('task_description')}")
@@ -394,6 +395,8 @@ def task_completed(hook: Hook) -> str | None:
         _request_id(hook, agent_task or named.group(0)),  # type: ignore[union-attr]
         vybe_task_id=named.group(0) if named else None,
         agent_task_id=agent_task,
+        session_id=hook.session_id,
+        project_id=os.path.abspath(hook.cwd),
     )
     return None
 

@@ -24,6 +24,11 @@ STATUS = Param("status", help="the status to set", required=True, enum=actions.S
 
 
 def _create(ctx, v: dict) -> dict:
+    """A task linked to a Claude task, created from Claude's Bash, names its session."""
+    import os
+
+    from vybe.actions.hooks import CLAUDE_SESSION_ENV
+
     return actions.create(
         ctx.store,
         ctx.agent,
@@ -33,6 +38,7 @@ def _create(ctx, v: dict) -> dict:
         priority=v["priority"],
         project_id=v["project_id"],
         metadata=v["metadata"],
+        claude_session=os.environ.get(CLAUDE_SESSION_ENV),
     )
 
 
