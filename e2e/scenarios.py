@@ -109,7 +109,28 @@ def claude_tasks_and_compaction(box: Sandbox, claude: Claude, sid: str, checks: 
     claude.turn("/compact", sid)
     events = [p.get("hook_event_name") for p in box.payloads()]
     checks.that("claude: /compact runs PreCompact", "PreCompact" in events, events)
+    ends = len(box.events("session_end"))
     box.run([str(BIN / "claude"), "mcp", "list"])
+    fired = [p for p in box.payloads() if p.get("hook_event_name") == "SessionEnd"]
+    checks.that(
+        "claude #6: `claude mcp list` fires SessionEnd, and vybe logs no session for it",
+        len(fired) > ends and len(box.events("session_end")) == ends,
+        (len(fired), ends, len(box.events("session_end"))),
+    )
+    claude_mcp_task(box, claude, sid, checks)
+
+
+def claude_mcp_task(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:
+    """vybe's MCP server added as docs/integrations.md says; a task made over it."""
+    add = [str(BIN / "claude"), "mcp", "add", "--transport", "stdio", "vybe", "--"]
+    box.run([*add, VYBE, "mcp", "--agent", "claude"])
+    claude.turn('[[mcp: task_create {"title": "made over mcp"}]]', sid)
+    rows = box.query("SELECT project_id FROM tasks WHERE title = 'made over mcp'")
+    checks.that(
+        "claude #6: a task made over MCP is in the project of Claude's folder",
+        [r["project_id"] for r in rows] == [str(box.project)],
+        [dict(r) for r in rows],
+    )
 
 
 def codex_headless(checks: Checks) -> Sandbox:

@@ -202,6 +202,16 @@ def test_session_end_logs_one_event_even_when_retried(agent):
     assert events == [(agent.event("claude", "session_end")["reason"],)]
 
 
+def test_an_end_that_was_never_a_conversation_is_not_logged(agent, tmp_path):
+    """`claude mcp list` fires SessionEnd with a transcript path that holds nothing."""
+    nowhere = str(tmp_path / "never-written.jsonl")
+    agent.send("claude", "session_end", transcript_path=nowhere)
+    assert agent.rows("SELECT COUNT(*) FROM events WHERE kind = 'session_end'") == [(0,)]
+    agent.send("claude", "user_prompt_submit", prompt="a headless turn", transcript_path=nowhere)
+    agent.send("claude", "session_end", transcript_path=nowhere)
+    assert agent.rows("SELECT COUNT(*) FROM events WHERE kind = 'session_end'") == [(1,)]
+
+
 def test_startup_injects_the_resume_brief_of_the_folder_project(agent):
     context = agent.send("claude", "session_start_startup").context
     assert context.startswith("== VYBE (task tracker) ==")

@@ -442,16 +442,28 @@ def transcript_size(hook: Hook) -> int:
         return -1
 
 
+def was_a_conversation(hook: Hook) -> bool:
+    """Whether the record holds anything of this session (a prompt the hooks kept)."""
+    from vybe.store import record as record_rows
+
+    return record_rows.last_text(hook.store.conn, hook.record_session, "user") is not None
+
+
 def session_end(hook: Hook) -> str | None:
     """Note the end of the session (one small write, inside Claude's 1.5 s budget), and hand
     housekeeping to a detached process when it is due.
 
     Each end of a resumed session is its own event: the request id names the transcript's
-    size, which every run of the session grows (a retried hook still replays)."""
+    size, which every run of the session grows (a retried hook still replays). An end with
+    no transcript and nothing recorded was never a conversation (``claude mcp list`` fires
+    SessionEnd too): nothing is logged."""
+    size = transcript_size(hook)
+    if size < 0 and not was_a_conversation(hook):
+        return None
     hook_actions.log_event(
         hook.store,
         hook.agent,
-        _request_id(hook, hook.text("reason"), transcript_size(hook)),
+        _request_id(hook, hook.text("reason"), size),
         kind="session_end",
         message=hook.text("reason") or "ended",
         project_id=os.path.abspath(hook.cwd),
