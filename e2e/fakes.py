@@ -315,7 +315,9 @@ class OpenAI(FakeServer):
             handler._json(404, {"error": {"message": "not found"}})
             return
         items = [i for i in body.get("input") or [] if isinstance(i, dict)]
-        last = items[-1] if items else {}
+        # Hook context (a developer message) may follow the prompt it answers: skip it.
+        said = [i for i in items if i.get("role") != "developer"]
+        last = said[-1] if said else {}
         if last.get("type") == "function_call_output":
             output = last.get("output")
             text = output if isinstance(output, str) else json.dumps(output)

@@ -192,6 +192,79 @@ def codex_compact(checks: Checks) -> Sandbox:
     return box
 
 
+def doctor(box: Sandbox) -> dict[str, Any]:
+    report = box.vybe("doctor")
+    return {c["name"]: c for c in report.get("data", {}).get("checks", [])}
+
+
+def codex_setup(checks: Checks) -> Sandbox:
+    """What Codex needs besides hooks.json, as doctor says it, proven true: untrusted hooks
+    are skipped by `codex exec`; trusted in the TUI, they run; the brief's command fails
+    under the workspace-write sandbox until the store's folder is a writable root; the MCP
+    entry as docs/integrations.md writes it reaches the hooks' store."""
+    box = Sandbox("codex-setup", fakes.OpenAI(server_log("codex-setup")).start())
+    codex = Codex(box)
+    install(box, checks, "--codex")
+    found = doctor(box)
+    problems = found.get("codex_setup", {}).get("detail", {}).get("problems", [])
+    checks.that(
+        "codex #12: doctor right after install, with no store yet, reports hooks and no trust",
+        found.get("hooks_codex", {}).get("ok") is True
+        and "yet" in found.get("store", {}).get("detail", "")
+        and any("Trust all" in p for p in problems),
+        found,
+    )
+    codex.turn("untrusted [[bash: echo hi]]", bypass_trust=False)
+    checks.that(
+        "codex #12: as doctor says, `codex exec` skips untrusted hooks (no prompt recorded)",
+        not box.query("SELECT 1 FROM messages WHERE content_text LIKE 'untrusted%'"),
+    )
+    box.vybe("project", "create", "--id", str(box.project), "--name", "project")
+    box.vybe("task", "create", "--title", "Port billing", "--project-id", str(box.project))
+    codex.trust_hooks_in_the_tui()
+    problems = doctor(box).get("codex_setup", {}).get("detail", {}).get("problems", [])
+    checks.that(
+        "codex #12: once trusted in the TUI's /hooks, doctor sees the trust",
+        not any("Trust all" in p for p in problems),
+        problems,
+    )
+    codex_sandbox_and_mcp(box, codex, checks, problems)
+    return box
+
+
+def codex_sandbox_and_mcp(box: Sandbox, codex: Codex, checks: Checks, problems: list) -> None:
+    first = codex.turn("trusted now [[brief: LOG]]", bypass_trust=False)
+    recorded = box.query("SELECT 1 FROM messages WHERE content_text LIKE 'trusted now%'")
+    notes = box.query("SELECT 1 FROM events WHERE kind = 'progress'")
+    checks.that(
+        "codex #13: doctor names writable_roots, and the brief's LOG line cannot write the "
+        "store under workspace-write",
+        bool(recorded) and not notes and any("writable_roots" in p for p in problems),
+        (len(recorded), len(notes), problems),
+    )
+    codex.configure(f'[sandbox_workspace_write]\nwritable_roots = ["{box.db.parent}"]\n')
+    codex.configure(
+        f'[mcp_servers.vybe]\ncommand = "{VYBE}"\nargs = ["mcp", "--agent", "codex"]\n'
+        f'required = true\nenv = {{ VYBE_DB_PATH = "{box.db}" }}\n'
+    )
+    checks.that(
+        "codex #13: with both set, doctor's codex_setup is ok",
+        doctor(box).get("codex_setup", {}).get("ok") is True,
+        doctor(box).get("codex_setup"),
+    )
+    codex.turn("[[brief: LOG]]", resume=first["thread_id"], bypass_trust=False)
+    notes = box.query("SELECT 1 FROM events WHERE kind = 'progress'")
+    checks.that("codex #13: with the writable root, the brief's LOG line writes", bool(notes))
+    codex.turn('[[mcp: task_create {"title": "made over codex mcp"}]]', bypass_trust=False)
+    rows = box.query("SELECT project_id FROM tasks WHERE title = 'made over codex mcp'")
+    checks.that(
+        "codex #13 #6: the MCP entry as the docs write it reaches the hooks' store, and the "
+        "task is in Codex's project",
+        [r["project_id"] for r in rows] == [str(box.project)],
+        [dict(r) for r in rows],
+    )
+
+
 def server_log(name: str) -> Any:
     """The fake server's log folder, beside the sandbox (which starts empty)."""
     from sandbox import RUNS
@@ -203,4 +276,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "claude-headless": claude_headless,
     "codex-headless": codex_headless,
     "codex-compact": codex_compact,
+    "codex-setup": codex_setup,
 }

@@ -210,8 +210,36 @@ def inspect(target: str, path: Path) -> dict:
     }
 
 
-def health(project_dir: Path) -> list[dict]:
-    """Doctor checks: one per agent, over its user and project settings files."""
+def codex_setup(project_dir: Path, db_path: str) -> dict:
+    """Doctor's check of what Codex needs besides hooks.json (trust, sandbox, MCP entry)."""
+    from vybe.integrations import codex_config
+
+    problems: list[str] = []
+    configs = []
+    for path in dict.fromkeys(settings_path("codex", d) for d in (None, project_dir)):
+        try:
+            document = settings_file.read(path)
+        except Exception:
+            continue  # hooks_codex reports the file
+        if not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
+            continue
+        found = codex_config.setup(path, document, is_ours, db_path, project_dir)
+        configs.append(found["config"])
+        problems += [p for p in found["problems"] if p not in problems]
+    detail = {"config": sorted(set(configs)), "problems": problems}
+    if not configs:
+        detail["note"] = "vybe's Codex hooks are not installed"
+    return {"name": "codex_setup", "ok": not problems, "detail": detail}
+
+
+def _groups(document: dict) -> list[dict]:
+    hooks = document.get("hooks") or {}
+    return [g for gs in hooks.values() if isinstance(gs, list) for g in gs if isinstance(g, dict)]
+
+
+def health(project_dir: Path, db_path: str) -> list[dict]:
+    """Doctor checks: one per agent, over its user and project settings files, and what
+    Codex needs besides."""
     checks = []
     specs, _ = manifest.load()
     for target in manifest.TARGETS:
@@ -237,4 +265,4 @@ def health(project_dir: Path) -> list[dict]:
                 },
             }
         )
-    return checks
+    return [*checks, codex_setup(project_dir, db_path)]
