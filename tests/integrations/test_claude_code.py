@@ -365,3 +365,41 @@ def test_session_start_persists_the_agent_for_later_bash_calls_once(agent, tmp_p
         ["sh", "-c", f". {env_file} && echo $VYBE_AGENT"], capture_output=True, text=True
     )
     assert shell.stdout == "claude\n"
+
+
+BRIEF_LINE = json.dumps({"attachment": {"content": ["== VYBE (task tracker) ==\nNo task"]}})
+BOUNDARY = json.dumps({"type": "system", "subtype": "compact_boundary"})
+
+
+def test_a_resume_of_a_thread_holding_the_brief_gets_a_short_delta(agent, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(BRIEF_LINE + "\n" + '{"type": "user"}\n' * 3)
+    agent.send("claude", "session_start_startup")
+    task = agent.vybe.task("Port billing", "--project-id", str(agent.project))
+    agent.vybe.ok("note", task, "copied 3 of 5 tables", agent="codex")
+    delta = agent.send("claude", "session_start_resume", transcript_path=str(transcript)).context
+    assert "== VYBE (task tracker) ==" not in delta
+    assert delta.startswith("== VYBE (resumed")
+    assert f"Focus: Port billing ({task}, pending)" in delta
+    assert "copied 3 of 5 tables" in delta
+    assert f"done {task}" in _command(delta, "DONE", "x")
+    assert len(delta) < len(agent.send("claude", "session_start_startup").context)
+
+
+def test_a_resume_after_a_compaction_or_of_a_thread_without_the_brief_gets_the_full_brief(
+    agent, tmp_path
+):
+    compacted, bare = tmp_path / "compacted.jsonl", tmp_path / "bare.jsonl"
+    compacted.write_text(BRIEF_LINE + "\n" + BOUNDARY + "\n")
+    bare.write_text('{"type": "user"}\n')
+    for path in (compacted, bare, tmp_path / "missing.jsonl"):
+        context = agent.send("claude", "session_start_resume", transcript_path=str(path)).context
+        assert context.startswith("== VYBE (task tracker) =="), path
+
+
+def test_a_brief_far_back_in_a_long_transcript_is_still_found(agent, tmp_path):
+    transcript = tmp_path / "long.jsonl"
+    filler = json.dumps({"type": "user", "text": "x" * 1000}) + "\n"
+    transcript.write_text(BRIEF_LINE + "\n" + filler * 2000)  # 2 MB after the brief
+    context = agent.send("claude", "session_start_resume", transcript_path=str(transcript))
+    assert context.context.startswith("== VYBE (resumed")

@@ -28,6 +28,8 @@ USER_PROMPT_KIND = "user_prompt"
 REASONING_KIND = "reasoning"
 STALE_DAYS, VERY_STALE_DAYS = 30, 90
 LINE_MAX = 400
+HEAD = "== VYBE (task tracker) =="  # the brief's first line: how a thread shows it holds one
+COMMANDS_HEAD = "== COMMANDS =="
 EPOCH = "1970-01-01T00:00:00.000000Z"
 
 
@@ -188,7 +190,7 @@ def _variable(budget: _Budget, brief: dict) -> list[str]:
 
 def _head(brief: dict) -> list[str]:
     task, counts = brief["task"], brief["counts"]
-    lines = ["== VYBE (task tracker) =="]
+    lines = [HEAD]
     if task:
         title = shorten(task["title"], HEAD_TITLE_CHARS)
         lines += [f"Task: {title}", f"Status: {task['status']}", f"ID: {task['id']}"]
@@ -228,7 +230,7 @@ def _tail(brief: dict, vybe: str) -> list[str]:
     scope = f" --scope task --scope-id {tid}" if task else ""
     lines += [
         "",
-        "== COMMANDS ==",
+        COMMANDS_HEAD,
         f'DONE:  {vybe} done {tid} --note "<summary>"',
         f'STUCK: {vybe} block {tid} --reason "<why>" --failure',
         f'LOG:   {vybe} note {tid} "<what changed>"',
