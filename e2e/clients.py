@@ -9,6 +9,19 @@ from typing import Any
 from sandbox import BIN, FAKE_KEY, Sandbox
 
 CLAUDE_TOOLS = "Bash,TaskCreate,TaskUpdate,ExitPlanMode,mcp__vybe"
+TEXT: dict[str, Any] = {"capture_output": True, "text": True}
+
+
+def wait_for(ready: Any, seconds: float, shown: Any = None) -> None:
+    """Poll ``ready`` (a TUI drawing its screen) until it holds; TimeoutError after, with
+    what ``shown`` returns (the screen)."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"not ready after {seconds} s: {shown() if shown else ''}")
+        time.sleep(0.2)
 
 
 class Claude:
@@ -55,11 +68,24 @@ class Codex:
         )
         (self.home / "config.toml").write_text(config)
 
-    def turn(self, prompt: str, resume: str | None = None) -> dict[str, Any]:
+    def configure(self, text: str) -> None:
+        """Append TOML to config.toml (top-level keys go first: ``prepend``)."""
+        with (self.home / "config.toml").open("a") as handle:
+            handle.write("\n" + text)
+
+    def prepend(self, text: str) -> None:
+        path = self.home / "config.toml"
+        path.write_text(text + "\n" + path.read_text())
+
+    def turn(
+        self, prompt: str, resume: str | None = None, bypass_trust: bool = True
+    ) -> dict[str, Any]:
         argv = [str(BIN / "codex"), "exec"]
         if resume:
             argv += ["resume", resume]
-        argv += ["--skip-git-repo-check", "--json", "--dangerously-bypass-hook-trust", prompt]
+        argv += ["--skip-git-repo-check", "--json"]
+        argv += ["--dangerously-bypass-hook-trust"] if bypass_trust else []
+        argv.append(prompt)
         done = self.box.run(argv)
         events = []
         for line in done.stdout.splitlines():
@@ -67,6 +93,39 @@ class Codex:
                 events.append(json.loads(line))
         thread = next((e["thread_id"] for e in events if e.get("type") == "thread.started"), None)
         return {"thread_id": thread, "events": events, "exit": done.returncode}
+
+    def trust_hooks_in_the_tui(self) -> str:
+        """Start the TUI in tmux and choose "Trust all" in its review of new hooks (as /hooks
+        does); what the pane showed. ``--no-daemon``: no app server outlives the test."""
+        import subprocess
+        import time
+
+        session = f"vybe-e2e-{self.box.name}"
+        env = [f"{k}={v}" for k, v in self.box.env.items()]
+        tmux = ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "45"]
+        subprocess.run(
+            [*tmux, "-c", str(self.box.project), "env", *env, str(BIN / "codex"), "--no-daemon"],
+            check=True,
+        )
+
+        def pane() -> str:
+            done = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], **TEXT)
+            return done.stdout
+
+        def keys(*typed: str) -> None:
+            for key in typed:
+                subprocess.run(["tmux", "send-keys", "-t", session, key], check=True)
+                time.sleep(0.4)
+
+        try:
+            # New hooks: the TUI opens its "Hooks need review" prompt by itself at start.
+            wait_for(lambda: "Trust all" in pane(), 30, pane)
+            shown = pane()
+            keys("Down", "Enter")
+            wait_for(lambda: "trusted_hash" in (self.home / "config.toml").read_text(), 15)
+            return shown
+        finally:
+            subprocess.run(["tmux", "kill-session", "-t", session], check=False, **TEXT)
 
     def rollout(self, thread: str) -> str | None:
         found = sorted((self.home / "sessions").rglob(f"rollout-*{thread}.jsonl"))

@@ -6,6 +6,8 @@ person types:
 
 - ``[[bash: CMD]]`` asks for one shell call (Claude's Bash, Codex's exec_command); the
   reply after the tool result is ``done: <first line of the result>``.
+- ``[[brief: NAME]]`` runs the brief's NAME command line (``DONE``, ``LOG``, …) as it stands
+  in the last brief the request holds, ``<…>`` placeholders filled with ``from the brief``.
 - ``[[mcp: TOOL {json}]]`` asks for one call of vybe's MCP tool TOOL.
 - ``[[plan: step one; step two]]`` (Claude) asks for ExitPlanMode with those steps.
 - ``[[task: SUBJECT]]`` (Claude) creates a task with TaskCreate, then completes it.
@@ -26,8 +28,29 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-DIRECTIVE = re.compile(r"\[\[(bash|mcp|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S)
+DIRECTIVE = re.compile(r"\[\[(bash|brief|mcp|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S)
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
+
+
+def brief_command(body: dict[str, Any], name: str) -> str:
+    """The last ``NAME:`` command line of a brief anywhere in the request, placeholders filled."""
+    lines = [
+        line.split(None, 1)[1]
+        for text in _strings(body)
+        for line in text.splitlines()
+        if line.startswith(f"{name}:") and len(line.split(None, 1)) == 2
+    ]
+    return re.sub(r"<[^<>]+>", "from the brief", lines[-1]) if lines else "false no-brief-line"
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def directive(text: str) -> tuple[str, str] | None:
@@ -173,6 +196,8 @@ class Anthropic(FakeServer):
                     },
                 )
                 return
+            if found and found[0] == "brief":
+                found = ("bash", brief_command(body, found[1]))
             content = self._content(prompt, found)
         self._send(handler, body, content)
 
@@ -290,7 +315,9 @@ class OpenAI(FakeServer):
             handler._json(404, {"error": {"message": "not found"}})
             return
         items = [i for i in body.get("input") or [] if isinstance(i, dict)]
-        last = items[-1] if items else {}
+        # Hook context (a developer message) may follow the prompt it answers: skip it.
+        said = [i for i in items if i.get("role") != "developer"]
+        last = said[-1] if said else {}
         if last.get("type") == "function_call_output":
             output = last.get("output")
             text = output if isinstance(output, str) else json.dumps(output)
@@ -314,6 +341,8 @@ class OpenAI(FakeServer):
 
     def _item(self, prompt: str, body: dict[str, Any]) -> dict[str, Any]:
         kind, arg = directive(prompt) or ("", "")
+        if kind == "brief":
+            kind, arg = "bash", brief_command(body, arg)
         call = {"type": "function_call", "id": self.next_id("fc"), "call_id": self.next_id("call")}
         if kind == "bash":
             return {**call, "name": "exec_command", "arguments": json.dumps({"cmd": arg})}

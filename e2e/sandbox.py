@@ -24,6 +24,13 @@ RUNS = CACHE / "runs"
 FAKE_KEY = "sk-fake-key-for-e2e"
 
 
+def path_without_vybe() -> str:
+    """PATH as a new user has it: vybe lives in a virtualenv, not on it (the brief's command
+    lines must work all the same)."""
+    folders = (os.environ.get("PATH") or "/usr/bin:/bin").split(os.pathsep)
+    return os.pathsep.join(f for f in folders if not os.path.exists(os.path.join(f, "vybe")))
+
+
 class Sandbox:
     """Folders and environment of one scenario; every agent run is logged under ``root``."""
 
@@ -41,7 +48,7 @@ class Sandbox:
         self.git("config", "user.email", "e2e@example.invalid")
         self.git("config", "user.name", "e2e")
         self.env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "PATH": path_without_vybe(),
             "HOME": str(self.home),
             "LANG": "C.UTF-8",
             "TERM": "xterm-256color",

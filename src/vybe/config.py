@@ -44,6 +44,34 @@ def config_dir() -> str:
     return os.path.join(base, "vybe")
 
 
+def vybe_argv() -> list[str]:
+    """The absolute path of the running vybe (or this Python with ``-m vybe``): what the hooks
+    install, and what every command line handed to an agent starts with (a virtualenv's vybe
+    is not on the agent's PATH)."""
+    import sys
+
+    script = sys.argv[0] if sys.argv else ""
+    if os.path.basename(script) == "vybe" and os.path.isfile(script):
+        return [os.path.abspath(script)]
+    return [os.path.abspath(sys.executable), "-m", "vybe"]
+
+
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def shell_word(word: str) -> str:
+    """``word`` as one shell word (quoted here, not by shlex: a session start imports no
+    regular expression)."""
+    if word and set(word) <= _SHELL_SAFE:
+        return word
+    return "'" + word.replace("'", "'\\''") + "'"
+
+
+def command_line(agent: str, *words: str) -> str:
+    """A shell command line that runs ``vybe WORDS`` as ``agent``, with the running vybe."""
+    return " ".join(shell_word(w) for w in [*vybe_argv(), "--agent", agent, *words])
+
+
 def config_files() -> list[str]:
     """Searched in order; the first one found wins. None is in the working folder."""
     return [os.path.join(config_dir(), "config.yaml"), "/etc/vybe/config.yaml"]

@@ -113,14 +113,14 @@ def test_the_budget_fills_by_priority_and_reports_what_it_dropped(store):
 def test_render_prompt_is_a_pure_function_of_the_brief(store):
     remember(store, "k")
     brief = resumes.peek(store, "a")["brief"]
-    first, second = briefs.render_prompt(brief), briefs.render_prompt(brief)
+    first, second = briefs.render_prompt(brief, "vybe"), briefs.render_prompt(brief, "vybe")
     assert first == second and first.memory_ids == [brief["relevant_memory"][0]["id"]]
 
 
 def test_a_small_budget_drops_whole_sections_in_order(store):
     remember(store, "rule", "r" * 100, kind="directive")
     remember(store, "fact", "f" * 100)
-    prompt = briefs.render_prompt(resumes.peek(store, "a")["brief"], budget_tokens=40)
+    prompt = briefs.render_prompt(resumes.peek(store, "a")["brief"], "vybe", budget_tokens=40)
     assert prompt.budget["dropped"] == {
         "directives": 0,
         "lessons": 0,
@@ -141,3 +141,22 @@ def test_long_titles_are_cut_in_the_fixed_sections_and_kept_whole_in_the_brief(s
     assert data["brief"]["task"]["title"] == titles[-1]
     assert data["brief"]["approx_tokens"] < briefs.BUDGET_TOKENS + 600
     assert titles[-1] not in data["prompt"] and titles[-1][:150] in data["prompt"]
+
+
+def test_every_command_line_of_the_brief_runs_as_its_agent_from_the_running_vybe(store):
+    from vybe import config
+
+    prompt = resumes.peek(store, "claude")["prompt"]
+    commands = prompt[prompt.index("== COMMANDS ==") :].splitlines()[1:6]
+    prefix = config.command_line("claude")
+    assert prefix.split()[0].startswith("/") and prefix.endswith(" --agent claude")
+    assert [line.split(None, 1)[1].startswith(prefix + " ") for line in commands] == [True] * 5
+
+
+def test_an_agent_name_the_shell_would_split_is_quoted_in_the_command_lines():
+    import shlex
+
+    from vybe import config
+
+    line = config.command_line("it's me", "done", "T")
+    assert shlex.split(line) == [*config.vybe_argv(), "--agent", "it's me", "done", "T"]

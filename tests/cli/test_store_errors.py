@@ -82,7 +82,6 @@ def test_reads_still_answer_while_another_process_holds_the_write_lock(locked):
 READS = [
     ["status", "--check"],
     ["resume", "--peek"],
-    ["doctor"],
     ["events"],
     ["task", "list"],
     ["task", "get", "t"],
@@ -98,6 +97,16 @@ def test_a_read_of_a_missing_store_creates_nothing(vybe, tmp_path, argv):
     missing = tmp_path / "nowhere" / "x.db"
     result = vybe(*argv, "--db-path", str(missing))
     assert not result.envelope["success"]
+    assert not missing.parent.exists()
+
+
+def test_doctor_of_a_missing_store_reports_it_and_the_rest_and_makes_nothing(vybe, tmp_path):
+    """Right after `vybe hook install`, before any session made the store."""
+    missing = tmp_path / "nowhere" / "x.db"
+    report = vybe.ok("doctor", "--db-path", str(missing))
+    checks = {c["name"]: c for c in report["checks"]}
+    assert checks["store"]["ok"] and "yet" in checks["store"]["detail"]
+    assert {"hooks_claude", "hooks_codex"} <= set(checks)
     assert not missing.parent.exists()
 
 

@@ -127,22 +127,55 @@ def test_task_completed_never_closes_the_focus_task_by_default(agent):
     assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "in_progress"
 
 
+def _link(agent, **fields) -> str:
+    payload = agent.event("claude", "task_completed")
+    link = {"claude_task_id": payload["task_id"], "claude_session_id": payload["session_id"]}
+    return json.dumps({**link, **fields})
+
+
 def test_task_completed_closes_a_task_linked_in_its_metadata(agent):
     task_id = agent.event("claude", "task_completed")["task_id"]
-    linked = agent.vybe.task("Migration", "--metadata", json.dumps({"claude_task_id": task_id}))
-    other = agent.vybe.task("Other", "--metadata", json.dumps({"claude_task_id": task_id + "3"}))
+    linked = agent.vybe.task("Migration", "--metadata", _link(agent))
+    other = agent.vybe.task("Other", "--metadata", _link(agent, claude_task_id=task_id + "3"))
     agent.send("claude", "task_completed")
     assert agent.vybe.ok("task", "get", "--id", linked)["task"]["status"] == "completed"
     assert agent.vybe.ok("task", "get", "--id", other)["task"]["status"] == "pending"
 
 
 def test_task_completed_closes_the_open_task_when_an_older_one_with_the_link_is_done(agent):
-    link = json.dumps({"claude_task_id": agent.event("claude", "task_completed")["task_id"]})
-    older = agent.vybe.task("Last week's task 3", "--metadata", link)
+    older = agent.vybe.task("Earlier task 3", "--metadata", _link(agent))
     agent.vybe.ok("done", older)
-    newer = agent.vybe.task("This session's task 3", "--metadata", link)
+    newer = agent.vybe.task("This session's task 3", "--metadata", _link(agent))
     agent.send("claude", "task_completed")
     assert agent.vybe.ok("task", "get", "--id", newer)["task"]["status"] == "completed"
+
+
+def test_another_sessions_task_1_never_closes_a_task_linked_to_task_1(agent):
+    """Claude's task ids restart at "1" in every session: a link names its session."""
+    unnamed = agent.vybe.task("Linked by id only", "--metadata", '{"claude_task_id": "1"}')
+    theirs = agent.vybe.task("Theirs", "--metadata", _link(agent, claude_session_id="other"))
+    agent.send("claude", "task_completed", task_id="1")
+    for task in (unnamed, theirs):
+        assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "pending"
+
+
+def test_a_link_in_another_project_is_left_open(agent, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    agent.vybe.ok("project", "create", "--id", str(elsewhere), "--name", "elsewhere")
+    task = agent.vybe.task("There", "--metadata", _link(agent), "--project-id", str(elsewhere))
+    agent.send("claude", "task_completed")
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "pending"
+
+
+def test_a_link_made_in_claudes_bash_names_the_session_it_was_made_in(agent):
+    payload = agent.event("claude", "task_completed")
+    agent.vybe.env["CLAUDE_CODE_SESSION_ID"] = payload["session_id"]
+    link = json.dumps({"claude_task_id": payload["task_id"]})
+    task = agent.vybe.task("Made in Claude's Bash", "--metadata", link)
+    stored = agent.vybe.ok("task", "get", "--id", task)["task"]["metadata"]
+    assert stored == {"claude_session_id": payload["session_id"], "claude_task_id": "1"}
+    agent.send("claude", "task_completed")
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "completed"
 
 
 def test_task_completed_closes_a_task_named_by_its_vybe_id(agent):
@@ -167,6 +200,16 @@ def test_session_end_logs_one_event_even_when_retried(agent):
     agent.send("claude", "session_end")
     events = agent.rows("SELECT message FROM events WHERE kind = 'session_end'")
     assert events == [(agent.event("claude", "session_end")["reason"],)]
+
+
+def test_an_end_that_was_never_a_conversation_is_not_logged(agent, tmp_path):
+    """`claude mcp list` fires SessionEnd with a transcript path that holds nothing."""
+    nowhere = str(tmp_path / "never-written.jsonl")
+    agent.send("claude", "session_end", transcript_path=nowhere)
+    assert agent.rows("SELECT COUNT(*) FROM events WHERE kind = 'session_end'") == [(0,)]
+    agent.send("claude", "user_prompt_submit", prompt="a headless turn", transcript_path=nowhere)
+    agent.send("claude", "session_end", transcript_path=nowhere)
+    assert agent.rows("SELECT COUNT(*) FROM events WHERE kind = 'session_end'") == [(1,)]
 
 
 def test_startup_injects_the_resume_brief_of_the_folder_project(agent):
@@ -289,3 +332,74 @@ def test_a_very_long_session_id_still_records_the_prompt(agent):
     )
     assert _user_rows(agent, f"claude:{session}") == [("keep me",)]
     assert agent.log == ""
+
+
+def _command(context: str, name: str, note: str) -> str:
+    line = next(x for x in context.splitlines() if x.startswith(f"{name}:"))
+    return line.split(None, 1)[1].replace("<summary>", note)
+
+
+def test_the_briefs_done_line_closes_the_task_the_agent_began_over_mcp(agent):
+    """Claude's Bash has neither vybe on its PATH nor VYBE_AGENT: the line runs as it stands."""
+    agent.send("claude", "session_start_startup")  # the folder's project exists from here
+    task = agent.vybe.task("Port billing", "--project-id", str(agent.project))
+    agent.vybe.ok("task", "begin", "--id", task, agent="claude")  # as mcp__vybe__task_begin
+    done_line = _command(agent.send("claude", "session_start_resume").context, "DONE", "ported")
+    assert task in done_line
+    bare = {k: v for k, v in agent.vybe.env.items() if k != "VYBE_AGENT"}
+    bare["PATH"] = "/usr/bin:/bin"
+    shell = subprocess.run(
+        ["sh", "-c", done_line], env=bare, cwd=agent.project, capture_output=True, text=True
+    )
+    assert shell.returncode == 0, shell.stdout + shell.stderr
+    assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "completed"
+
+
+def test_session_start_persists_the_agent_for_later_bash_calls_once(agent, tmp_path):
+    env_file = tmp_path / "claude-env.sh"
+    agent.vybe.env["CLAUDE_ENV_FILE"] = str(env_file)
+    agent.send("claude", "session_start_startup")
+    agent.send("claude", "session_start_resume")
+    assert env_file.read_text() == "export VYBE_AGENT=claude\n"
+    shell = subprocess.run(
+        ["sh", "-c", f". {env_file} && echo $VYBE_AGENT"], capture_output=True, text=True
+    )
+    assert shell.stdout == "claude\n"
+
+
+BRIEF_LINE = json.dumps({"attachment": {"content": ["== VYBE (task tracker) ==\nNo task"]}})
+BOUNDARY = json.dumps({"type": "system", "subtype": "compact_boundary"})
+
+
+def test_a_resume_of_a_thread_holding_the_brief_gets_a_short_delta(agent, tmp_path):
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(BRIEF_LINE + "\n" + '{"type": "user"}\n' * 3)
+    agent.send("claude", "session_start_startup")
+    task = agent.vybe.task("Port billing", "--project-id", str(agent.project))
+    agent.vybe.ok("note", task, "copied 3 of 5 tables", agent="codex")
+    delta = agent.send("claude", "session_start_resume", transcript_path=str(transcript)).context
+    assert "== VYBE (task tracker) ==" not in delta
+    assert delta.startswith("== VYBE (resumed")
+    assert f"Focus: Port billing ({task}, pending)" in delta
+    assert "copied 3 of 5 tables" in delta
+    assert f"done {task}" in _command(delta, "DONE", "x")
+    assert len(delta) < len(agent.send("claude", "session_start_startup").context)
+
+
+def test_a_resume_after_a_compaction_or_of_a_thread_without_the_brief_gets_the_full_brief(
+    agent, tmp_path
+):
+    compacted, bare = tmp_path / "compacted.jsonl", tmp_path / "bare.jsonl"
+    compacted.write_text(BRIEF_LINE + "\n" + BOUNDARY + "\n")
+    bare.write_text('{"type": "user"}\n')
+    for path in (compacted, bare, tmp_path / "missing.jsonl"):
+        context = agent.send("claude", "session_start_resume", transcript_path=str(path)).context
+        assert context.startswith("== VYBE (task tracker) =="), path
+
+
+def test_a_brief_far_back_in_a_long_transcript_is_still_found(agent, tmp_path):
+    transcript = tmp_path / "long.jsonl"
+    filler = json.dumps({"type": "user", "text": "x" * 1000}) + "\n"
+    transcript.write_text(BRIEF_LINE + "\n" + filler * 2000)  # 2 MB after the brief
+    context = agent.send("claude", "session_start_resume", transcript_path=str(transcript))
+    assert context.context.startswith("== VYBE (resumed")

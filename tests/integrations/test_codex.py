@@ -205,3 +205,12 @@ def test_codex_compaction_summary_is_the_harness_s_in_its_place_not_a_reply(agen
     assert all(s.startswith('[Harness: compaction codex "') for s in summaries)
     assert all("The session so far, summarised." in s for s in summaries)
     assert "The session so far, summarised." not in [t for k, t in rows if k == "assistant"]
+
+
+def test_exec_resume_of_a_real_rollout_holding_the_brief_gets_a_delta_not_a_second_brief(agent):
+    """Codex 0.171 fires SessionStart(resume) on every `codex exec resume`."""
+    for name in ("rollout", "rollout-compact"):  # the latter: the brief after a compaction
+        rollout = str(FIXTURES / f"{name}.jsonl")
+        context = agent.send("codex", "session_start_resume", transcript_path=rollout).context
+        assert context.startswith("== VYBE (resumed"), name
+        assert "== VYBE (task tracker) ==" not in context

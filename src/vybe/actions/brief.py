@@ -28,6 +28,8 @@ USER_PROMPT_KIND = "user_prompt"
 REASONING_KIND = "reasoning"
 STALE_DAYS, VERY_STALE_DAYS = 30, 90
 LINE_MAX = 400
+HEAD = "== VYBE (task tracker) =="  # the brief's first line: how a thread shows it holds one
+COMMANDS_HEAD = "== COMMANDS =="
 EPOCH = "1970-01-01T00:00:00.000000Z"
 
 
@@ -188,7 +190,7 @@ def _variable(budget: _Budget, brief: dict) -> list[str]:
 
 def _head(brief: dict) -> list[str]:
     task, counts = brief["task"], brief["counts"]
-    lines = ["== VYBE (task tracker) =="]
+    lines = [HEAD]
     if task:
         title = shorten(task["title"], HEAD_TITLE_CHARS)
         lines += [f"Task: {title}", f"Status: {task['status']}", f"ID: {task['id']}"]
@@ -209,7 +211,9 @@ def _head(brief: dict) -> list[str]:
     return lines
 
 
-def _tail(brief: dict) -> list[str]:
+def _tail(brief: dict, vybe: str) -> list[str]:
+    """Progress, what is next, and the commands, each a line that runs as it stands (``vybe``:
+    the running vybe's absolute path and the agent, ``config.command_line``)."""
     counts, task = brief["counts"], brief["task"]
     tid = task["id"] if task else "<task_id>"
     lines = [
@@ -226,23 +230,24 @@ def _tail(brief: dict) -> list[str]:
     scope = f" --scope task --scope-id {tid}" if task else ""
     lines += [
         "",
-        "== COMMANDS ==",
-        f'DONE:  vybe done {tid} --note "<summary>"',
-        f'STUCK: vybe block {tid} --reason "<why>" --failure',
-        f'LOG:   vybe note {tid} "<what changed>"',
-        f'SAVE:  vybe remember "<key>=<value>"{scope}',
-        f'THINK: vybe note {tid} "<intent and approach>" --kind reasoning',
+        COMMANDS_HEAD,
+        f'DONE:  {vybe} done {tid} --note "<summary>"',
+        f'STUCK: {vybe} block {tid} --reason "<why>" --failure',
+        f'LOG:   {vybe} note {tid} "<what changed>"',
+        f'SAVE:  {vybe} remember "<key>=<value>"{scope}',
+        f'THINK: {vybe} note {tid} "<intent and approach>" --kind reasoning',
         "(Each command gets a fresh request id; to retry one safely, pass the same"
         " --request-id both times.)",
     ]
     return lines
 
 
-def render_prompt(brief: dict, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
-    """Fixed sections always; variable ones share the budget in priority order."""
+def render_prompt(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
+    """Fixed sections always; variable ones share the budget in priority order. ``vybe``
+    starts every command line shown (``config.command_line(agent)``)."""
     budget = _Budget(budget_tokens)
     memory_ids = _variable(budget, brief)
-    text = "\n".join([*_head(brief), *budget.lines, *_tail(brief)])
+    text = "\n".join([*_head(brief), *budget.lines, *_tail(brief, vybe)])
     report = {"limit": budget_tokens, "used": budget.used, "dropped": budget.dropped}
     return Prompt(text, report, memory_ids)
 
@@ -252,9 +257,9 @@ def digest(brief: dict) -> str:
     return sha256_hex(canonical.encode("utf-8"))
 
 
-def finish(brief: dict, budget_tokens: int = BUDGET_TOKENS) -> tuple[dict, Prompt]:
+def finish(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) -> tuple[dict, Prompt]:
     """Add the budget report, the size and the digest; returns the brief and its prompt."""
-    prompt = render_prompt(brief, budget_tokens)
+    prompt = render_prompt(brief, vybe, budget_tokens)
     brief = {**brief, "budget": prompt.budget, "approx_tokens": estimate_tokens(prompt.text)}
     brief["brief_sha256"] = digest(brief)
     return brief, prompt

@@ -57,7 +57,10 @@ def privacy_check(db_path: str) -> dict[str, Any]:
 
 
 def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
-    """Integrity, the journal mode the file had, pending migrations, the SQLite version."""
+    """Integrity, the journal mode the file had, pending migrations, the SQLite version; a
+    store not made yet (right after `vybe hook install`) is said as such, not an error."""
+    if not os.path.exists(path):
+        return [privacy_check(path), _not_made_yet(path)]
     store = Store(path, busy_timeout_ms, migrate=False, create=False)
     try:
         integrity = _reported(lambda: health.integrity(store.conn))
@@ -76,6 +79,18 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
             "detail": sqlite3.sqlite_version,
         },
     ]
+
+
+def _not_made_yet(path: str) -> dict[str, Any]:
+    """The first hook or write command makes the store: can it, where it will be?"""
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.isdir(folder) and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    writable = os.access(folder, os.W_OK | os.X_OK)
+    detail = f"no database at {path} yet: the first hook or `vybe init` makes it"
+    if not writable:
+        detail = f"no database at {path}, and {folder} is not writable: nothing can make it"
+    return {"name": "store", "ok": writable, "detail": detail}
 
 
 def migrate(path: str, busy_timeout_ms: int) -> dict[str, Any]:

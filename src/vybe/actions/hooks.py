@@ -15,8 +15,12 @@ TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
-# The key in a task's metadata that links it to an agent's own task (Claude's TaskCompleted).
+# The keys in a task's metadata that link it to an agent's own task (Claude's TaskCompleted):
+# Claude's task ids restart at "1" in every session, so a link names the session too.
 LINK_KEY = "claude_task_id"
+LINK_SESSION_KEY = "claude_session_id"
+# What Claude Code sets in its Bash tool's environment: the session a command runs in.
+CLAUDE_SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 
 
 def clip(text: str, limit: int) -> str:
@@ -45,20 +49,38 @@ def log_event(
     return store.idempotent(agent, request_id, "hook.event", args, run)
 
 
+def link_session(metadata: Any, session_id: str | None) -> Any:
+    """Metadata linking a Claude task (``claude_task_id``) made inside a Claude session names
+    that session when it does not say one: Claude's task "1" of another session is not it."""
+    if not session_id or not isinstance(metadata, dict) or LINK_KEY not in metadata:
+        return metadata
+    return {LINK_SESSION_KEY: session_id, **metadata}
+
+
 def complete_linked_task(
-    store: Store, agent: str, request_id: str, *, vybe_task_id: str | None, agent_task_id: str
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    vybe_task_id: str | None,
+    agent_task_id: str,
+    session_id: str,
+    project_id: str,
 ) -> dict:
-    """Close the vybe task named by id or linked in its metadata; never the focus by default."""
+    """Close the vybe task named by id, or the one linked to this session's task
+    ``agent_task_id`` in this project (or in none); never the focus by default."""
     from vybe.actions.tasks import change_status
+
+    link = {LINK_KEY: agent_task_id, LINK_SESSION_KEY: session_id}
 
     def run(conn: sqlite3.Connection) -> dict:
         task = task_rows.get(conn, vybe_task_id) if vybe_task_id else None
-        if task is None:
-            task = task_rows.find_open_by_metadata(conn, LINK_KEY, agent_task_id)
+        if task is None and agent_task_id:
+            task = task_rows.find_open_by_metadata(conn, link, project_id)
         if task is None or task["status"] == "completed":
             return {"task_id": task["id"] if task else None, "closed": False}
         change_status(conn, agent, task, "completed", None, note=f"{agent} task completed")
         return {"task_id": task["id"], "closed": True}
 
-    args = {"vybe_task_id": vybe_task_id, "agent_task_id": agent_task_id}
+    args = {"vybe_task_id": vybe_task_id, **link, "project_id": project_id}
     return store.idempotent(agent, request_id, "hook.task_completed", args, run)

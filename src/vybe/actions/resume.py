@@ -9,7 +9,7 @@ import time
 from collections import namedtuple
 from functools import partial
 
-from vybe import clock
+from vybe import clock, config
 from vybe.actions import brief as briefs
 from vybe.actions import focus as focus_rules
 from vybe.actions.projects import ensure as ensure_project
@@ -86,7 +86,7 @@ def plan(
     packet = briefs.build(
         conn, task=focus.task, project=project, as_of_event_id=head_id, as_of=head_at
     )
-    brief, prompt = briefs.finish(packet)
+    brief, prompt = briefs.finish(packet, config.command_line(agent))
     return Plan(agent, state, project_id, focus, deltas, cursor, new_cursor, brief, prompt)
 
 

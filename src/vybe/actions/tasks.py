@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from datetime import timedelta
 
@@ -70,11 +71,22 @@ def create(
     priority: int = 0,
     project_id: str | None = None,
     metadata: str | None = None,
+    claude_session: str | None = None,
+    project_dir: str | None = None,
 ) -> dict:
+    """A new task; metadata linking a Claude task names ``claude_session`` (the Claude
+    session the command runs in) when it names none. ``project_dir``: the folder whose
+    project (created if new) the task is in, when ``project_id`` names none."""
+    from vybe.actions.hooks import link_session
+    from vybe.actions.projects import ensure as ensure_project
+
+    here = os.path.abspath(project_dir) if project_id is None and project_dir else None
+    project_id = here or project_id
+
     limits.text("title", title, limits.TITLE_MAX, required=True)
     limits.text("description", description, limits.DESCRIPTION_MAX)
     limits.integer("priority", priority, -limits.PRIORITY_MAX, limits.PRIORITY_MAX)
-    meta = limits.metadata(metadata)
+    meta = link_session(limits.metadata(metadata), claude_session)
     args = {
         "title": title,
         "description": description,
@@ -84,6 +96,8 @@ def create(
     }
 
     def run(conn: sqlite3.Connection) -> dict:
+        if here is not None:
+            ensure_project(conn, here, os.path.basename(here) or "/")
         if project_id is not None and project_rows.get(conn, project_id) is None:
             raise NotFound(
                 f"no project {project_id!r}",

@@ -82,7 +82,7 @@ def doctor(inv, v: dict) -> dict:
 
     settings = inv.settings
     checks = health.store_checks(settings.db_path, settings.busy_timeout_ms)
-    checks.extend(_hook_checks())
+    checks.extend(_hook_checks(settings.db_path))
     return {
         "ok": all(c["ok"] for c in checks),
         "checks": checks,
@@ -97,13 +97,14 @@ def doctor(inv, v: dict) -> dict:
     }
 
 
-def _hook_checks() -> list[dict]:
-    """Which vybe hooks the agents' settings hold: missing events, stale paths, duplicates."""
+def _hook_checks(db_path: str) -> list[dict]:
+    """Which vybe hooks the agents' settings hold: missing events, stale paths, duplicates;
+    what Codex needs besides (trust, its sandbox's writable roots, the MCP entry)."""
     from pathlib import Path
 
     from vybe.integrations import install
 
-    return install.health(Path.cwd())
+    return install.health(Path.cwd(), db_path)
 
 
 def _migrate(inv) -> dict:

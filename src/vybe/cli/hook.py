@@ -33,7 +33,11 @@ def install(inv, v: dict) -> dict:
     outcomes = {
         t: installer.install(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
     }
-    return {"dry_run": v["dry_run"], "command": installer.vybe_argv(), **outcomes}
+    if "codex" in outcomes and not v["dry_run"]:
+        # What only the person can set in Codex (trust, sandbox, MCP entry): said, not done.
+        check = installer.codex_setup(Path.cwd(), inv.settings.db_path)
+        outcomes["codex"]["still_needed"] = check["detail"]["problems"]
+    return {"dry_run": v["dry_run"], "command": config.vybe_argv(), **outcomes}
 
 
 def uninstall(inv, v: dict) -> dict:

@@ -43,6 +43,14 @@ STATUS_ASK = (
     r"|what (was|am) i (doing|working on))\b"
 )
 VYBE_TASK_ID = r"\btask_\d{6,}_[0-9a-f]{4,}\b"
+# A resumed thread that holds the brief gets a delta: how far back to look for it, and what
+# a compaction leaves in Claude's transcript and in Codex's rollout (the brief is gone then).
+HOLDS_BRIEF_BYTES = 8 * 1024 * 1024
+HOLDS_BRIEF_CHUNK = 256 * 1024
+COMPACTED_MARKS = (b'"compact_boundary"', b'"type":"compacted"')
+RESUMED_HEAD = "== VYBE (resumed: the brief earlier in this thread still holds) =="
+DELTA_EVENTS = 10
+QUIET_KINDS = ("user_prompt", "session_end")  # the thread holds its prompts; ends are noise
 
 
 def _request_id(hook: Hook, *parts: object) -> str:
@@ -102,10 +110,83 @@ def users_words(hook: Hook, room_chars: int) -> str:
     return user_words.render(user_words.choose(rows, budget), len(rows))
 
 
+def persist_agent(hook: Hook) -> bool:
+    """Claude Code runs the ``export`` lines a SessionStart hook appends to ``CLAUDE_ENV_FILE``
+    before each later Bash call: there ``VYBE_AGENT`` names this agent, so a bare ``vybe``
+    the agent types acts as it too (the brief's own lines say ``--agent``). Once per file."""
+    from vybe.config import shell_word
+
+    path = os.environ.get("CLAUDE_ENV_FILE")
+    if not path:
+        return False
+    line = f"export VYBE_AGENT={shell_word(hook.agent)}\n"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if line in handle.read():
+                return False
+    except FileNotFoundError:
+        pass
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(line)
+    return True
+
+
+def holds_brief(path: str) -> bool:
+    """Whether the transcript (Claude's) or rollout (Codex's) holds a full brief since its
+    last compaction: read backwards from the end, at most HOLDS_BRIEF_BYTES."""
+    from vybe.actions.brief import HEAD
+
+    mark = HEAD.encode()
+    try:
+        with open(path, "rb") as handle:
+            end = handle.seek(0, 2)
+            position, carry = end, b""
+            while position > 0 and end - position < HOLDS_BRIEF_BYTES:
+                step = min(HOLDS_BRIEF_CHUNK, position)
+                position -= step
+                handle.seek(position)
+                chunk = handle.read(step) + carry
+                brief_at = chunk.rfind(mark)
+                compacted_at = max(chunk.rfind(m) for m in COMPACTED_MARKS)
+                if brief_at >= 0 or compacted_at >= 0:
+                    return brief_at > compacted_at
+                carry = chunk[: len(mark) + 32]  # a mark cut by the chunk's start
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def resume_delta(resumed: dict) -> str:
+    """What changed since the brief this thread already holds: the focus, the others' events
+    since this agent's cursor, the progress and the commands (a full brief is not repeated)."""
+    from vybe.actions.brief import COMMANDS_HEAD
+
+    packet, prompt = resumed["brief"], resumed["prompt"]
+    task, counts = packet["task"], packet["counts"]
+    lines = [RESUMED_HEAD]
+    focus = f"Focus: {task['title']} ({task['id']}, {task['status']})" if task else ""
+    lines.append(focus or "No task assigned. You can work freely.")
+    news = [e for e in resumed["deltas"] if e["kind"] not in QUIET_KINDS][-DELTA_EVENTS:]
+    if news:
+        lines.append(f"Since the brief above ({len(news)} of the newest events):")
+        lines += [hook_actions.clip(f"- [{e['kind']}] {e['message']}", 200) for e in news]
+    lines.append(
+        f"Progress: {counts['pending']} pending, {counts['in_progress']} in progress,"
+        f" {counts['completed']} completed, {counts['blocked']} blocked"
+    )
+    commands = prompt[prompt.find(COMMANDS_HEAD) :] if COMMANDS_HEAD in prompt else ""
+    return "\n".join([*lines, "", commands]).rstrip()
+
+
 def session_start(hook: Hook) -> str | None:
-    """The brief; after a compaction also the user's own words and the pinned directives."""
+    """The brief; after a compaction also the user's own words and the pinned directives; on
+    a resume of a thread that already holds the brief, only what changed since."""
+    persist_agent(hook)
     resumed = brief(hook)
-    if hook.text("source") != "compact":
+    source = hook.text("source")
+    if source == "resume" and holds_brief(hook.text("transcript_path")):
+        return resume_delta(resumed)
+    if source != "compact":
         return resumed["prompt"]
     parts = [resumed["prompt"][:COMPACT_BRIEF_CHARS], pinned_directives(resumed["brief"])]
     room = CONTEXT_LIMIT - sum(len(p) + 2 for p in parts)
@@ -359,7 +440,8 @@ def stop(hook: Hook) -> str | None:
 
 
 def task_completed(hook: Hook) -> str | None:
-    """Close a vybe task only when it is linked: its id named, or Claude's id in its metadata."""
+    """Close a vybe task only when it is linked: its id named, or this session's Claude task id
+    in its metadata (``claude_task_id`` and ``claude_session_id``)."""
     import re
 
     named = re.search(VYBE_TASK_ID, f"{hook.text('task_subject')}\n{hook.text('task_description')}")
@@ -372,6 +454,8 @@ def task_completed(hook: Hook) -> str | None:
         _request_id(hook, agent_task or named.group(0)),  # type: ignore[union-attr]
         vybe_task_id=named.group(0) if named else None,
         agent_task_id=agent_task,
+        session_id=hook.session_id,
+        project_id=os.path.abspath(hook.cwd),
     )
     return None
 
@@ -417,16 +501,28 @@ def transcript_size(hook: Hook) -> int:
         return -1
 
 
+def was_a_conversation(hook: Hook) -> bool:
+    """Whether the record holds anything of this session (a prompt the hooks kept)."""
+    from vybe.store import record as record_rows
+
+    return record_rows.last_text(hook.store.conn, hook.record_session, "user") is not None
+
+
 def session_end(hook: Hook) -> str | None:
     """Note the end of the session (one small write, inside Claude's 1.5 s budget), and hand
     housekeeping to a detached process when it is due.
 
     Each end of a resumed session is its own event: the request id names the transcript's
-    size, which every run of the session grows (a retried hook still replays)."""
+    size, which every run of the session grows (a retried hook still replays). An end with
+    no transcript and nothing recorded was never a conversation (``claude mcp list`` fires
+    SessionEnd too): nothing is logged."""
+    size = transcript_size(hook)
+    if size < 0 and not was_a_conversation(hook):
+        return None
     hook_actions.log_event(
         hook.store,
         hook.agent,
-        _request_id(hook, hook.text("reason"), transcript_size(hook)),
+        _request_id(hook, hook.text("reason"), size),
         kind="session_end",
         message=hook.text("reason") or "ended",
         project_id=os.path.abspath(hook.cwd),

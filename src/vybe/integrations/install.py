@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vybe import config
 from vybe.errors import InvalidInput
 from vybe.integrations import manifest, settings_file
 from vybe.integrations.manifest import HookSpec
@@ -29,16 +29,8 @@ def settings_path(target: str, project_dir: Path | None) -> Path:
     return Path(home) / "hooks.json"
 
 
-def vybe_argv() -> list[str]:
-    """The absolute path of the running vybe (or this Python with -m vybe)."""
-    script = Path(sys.argv[0])
-    if script.name == "vybe" and script.is_file():
-        return [os.path.abspath(script)]
-    return [os.path.abspath(sys.executable), "-m", "vybe"]
-
-
 def handler_command(target: str, executable: list[str] | None = None) -> str:
-    return shlex.join([*(executable or vybe_argv()), "hook", "run", target])
+    return shlex.join([*(executable or config.vybe_argv()), "hook", "run", target])
 
 
 def command_argv(command: str) -> list[str] | None:
@@ -218,8 +210,36 @@ def inspect(target: str, path: Path) -> dict:
     }
 
 
-def health(project_dir: Path) -> list[dict]:
-    """Doctor checks: one per agent, over its user and project settings files."""
+def codex_setup(project_dir: Path, db_path: str) -> dict:
+    """Doctor's check of what Codex needs besides hooks.json (trust, sandbox, MCP entry)."""
+    from vybe.integrations import codex_config
+
+    problems: list[str] = []
+    configs = []
+    for path in dict.fromkeys(settings_path("codex", d) for d in (None, project_dir)):
+        try:
+            document = settings_file.read(path)
+        except Exception:
+            continue  # hooks_codex reports the file
+        if not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
+            continue
+        found = codex_config.setup(path, document, is_ours, db_path, project_dir)
+        configs.append(found["config"])
+        problems += [p for p in found["problems"] if p not in problems]
+    detail = {"config": sorted(set(configs)), "problems": problems}
+    if not configs:
+        detail["note"] = "vybe's Codex hooks are not installed"
+    return {"name": "codex_setup", "ok": not problems, "detail": detail}
+
+
+def _groups(document: dict) -> list[dict]:
+    hooks = document.get("hooks") or {}
+    return [g for gs in hooks.values() if isinstance(gs, list) for g in gs if isinstance(g, dict)]
+
+
+def health(project_dir: Path, db_path: str) -> list[dict]:
+    """Doctor checks: one per agent, over its user and project settings files, and what
+    Codex needs besides."""
     checks = []
     specs, _ = manifest.load()
     for target in manifest.TARGETS:
@@ -245,4 +265,4 @@ def health(project_dir: Path) -> list[dict]:
                 },
             }
         )
-    return checks
+    return [*checks, codex_setup(project_dir, db_path)]

@@ -15,7 +15,7 @@ from vybe.operations.common import (
     TASK_ID,
     lease,
 )
-from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param
+from vybe.operations.model import EVERYWHERE, MCP, NOT_AGENT, Alias, Operation, Param
 
 GROUPS = {"task": "Create, start, claim, close and link tasks."}
 TASK = {"task": "object", "event_id": "integer"}
@@ -24,6 +24,14 @@ STATUS = Param("status", help="the status to set", required=True, enum=actions.S
 
 
 def _create(ctx, v: dict) -> dict:
+    """A task linked to a Claude task, created from Claude's Bash, names its session; one
+    created over MCP without a project is in the project of the server's working folder (the
+    agent's), not in none, where it would be the focus of every project's brief."""
+    import os
+
+    from vybe.actions.hooks import CLAUDE_SESSION_ENV
+
+    here = os.getcwd() if ctx.surface == MCP and v["project_id"] is None else None
     return actions.create(
         ctx.store,
         ctx.agent,
@@ -33,6 +41,8 @@ def _create(ctx, v: dict) -> dict:
         priority=v["priority"],
         project_id=v["project_id"],
         metadata=v["metadata"],
+        claude_session=os.environ.get(CLAUDE_SESSION_ENV),
+        project_dir=here,
     )
 
 

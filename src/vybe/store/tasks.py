@@ -245,15 +245,18 @@ def count(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
 
 
-def find_open_by_metadata(conn: sqlite3.Connection, key: str, value: str) -> dict | None:
-    """The oldest task not completed whose metadata maps ``key`` to ``value`` (LIKE narrows,
-    JSON decides)."""
+def find_open_by_metadata(
+    conn: sqlite3.Connection, fields: dict[str, str], project_id: str | None
+) -> dict | None:
+    """The oldest task not completed whose metadata holds every one of ``fields``, in
+    ``project_id`` or in no project (LIKE narrows, JSON decides)."""
     rows = conn.execute(
         "SELECT * FROM tasks WHERE status <> 'completed' AND metadata LIKE ?"
-        " ORDER BY created_at, id",
-        (f"%{value}%",),
+        " AND (project_id IS NULL OR project_id = ?) ORDER BY created_at, id",
+        (f"%{next(iter(fields.values()))}%", project_id),
     ).fetchall()
     for task in to_dicts(rows):
-        if isinstance(task["metadata"], dict) and task["metadata"].get(key) == value:
+        meta = task["metadata"]
+        if isinstance(meta, dict) and all(meta.get(k) == v for k, v in fields.items()):
             return task
     return None
