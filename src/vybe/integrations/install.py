@@ -226,7 +226,7 @@ def codex_setup(project_dir: Path, db_path: str) -> dict:
         found = codex_config.setup(path, document, is_ours, db_path, project_dir)
         configs.append(found["config"])
         problems += [p for p in found["problems"] if p not in problems]
-    detail = {"config": sorted(set(configs)), "problems": problems}
+    detail: dict[str, object] = {"config": sorted(set(configs)), "problems": problems}
     if not configs:
         detail["note"] = "vybe's Codex hooks are not installed"
     return {"name": "codex_setup", "ok": not problems, "detail": detail}
