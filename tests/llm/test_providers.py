@@ -83,3 +83,25 @@ def test_connected_adapter_streams_as_the_choice_says(streams):
         model = connect(info, base, env, FAST)
     assert isinstance(model, OpenAICompatible)
     assert model.stream is streams
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:1/\x1b[2Jv1",
+        "http://exa mple/v1",
+        "http://h/\r\nX-Evil: 1",
+        "ftp://h/v1",
+        "127.0.0.1:11434",
+        "http://",
+    ],
+)
+def test_a_base_url_an_http_client_cannot_use_is_invalid_input_naming_it(url):
+    with pytest.raises(InvalidInput) as refused:
+        settle(Choice(model="m", base_url=url), {})
+    assert refused.value.context["field"] == "base_url"
+
+
+def test_a_plain_base_url_is_taken_as_given():
+    _, url, _ = settle(Choice(model="m", base_url="http://127.0.0.1:8/v1"), {})
+    assert url == "http://127.0.0.1:8/v1"

@@ -57,7 +57,29 @@ def settle(choice: Choice, config: dict[str, Any]) -> tuple[ModelInfo, str | Non
     )
     base_url = _pick(choice.base_url, "VYBE_CHAT_BASE_URL", chat, "base_url")
     key_env = _pick(choice.api_key_env, "VYBE_CHAT_API_KEY_ENV", chat, "api_key_env")
-    return info, base_url, key_env
+    return info, _checked_url(base_url), key_env
+
+
+def _checked_url(url: Any) -> str | None:
+    """A base URL an HTTP client can use: http(s), a host, no spaces or control characters
+    (a CR/LF or ESC would reach the request line or the person's terminal)."""
+    if url is None:
+        return None
+    from urllib.parse import urlsplit
+
+    text = str(url)
+    try:
+        parts = urlsplit(text) if text.isprintable() and " " not in text else None
+        port_ok = parts is not None and (parts.port is None or parts.port > 0)
+    except ValueError:  # an unclosed [IPv6 bracket, a port that is not a number
+        parts, port_ok = None, False
+    if parts is None or not port_ok or parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidInput(
+            "the base URL must be an http:// or https:// URL without spaces or control characters",
+            context={"field": "base_url", "value": text[:200].encode("unicode_escape").decode()},
+            suggested_action="pass --base-url like http://127.0.0.1:11434/v1",
+        )
+    return text
 
 
 def _key(info: ModelInfo, base_url: str | None, key_env: str | None) -> str | None:
