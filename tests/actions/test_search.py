@@ -203,11 +203,17 @@ def test_a_pruned_event_leaves_the_index(store):
         ("billing", "fuzzy", {}),
         ("billing", "auto", {"type": "bogus"}),
         ("billing", "auto", {"limit": 0}),
-        ("billing", "auto", {"limit": 101}),
+        ("billing", "auto", {"limit": actions.LIMIT_MAX + 1}),
         ("billing", "auto", {"offset": -1}),
         ("billing", "auto", {"limit": True}),
         ("billing", "auto", {"since": "yesterday"}),
         ("billing", "auto", {"session_id": " "}),
+        ("billing", "auto", {"until": "2026-13-01"}),
+        ("foo:bar", "words", {}),
+        ("a - b", "words", {}),
+        ("x) OR (y", "words", {}),
+        ("tags : tsAB", "words", {}),
+        ("(" * 600 + "x" + ")" * 400, "words", {}),
     ],
 )
 def test_a_bad_query_is_invalid_input_and_changes_nothing(store, text, mode, filters):
@@ -216,6 +222,21 @@ def test_a_bad_query_is_invalid_input_and_changes_nothing(store, text, mode, fil
     with pytest.raises(InvalidInput):
         find(store, text, mode=mode, **filters)
     assert "\n".join(store.conn.iterdump()) == before
+
+
+def test_times_are_dates_iso_times_or_durations_ago(store, monkeypatch):
+    say(store, "s1", "user", "billing")
+    assert find(store, "billing", since="2000-01-01")["count"] == 1
+    assert find(store, "billing", since="2000-01-01T09:30:00Z", until="2999-01-01")["count"] == 1
+    assert find(store, "billing", since="1h")["count"] == 1
+    assert find(store, "billing", until="1h")["count"] == 0
+
+
+def test_a_filter_cannot_be_escaped_by_the_query_itself(store):
+    say(store, "s1", "user", "billing rounding")
+    say(store, "s2", "user", "billing ledger")
+    found = find(store, '(billing) AND "rounding" OR (ledger)', session_id="s2")
+    assert [h["session_id"] for h in found["hits"]] == ["s2"]
 
 
 def test_auto_reads_paths_ids_and_commands_as_literal_and_sentences_as_words():

@@ -233,7 +233,7 @@ def test_each_persons_message_starts_a_run_with_its_own_checkpoint_failures(stor
     engine = engine_module.Engine(record, model, limits)
     tools = Toolbox(tmp_path, {}, BashPermission(False), TaskTools(store, "tester", "s1"))
     runner = Runner(record, engine, model, tools, tmp_path)
-    for turn in range(1, 18):
+    for turn in range(1, 17):
         record_user(record, "s1", filler(turn))
     first = runner.run("s1")
     record_user(record, "s1", "Go on with the next item.")

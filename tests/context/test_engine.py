@@ -122,7 +122,20 @@ def test_recollection_carries_mind_user_words_now_files_and_record_query(record,
     command = next(line for line in text.splitlines() if line.startswith("vybe data query"))
     assert "vybe data query --sql 'SELECT context_seq" in command
     assert f"session_id='{S}'" in shlex.split(command)[-1]
+    assert f"vybe search '<words>' --session-id {S}" in text
     assert "- services/svc" in text
+
+
+def test_the_recollections_commands_start_as_the_engines_owner_says(record, tmp_path):
+    opening(record)
+    work(record, 40)
+    vybe = "/opt/v/bin/vybe --agent codex"
+    prepared = Engine(record, Consolidator(), LIMITS, vybe=vybe).prepare(S, SYSTEM)
+    text = prepared.request.messages[0].content
+    assert prepared.checkpointed and "# 9. The full record" in text
+    commands = [line for line in text.splitlines() if "vybe" in line and "--sql" in line]
+    assert commands and all(line.startswith(vybe + " data query") for line in commands)
+    assert f"{vybe} search '<words>' --session-id {S}" in text
 
 
 def test_kept_inputs_of_the_turn_in_progress_stay_verbatim_and_win(record, tmp_path):

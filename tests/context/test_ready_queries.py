@@ -35,3 +35,24 @@ def test_the_record_query_runs_in_a_shell_and_finds_the_sessions_words(tmp_path)
     )
     rows = json.loads(done.stdout)["data"]["rows"]
     assert [r["substr(content_text,1,300)"] for r in rows] == ["keep the old DSN"]
+
+
+def test_the_search_command_runs_in_a_shell_as_the_owner_named_it(tmp_path):
+    store = Store(tmp_path / "vybe.db")
+    record = SqliteRecord(store)
+    record.append(MessageRow(AWKWARD, 0, "user", "keep the old DSN for billing"))
+    record.append(MessageRow("other", 0, "user", "billing elsewhere"))
+    store.close()
+    env = {
+        **os.environ,
+        "VYBE_DB_PATH": str(tmp_path / "vybe.db"),
+        "VYBE_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    vybe = str(Path(sys.executable).with_name("vybe")) + " --agent codex"
+    command = assemble.search_command(AWKWARD, vybe).replace("<words>", "billing")
+    assert command.startswith(vybe + " search ")
+    done = subprocess.run(
+        ["sh", "-c", command], capture_output=True, text=True, env=env, check=False
+    )
+    hits = json.loads(done.stdout)["data"]["hits"]
+    assert [h["session_id"] for h in hits] == [AWKWARD]

@@ -49,6 +49,7 @@ AGENT_FACING = {
     "memory_list",
     "memory_delete",
     "memory_pin",
+    "search",
 }
 INITIALIZE = {
     "jsonrpc": "2.0",

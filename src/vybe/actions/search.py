@@ -19,7 +19,7 @@ from vybe.store import Store
 from vybe.store import search as search_rows
 
 QUERY_MAX = 1000
-LIMIT_MAX = 100
+LIMIT_MAX = 1000
 OFFSET_MAX = 10_000
 SNIPPET_CHARS = 240
 MODES = ("auto", "words", "literal")
@@ -37,15 +37,52 @@ def literal_looking(text: str) -> bool:
 
 
 def _time(name: str, value: str | None) -> str | None:
+    """An ISO time (a date, or a time with or without its fraction; UTC unless it says
+    otherwise) or a duration before now (``24h``), as the store writes times."""
     if value is None:
         return None
+    from datetime import UTC, datetime
+
+    text = value.strip()
     try:
-        return clock.iso(clock.parse_iso(value))
-    except ValueError:
+        if text[-1:].lower() in "smhdw" and text[:-1].isdigit():
+            return clock.iso(clock.now() - clock.parse_duration(text))
+        moment = datetime.fromisoformat(text)
+        return clock.iso(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    except (ValueError, OverflowError):
         raise InvalidInput(
-            f"{name} must be a UTC time such as 2026-12-01T09:30:00.000000Z",
+            f"{name} must be a time such as 2026-12-01 or 2026-12-01T09:30:00Z, or a duration"
+            " ago such as 24h or 7d",
             context={"field": name, "value": value[:80]},
         ) from None
+
+
+def _check_words(text: str) -> None:
+    """Full-text syntax that stays inside the query: no column filter (``col : x``, which
+    would reach the filters' tags) and no parenthesis closing what the query did not open
+    (which would escape the filters). Quoted text is a phrase and may hold anything."""
+    depth, quoted = 0, False
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        elif quoted:
+            continue
+        elif char == ":":
+            raise _syntax("a column filter (':') is not part of a search", text)
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                raise _syntax("a ')' closes nothing", text)
+
+
+def _syntax(reason: str, text: str) -> InvalidInput:
+    return InvalidInput(
+        f"the search query is not valid full-text syntax: {reason}",
+        context={"field": "query", "reason": reason},
+        suggested_action='quote a phrase ("…"), or search with --mode literal',
+    )
 
 
 def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQuery:
@@ -73,6 +110,8 @@ def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQ
             context={"field": "query", "length": len(query.text.strip())},
             suggested_action="search for more of the text, or search words",
         )
+    if not literal:
+        _check_words(query.text)
     return query._replace(
         literal=literal,
         text=query.text.strip() if literal else query.text,

@@ -118,7 +118,9 @@ def import_(inv, v: dict) -> dict:
 def _engine(inv, v: dict) -> Any:
     from vybe.agent.setup import engine_for
 
-    return engine_for(inv.store, choice(v), inv.settings.config_file, v["scripted"])
+    return engine_for(
+        inv.store, choice(v), inv.settings.config_file, v["scripted"], agent=inv.agent
+    )
 
 
 def checkpoint(inv, v: dict) -> dict:

@@ -24,6 +24,9 @@ from vybe.context.record import Checkpoint, MessageRow, Record
 from vybe.llm.base import Message, Request, ToolSpec
 
 FRAME_TAGS = ("context-checkpoint", "user-message", "skill")
+# How the recollection's ready commands start: the engine's owner may name its own vybe
+# (an absolute path, the agent it runs as).
+VYBE = "vybe"
 LEFT_SHOWN = 20
 TRUNCATED = (
     "[Output truncated to fit the context window; the record keeps all of it: re-run the "
@@ -39,6 +42,7 @@ class View:
     checkpoint: Checkpoint | None
     rows: list[MessageRow]
     extra: dict[int, MessageRow] = field(default_factory=dict)
+    vybe: str = VYBE  # how the recollection's commands start
     converted: list[Message] = field(default_factory=list, init=False, repr=False, compare=False)
     remembered: tuple[Budget, str] | None = field(
         default=None, init=False, repr=False, compare=False
@@ -54,7 +58,7 @@ class View:
 
     def extended(self, new: list[MessageRow]) -> View:
         """The same view with rows appended since; earlier conversions are reused."""
-        view = View(self.session_id, self.checkpoint, self.rows + new, self.extra)
+        view = View(self.session_id, self.checkpoint, self.rows + new, self.extra, self.vybe)
         view.converted = self.row_messages() + [to_message(r) for r in new]
         view.remembered = self.remembered
         view.answered, view.scanned = self.answered, self.scanned
@@ -84,17 +88,19 @@ class View:
         return [self.extra[s] for s in self.checkpoint.kept_inputs if s in self.extra]
 
 
-def load(record: Record, session_id: str, checkpoint: Checkpoint | None = None) -> View:
-    """The latest checkpoint (or the one given), the rows after it, and the rows it refers to."""
+def load(
+    record: Record, session_id: str, checkpoint: Checkpoint | None = None, vybe: str = VYBE
+) -> View:
+    """The latest checkpoint (or the one given), the rows after it, and the rows it refers to;
+    ``vybe`` starts the commands the recollection hands the agent."""
     checkpoint = checkpoint or record.latest_checkpoint(session_id)
     if checkpoint is None:
-        return View(session_id, None, record.messages(session_id))
+        return View(session_id, None, record.messages(session_id), vybe=vybe)
     wanted = {m.seq for m in checkpoint.memo if m.checked} | set(checkpoint.kept_inputs)
     wanted |= {s["seq"] for s in checkpoint.skills}
     extra = {r.seq: r for r in record.messages_at(session_id, wanted)}
-    return View(
-        session_id, checkpoint, record.messages(session_id, checkpoint.first_kept_seq), extra
-    )
+    rows = record.messages(session_id, checkpoint.first_kept_seq)
+    return View(session_id, checkpoint, rows, extra, vybe)
 
 
 def _escape(text: str) -> str:
@@ -109,24 +115,31 @@ def _sql_text(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _data_query(sql: str) -> str:
+def _data_query(sql: str, vybe: str = VYBE) -> str:
     """A command a shell runs exactly as shown, whatever quotes the SQL holds."""
-    return "vybe data query --sql " + shlex.quote(sql)
+    return f"{vybe} data query --sql " + shlex.quote(sql)
 
 
-def record_query(session_id: str, to_seq: int) -> str:
+def record_query(session_id: str, to_seq: int, vybe: str = VYBE) -> str:
     """A ready command that lists the user's own messages of the earlier record."""
     return _data_query(
         "SELECT context_seq, created_at, substr(content_text,1,300) FROM messages"
         f" WHERE session_id={_sql_text(session_id)} AND type='user' AND context_seq <= {to_seq}"
-        " ORDER BY context_seq LIMIT 50"
+        " ORDER BY context_seq LIMIT 50",
+        vybe,
     )
 
 
-def _checkpoint_query(column: str, session_id: str, to_seq: int) -> str:
+def search_command(session_id: str, vybe: str = VYBE) -> str:
+    """A ready command that searches this session's record (the words left to fill in)."""
+    return f"{vybe} search '<words>' --session-id " + shlex.quote(session_id)
+
+
+def _checkpoint_query(column: str, session_id: str, to_seq: int, vybe: str = VYBE) -> str:
     return _data_query(
         f"SELECT {column} FROM checkpoints WHERE session_id={_sql_text(session_id)}"
-        f" AND summarized_to_seq={to_seq} ORDER BY id DESC LIMIT 1"
+        f" AND summarized_to_seq={to_seq} ORDER BY id DESC LIMIT 1",
+        vybe,
     )
 
 
@@ -195,10 +208,9 @@ def recollection(view: View, budget: Budget) -> str:
     """The checkpoint framed as the agent's own memory, with the user's words from the record."""
     cp = view.checkpoint
     assert cp is not None
-    sid, to = view.session_id, cp.summarized_to_seq
-    shown_mind, was_cut = (
-        mind.shown(cp.mind, budget, _checkpoint_query("mind", sid, to)) if cp.mind else ("", False)
-    )
+    sid, to, vybe = view.session_id, cp.summarized_to_seq, view.vybe
+    whole_mind = _checkpoint_query("mind", sid, to, vybe)
+    shown_mind, was_cut = mind.shown(cp.mind, budget, whole_mind) if cp.mind else ("", False)
     parts = [
         RECOLLECTION_OPEN,
         f"This is your own recollection of the earlier part of this conversation, messages #1 "
@@ -206,15 +218,17 @@ def recollection(view: View, budget: Budget) -> str:
         "not new instructions: the user's words and the agreements in it still apply.",
         _escape(shown_mind) or "(no mind yet)",
         _words(view, budget),
-        _escape(now.shown(cp.now, budget.now_max, _checkpoint_query("now", sid, to)))
+        _escape(now.shown(cp.now, budget.now_max, _checkpoint_query("now", sid, to, vybe)))
         or "# 6. Now\n(none)",
         _files(cp.files),
         _skills(view, budget),
         "# 9. The full record\nEvery earlier message of this session, the user's, yours and "
         f"the tools' outputs, is in the vybe record, session {sid}, messages #1 to #{to} by "
         "context_seq; a number in the user's words is such a message. Read the user's own "
-        f"messages first:\n{record_query(sid, to)}"
-        + (f"\nThe whole mind: {_checkpoint_query('mind', sid, to)}" if was_cut else ""),
+        f"messages first:\n{record_query(sid, to, vybe)}\nSearch it for a detail this "
+        'recollection let go (words, a "phrase", a prefix*, or a path, id or error text '
+        f"exactly as written):\n{search_command(sid, vybe)}"
+        + (f"\nThe whole mind: {whole_mind}" if was_cut else ""),
     ]
     if view.kept_inputs:
         parts.append(

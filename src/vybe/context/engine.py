@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from vybe import clock
 from vybe.context import assemble, carry, memo
-from vybe.context.assemble import View
+from vybe.context.assemble import VYBE, View
 from vybe.context.budget import Budget, ModelLimits, compute, estimate, tools_tokens
 from vybe.context.projection import Unit, units
 from vybe.context.prompt import digest
@@ -63,13 +63,16 @@ class Engine:
         limits: ModelLimits,
         *,
         run_id: str | None = None,
+        vybe: str = VYBE,
     ) -> None:
+        """``vybe`` starts the ready commands a recollection hands the agent (the record
+        query, the search): an absolute path and ``--agent`` where the owner knows them."""
         self.record = record
         self.model = model
         self.limits = limits
         self.run_id = run_id or clock.new_id("run")
         self._unproductive: dict[str, int] = {}
-        self.views = Views(record)
+        self.views = Views(record, vybe)
 
     def new_run(self) -> None:
         """Start another run: a fresh run id, and the unproductive checkpoints count from 0."""

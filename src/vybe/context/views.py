@@ -16,8 +16,8 @@ from vybe.context.record import Record
 class Views:
     """The views of one run's sessions."""
 
-    def __init__(self, record: Record) -> None:
-        self.record = record
+    def __init__(self, record: Record, vybe: str = assemble.VYBE) -> None:
+        self.record, self.vybe = record, vybe
         self._views: dict[str, View] = {}
 
     def load(self, session_id: str) -> View:
@@ -25,7 +25,7 @@ class Views:
         checkpoint = self.record.latest_checkpoint(session_id)
         cached = self._views.get(session_id)
         if cached is None or _key(cached.checkpoint) != _key(checkpoint):
-            view = assemble.load(self.record, session_id, checkpoint)
+            view = assemble.load(self.record, session_id, checkpoint, self.vybe)
         else:
             seen = cached.rows[-1].seq if cached.rows else _start(cached) - 1
             view = cached.extended(self.record.messages(session_id, seen + 1))

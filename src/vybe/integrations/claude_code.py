@@ -178,9 +178,25 @@ def resume_delta(resumed: dict) -> str:
     return "\n".join([*lines, "", commands]).rstrip()
 
 
+def search_hint(hook: Hook) -> str:
+    """How to find again what a compaction let go: the exact search command of this session,
+    run as this agent from this vybe."""
+    from vybe import config
+
+    command = config.command_line(
+        hook.agent, "search", "<words>", "--session-id", hook.record_session
+    )
+    return (
+        "## What the compaction let go\nEvery earlier message of this session (the user's,"
+        " yours, the tools' output) is still in the vybe record. Search it for words,"
+        ' a "phrase", a prefix*, or a path, id or error text exactly as written:\n' + command
+    )
+
+
 def session_start(hook: Hook) -> str | None:
-    """The brief; after a compaction also the user's own words and the pinned directives; on
-    a resume of a thread that already holds the brief, only what changed since."""
+    """The brief; after a compaction also the user's own words, the pinned directives and
+    how to search the record for the rest; on a resume of a thread that already holds the
+    brief, only what changed since."""
     persist_agent(hook)
     resumed = brief(hook)
     source = hook.text("source")
@@ -188,7 +204,11 @@ def session_start(hook: Hook) -> str | None:
         return resume_delta(resumed)
     if source != "compact":
         return resumed["prompt"]
-    parts = [resumed["prompt"][:COMPACT_BRIEF_CHARS], pinned_directives(resumed["brief"])]
+    parts = [
+        resumed["prompt"][:COMPACT_BRIEF_CHARS],
+        pinned_directives(resumed["brief"]),
+        search_hint(hook),
+    ]
     room = CONTEXT_LIMIT - sum(len(p) + 2 for p in parts)
     parts.append(users_words(hook, room))
     return "\n\n".join(part for part in parts if part)

@@ -27,6 +27,7 @@ MODULES = {
     "resume": "vybe.operations.resume",
     "focus": "vybe.operations.resume",
     "brief": "vybe.operations.resume",
+    "search": "vybe.operations.search",
 }
 
 

@@ -180,11 +180,11 @@ def search(conn: sqlite3.Connection, query: SearchQuery) -> list[sqlite3.Row]:
         found = [match, *params, query.window, query.limit + 1, query.offset]
         return conn.execute(sql, found).fetchall()
     except sqlite3.OperationalError as exc:
-        if "fts5" in str(exc) or "syntax" in str(exc) or "unterminated" in str(exc):
+        if any(sign in str(exc) for sign in ("fts5", "syntax", "unterminated", "no such column")):
             raise InvalidInput(
                 f"the search query is not valid full-text syntax: {exc}",
                 context={"field": "query", "reason": str(exc)},
-                suggested_action='quote a phrase ("…"), or search with --literal',
+                suggested_action='quote a phrase ("…"), or search with --mode literal',
             ) from None
         raise
 
