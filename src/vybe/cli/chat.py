@@ -8,6 +8,7 @@ from typing import Any
 
 from vybe.cli import output
 from vybe.errors import VybeError
+from vybe.operations.common import SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
 GROUPS: dict[str, str] = {}
@@ -20,9 +21,6 @@ MODEL = (
     Param("window", "integer", "context window override, in tokens", **TOKENS),
     Param("max_output", "integer", "reply cap override, in tokens", **TOKENS),
     Param("no_stream", "boolean", "ask for whole replies (servers that cannot stream)"),
-)
-SESSION_ID = Param(
-    "session_id", help="the session's id", required=True, positional=True, metavar="SESSION_ID"
 )
 
 PROMPT = "you> "

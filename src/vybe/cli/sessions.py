@@ -1,4 +1,5 @@
-"""vybe session list|show|context|say|import|checkpoint|replay: the record of sessions."""
+"""vybe session list|show|context|say|import|checkpoint|replay: the record of sessions (and
+the session operations every surface offers, declared in vybe.operations.sessions)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vybe.actions import limits
-from vybe.cli.chat import MODEL, SESSION_ID, choice
+from vybe.cli.chat import MODEL, choice
 from vybe.errors import InvalidInput, UsageError
-from vybe.operations.common import LIMIT
+from vybe.operations import sessions as shared
+from vybe.operations.common import LIMIT, SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
 if TYPE_CHECKING:
     from vybe.operations.model import Run
 
-GROUPS = {"session": "The record of agent sessions: inspect, feed, import."}
+GROUPS = shared.GROUPS
 ENGINE = (
     *MODEL,
     Param("scripted", "boolean", "vybe's offline scripted consolidator, not a model (no network)"),
@@ -224,5 +226,6 @@ OPERATIONS = (
         writes=True,
         examples=("vybe session replay s1 --window 32000 --scripted",),
     ),
+    *shared.OPERATIONS,
 )
 ALIASES = ()

@@ -100,14 +100,47 @@ def pinned_directives(packet: dict) -> str:
     return text[:DIRECTIVES_CHARS]
 
 
-def users_words(hook: Hook, room_chars: int) -> str:
-    """The person's own messages of this session, verbatim, within the budget and the room."""
+def users_words(hook: Hook, room_chars: int) -> tuple[str, list[MessageRow], list[Any]]:
+    """The person's own messages of this session, verbatim, within the budget and the room:
+    the section's text, every message of theirs, and the ones it gives back."""
     from vybe.integrations import user_words
     from vybe.store import record as record_rows
 
     rows = record_rows.messages_of_type(hook.store.conn, hook.record_session, "user")
     budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
-    return user_words.render(user_words.choose(rows, budget), len(rows))
+    chosen = user_words.choose(rows, budget)
+    return user_words.render(chosen, len(rows)), rows, chosen
+
+
+HARNESSES = {"claude": "Claude Code", "codex": "Codex"}
+RECEIPT_LINE_CHARS = 300
+
+
+def receipt_line(hook: Hook, rows: list[MessageRow], chosen: list[Any]) -> str:
+    """This compaction's receipt completed, in one line; nothing when it cannot be written
+    (the person's words are given back all the same)."""
+    from vybe.integrations import compaction
+    from vybe.integrations.hooks import log_failure
+    from vybe.store import receipts
+
+    try:
+        receipt = compaction.given_back(hook, rows, chosen)
+        count = receipts.compactions(hook.store.conn, hook.record_session)
+    except Exception as error:
+        log_failure(hook.target, hook.event, error)
+        return ""
+    return compaction.line(count, receipt, HARNESSES[hook.target])[:RECEIPT_LINE_CHARS]
+
+
+def pre_compact(hook: Hook) -> None:
+    """Open the receipt of the compaction about to happen (a failure loses only that)."""
+    from vybe.integrations import compaction
+    from vybe.integrations.hooks import log_failure
+
+    try:
+        compaction.opened(hook)
+    except Exception as error:
+        log_failure(hook.target, hook.event, error)
 
 
 def persist_agent(hook: Hook) -> bool:
@@ -209,8 +242,9 @@ def session_start(hook: Hook) -> str | None:
         pinned_directives(resumed["brief"]),
         search_hint(hook),
     ]
-    room = CONTEXT_LIMIT - sum(len(p) + 2 for p in parts)
-    parts.append(users_words(hook, room))
+    room = CONTEXT_LIMIT - RECEIPT_LINE_CHARS - sum(len(p) + 2 for p in parts)
+    words, rows, chosen = users_words(hook, room)
+    parts = [receipt_line(hook, rows, chosen), *parts, words]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -414,10 +448,12 @@ def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
 
 
 def import_transcript(hook: Hook) -> str | None:
-    """Bring the transcript's new lines into the record (snapshot only: nothing is injected)."""
+    """Bring the transcript's new lines into the record and open the compaction's receipt
+    (nothing is injected)."""
     from vybe.integrations import claude_transcript
 
     import_since_hooks(hook, claude_transcript.STAMP, claude_transcript.import_transcript)
+    pre_compact(hook)
     return None
 
 

@@ -86,7 +86,9 @@ def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
 
 
 def pre_compact(hook: Hook) -> str | None:
+    """Import the rollout and open the compaction's receipt."""
     import_rollout(hook)
+    claude_code.pre_compact(hook)
     return None
 
 

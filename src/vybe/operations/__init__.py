@@ -28,6 +28,7 @@ MODULES = {
     "focus": "vybe.operations.resume",
     "brief": "vybe.operations.resume",
     "search": "vybe.operations.search",
+    "session": "vybe.operations.sessions",
 }
 
 

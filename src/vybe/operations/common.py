@@ -16,6 +16,14 @@ LIMIT_DEFAULT, LIMIT_MAX = 50, 1000
 TASK_ID = Param(
     "task_id", help="the task's id (task_...)", required=True, aliases=("--id",), metavar="TASK_ID"
 )
+SESSION_ID = Param(
+    "session_id",
+    help="the session's id",
+    required=True,
+    positional=True,
+    max_length=limits.PATH_MAX,
+    metavar="SESSION_ID",
+)
 PROJECT_ID = Param("project_id", help="the project's id (often its folder's path)")
 LIMIT = Param(
     "limit",

@@ -1,0 +1,168 @@
+"""A receipt for each compaction Claude Code or Codex does, as their hooks show it.
+
+PreCompact opens the receipt: whose compaction, its trigger (``auto`` / ``manual``), and the
+tokens before, from the payload or the transcript's newest usage. SessionStart(compact)
+completes it: which of the person's messages vybe gave back verbatim or cut, which the
+harness kept in its own context (Codex's ``replacement_history``; Claude keeps none), which
+stay in the record only. Its one line goes at the top of the context vybe gives back.
+
+Standard library only: this runs inside the hooks.
+"""
+
+from __future__ import annotations
+
+from vybe import jsonio
+from vybe.integrations.hooks import Hook
+from vybe.store import receipts as receipt_rows
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
+
+    from vybe.integrations.user_words import Chosen
+    from vybe.store.record import MessageRow
+
+TAIL_BYTES = 512 * 1024  # where a transcript's newest usage and compaction lines sit
+TRIGGERS = ("auto", "manual")
+
+
+def tail(path: str) -> list[dict]:
+    """The JSON objects of the transcript's last TAIL_BYTES, newest first; [] when unreadable."""
+    if not path:
+        return []
+    try:
+        with open(path, "rb") as handle:
+            start = max(0, handle.seek(0, 2) - TAIL_BYTES)
+            handle.seek(start)
+            lines = handle.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    if start:
+        lines = lines[1:]  # the first line read is the end of a longer one
+    found = []
+    for line in reversed(lines):
+        if '"usage"' not in line and "token_count" not in line and "compact" not in line:
+            continue
+        try:
+            item = jsonio.loads(line)
+        except ValueError:
+            continue
+        if isinstance(item, dict):
+            found.append(item)
+    return found
+
+
+def _number(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def claude_usage(lines: list[dict]) -> int | None:
+    """The context's size as the newest reply's usage says: input, cache writes and reads,
+    output (what PreCompact sees: the compaction is about to start)."""
+    for item in lines:
+        message = item.get("message")
+        usage = message.get("usage") if isinstance(message, dict) else None
+        if item.get("type") == "assistant" and isinstance(usage, dict):
+            keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+            return sum(_number(usage.get(k)) for k in (*keys, "output_tokens")) or None
+    return None
+
+
+def claude_boundary(lines: list[dict]) -> int | None:
+    """The ``preTokens`` of the newest compaction boundary Claude wrote (SessionStart(compact)
+    comes after it), its own count of the context it compacted."""
+    for item in lines:
+        meta = item.get("compactMetadata")
+        if item.get("subtype") == "compact_boundary" and isinstance(meta, dict):
+            return _number(meta.get("preTokens")) or None
+    return None
+
+
+def codex_tokens(lines: list[dict]) -> int | None:
+    """The newest ``token_count`` event's last request, input and output."""
+    for item in lines:
+        payload = item.get("payload")
+        if not isinstance(payload, dict) or payload.get("type") != "token_count":
+            continue
+        info = payload.get("info")
+        last = info.get("last_token_usage") if isinstance(info, dict) else None
+        if isinstance(last, dict):
+            return _number(last.get("total_tokens")) or None
+    return None
+
+
+def codex_kept(lines: list[dict]) -> set[str]:
+    """The texts of the user messages Codex's newest compaction kept in its context."""
+    for item in lines:
+        payload = item.get("payload")
+        if item.get("type") != "compacted" or not isinstance(payload, dict):
+            continue
+        texts = set()
+        for entry in payload.get("replacement_history") or []:
+            if not isinstance(entry, dict) or entry.get("role") != "user":
+                continue
+            for part in entry.get("content") or []:
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    texts.add(part["text"].strip())
+        return texts
+    return set()
+
+
+def opened(hook: Hook) -> None:
+    """PreCompact: open this compaction's receipt."""
+    trigger = hook.text("trigger")
+    lines = tail(hook.text("transcript_path"))
+    receipt_rows.open_receipt(
+        hook.store,
+        hook.record_session,
+        hook.agent,
+        hook.target,
+        trigger if trigger in TRIGGERS else "unknown",
+        claude_usage(lines) if hook.target == "claude" else codex_tokens(lines),
+    )
+
+
+def given_back(hook: Hook, rows: list[MessageRow], chosen: list[Chosen]) -> dict:
+    """SessionStart(compact): what became of each of the person's messages, on the receipt."""
+    lines = tail(hook.text("transcript_path"))
+    kept_texts = codex_kept(lines) if hook.target == "codex" else set()
+    shown = {c.row.seq: c for c in chosen}
+    lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
+    for row in rows:
+        if row.text.strip() in kept_texts:
+            lists["kept"].append(row.seq)
+        if row.seq in shown:
+            lists["cut" if shown[row.seq].cut else "verbatim"].append(row.seq)
+        elif row.text.strip() not in kept_texts:
+            lists["released"].append(row.seq)
+    boundary = claude_boundary(lines) if hook.target == "claude" else None
+    return receipt_rows.complete(
+        hook.store, hook.record_session, hook.agent, hook.target, lists, boundary
+    )
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def line(count: int, receipt: dict, harness: str) -> str:
+    """The receipt in one line: ``3rd compaction of this session; your 7 kept instructions
+    were restored verbatim``, and what was cut, kept by the harness, or left in the record."""
+    verbatim = len(receipt["verbatim"])
+    were = "was" if verbatim == 1 else "were"
+    parts = [
+        f"{ordinal(count)} compaction of this session",
+        f"your {_count(verbatim, 'kept instruction')} {were} restored verbatim",
+    ]
+    if receipt["cut"]:
+        parts.append(f"{len(receipt['cut'])} cut short (whole in the record)")
+    if receipt["kept"]:
+        parts.append(f"{_count(len(receipt['kept']), 'message')} stayed in {harness}'s own context")
+    if receipt["released"]:
+        parts.append(f"{len(receipt['released'])} more in the record only (search it)")
+    return "; ".join(parts)

@@ -1,0 +1,109 @@
+"""Compaction receipts in SQL: the harnesses' compactions (compaction_receipts) and, for
+counting, vybe's own accepted checkpoints (checkpoints)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe import clock, jsonio
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from vybe.store.db import Store
+
+LISTS = ("verbatim", "kept", "cut", "released")
+_SESSION = "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
+
+
+def open_receipt(
+    store: Store,
+    session_id: str,
+    agent: str,
+    compactor: str,
+    trigger: str,
+    tokens_before: int | None,
+) -> int:
+    """A compaction the harness is about to do (PreCompact): its id."""
+
+    def body(conn: sqlite3.Connection) -> int:
+        now = clock.now_iso()
+        conn.execute(_SESSION, (session_id, now))
+        return conn.execute(
+            "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
+            " tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            (session_id, agent, compactor, trigger, tokens_before, now),
+        ).fetchone()[0]
+
+    return store.transact(body)
+
+
+def complete(
+    store: Store,
+    session_id: str,
+    agent: str,
+    compactor: str,
+    messages: dict[str, list[int]],
+    tokens_before: int | None,
+) -> dict:
+    """What the compaction kept and what vybe gave back (SessionStart(compact)), on the
+    newest receipt PreCompact opened; a new one (trigger unknown) when none is open."""
+
+    def body(conn: sqlite3.Connection) -> dict:
+        now = clock.now_iso()
+        conn.execute(_SESSION, (session_id, now))
+        found = conn.execute(
+            "SELECT id FROM compaction_receipts WHERE session_id = ? AND compactor = ?"
+            " AND completed = 0 ORDER BY id DESC LIMIT 1",
+            (session_id, compactor),
+        ).fetchone()
+        if found is None:
+            found = conn.execute(
+                "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
+                " created_at) VALUES (?, ?, ?, 'unknown', ?) RETURNING id",
+                (session_id, agent, compactor, now),
+            ).fetchone()
+        lists = [jsonio.dumps(sorted(messages.get(name, []))) for name in LISTS]
+        conn.execute(
+            "UPDATE compaction_receipts SET completed = 1, completed_at = ?,"
+            " tokens_before = COALESCE(?, tokens_before),"
+            " verbatim = ?, kept = ?, cut = ?, released = ? WHERE id = ?",
+            (now, tokens_before, *lists, found[0]),
+        )
+        row = conn.execute("SELECT * FROM compaction_receipts WHERE id = ?", (found[0],))
+        return _receipt(row.fetchone())
+
+    return store.transact(body)
+
+
+def _receipt(row: sqlite3.Row) -> dict:
+    receipt = {key: row[key] for key in row.keys() if key not in LISTS}  # noqa: SIM118 (a Row iterates values)
+    receipt["completed"] = bool(receipt["completed"])
+    receipt.update((name, jsonio.loads(row[name])) for name in LISTS)
+    return receipt
+
+
+def harness_receipts(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+    """The harness's compactions of a session, oldest first."""
+    rows = conn.execute(
+        "SELECT * FROM compaction_receipts WHERE session_id = ? ORDER BY id", (session_id,)
+    )
+    return [_receipt(r) for r in rows.fetchall()]
+
+
+def compactions(conn: sqlite3.Connection, session_id: str) -> int:
+    """How many compactions a session has had: the harness's and vybe's accepted checkpoints."""
+    return conn.execute(
+        "SELECT (SELECT COUNT(*) FROM compaction_receipts WHERE session_id = ?)"
+        " + (SELECT COUNT(*) FROM checkpoints WHERE session_id = ?)",
+        (session_id, session_id),
+    ).fetchone()[0]
+
+
+def last_receipt(conn: sqlite3.Connection, session_id: str) -> dict | None:
+    """The newest completed harness receipt of a session, if any."""
+    row = conn.execute(
+        "SELECT * FROM compaction_receipts WHERE session_id = ? AND completed = 1"
+        " ORDER BY id DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return _receipt(row) if row else None

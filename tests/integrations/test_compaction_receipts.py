@@ -1,0 +1,186 @@
+"""A receipt for every compaction: Claude Code's and Codex's seen through PreCompact and
+SessionStart(compact), vybe's from its checkpoint attempts; one line of it in the context
+given back, all of it in `vybe session receipts` (CLI and MCP)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+from tests.conftest import TRANSCRIPTS
+from tests.integrations.conftest import FIXTURES, SESSIONS
+from vybe import config
+from vybe.context.recorder import record_assistant, record_user
+from vybe.integrations.compaction import line, ordinal
+from vybe.llm.base import Reply
+from vybe.store import Store
+from vybe.store.record import SqliteRecord
+
+CLAUDE = f"claude:{SESSIONS['claude']}"
+CODEX = f"codex:{SESSIONS['codex']}"
+RULE = "Never deploy on Fridays; you may run the migrations yourself."
+
+
+def _receipts(agent, session):
+    return agent.vybe.ok("session", "receipts", session)
+
+
+def _transcript_with_usage(path):
+    usage = {
+        "input_tokens": 10,
+        "cache_creation_input_tokens": 1_000,
+        "cache_read_input_tokens": 90_000,
+        "output_tokens": 500,
+    }
+    line = {"type": "assistant", "message": {"role": "assistant", "content": [], "usage": usage}}
+    path.write_text(json.dumps(line) + "\n")
+    return path
+
+
+def test_a_claude_compaction_gets_a_receipt_with_trigger_tokens_and_the_words_given_back(
+    agent, tmp_path
+):
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt="Goal: port billing to Go.")
+    agent.send("claude", "user_prompt_submit", prompt="ok")
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    agent.send("claude", "user_prompt_submit", prompt="Spec follows. " + "word " * 20_000)
+    assert agent.send("claude", "pre_compact", trigger="auto").stdout == ""
+    context = agent.send("claude", "session_start_compact").context
+    first = context.splitlines()[0]
+    assert first.startswith("1st compaction of this session; your 3 kept instructions were")
+    assert "1 cut short (whole in the record)" in first
+    data = _receipts(agent, CLAUDE)
+    assert (data["count"], data["compactions"]) == (1, 1)
+    receipt = data["receipts"][0]
+    assert (receipt["compactor"], receipt["trigger"], receipt["outcome"]) == (
+        "claude",
+        "auto",
+        "completed",
+    )
+    assert (receipt["verbatim"], receipt["cut"], receipt["kept"]) == ([1, 2, 3], [4], [])
+    assert receipt["tokens_before"] == 91_510
+    assert agent.log == ""
+
+
+def test_the_brief_line_counts_every_compaction_of_the_session(agent, tmp_path):
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    for n in (1, 2, 3):
+        agent.send("claude", "pre_compact", trigger="manual")
+        context = agent.send("claude", "session_start_compact").context
+        assert context.startswith(f"{ordinal(n)} compaction of this session; your 1 kept")
+    receipts = _receipts(agent, CLAUDE)["receipts"]
+    assert [r["number"] for r in receipts] == [1, 2, 3]
+    assert {r["trigger"] for r in receipts} == {"manual"}
+
+
+def test_a_compaction_seen_only_at_session_start_still_gets_its_receipt(agent, tmp_path):
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    agent.send("claude", "session_start_compact")
+    receipt = _receipts(agent, CLAUDE)["receipts"][0]
+    assert (receipt["trigger"], receipt["outcome"], receipt["verbatim"]) == (
+        "unknown",
+        "completed",
+        [1],
+    )
+
+
+def test_tokens_before_come_from_the_real_transcripts_compact_boundary(agent, tmp_path):
+    """The file as it stood when SessionStart(compact) fired: up to its compact boundary."""
+    lines = (TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl").read_text()
+    lines = lines.splitlines(keepends=True)
+    boundary = next(i for i, x in enumerate(lines) if '"compact_boundary"' in x)
+    agent.transcript = tmp_path / "t.jsonl"
+    agent.transcript.write_text("".join(lines[:boundary]))
+    agent.send("claude", "pre_compact", trigger="auto")
+    before = _receipts(agent, CLAUDE)["receipts"][0]["tokens_before"]
+    agent.transcript.write_text("".join(lines[: boundary + 1]))
+    agent.send("claude", "session_start_compact")
+    receipt = _receipts(agent, CLAUDE)["receipts"][0]
+    assert before and before != 155_979
+    assert receipt["tokens_before"] == 155_979
+    typed = receipt["verbatim"] + receipt["cut"] + receipt["released"]
+    assert len(typed) == len(set(typed)) > 0
+
+
+def test_a_codex_compaction_names_the_prompts_codex_kept_in_its_own_context(agent, tmp_path):
+    agent.transcript = tmp_path / "rollout.jsonl"
+    shutil.copy(FIXTURES / "codex" / "rollout-compact.jsonl", agent.transcript)
+    assert agent.send("codex", "pre_compact").stdout == ""
+    context = agent.send("codex", "session_start_compact").context
+    assert "stayed in Codex's own context" in context.splitlines()[0]
+    receipt = _receipts(agent, CODEX)["receipts"][0]
+    texts = dict(
+        agent.rows(
+            "SELECT context_seq, content_text FROM messages WHERE session_id = ? AND type = 'user'",
+            CODEX,
+        )
+    )
+    assert [texts[s] for s in receipt["kept"]] == ["keep every test green [[bash: echo ok]]"]
+    assert receipt["tokens_before"] == 60_020
+    assert (receipt["compactor"], receipt["trigger"]) == ("codex", "auto")
+
+
+def test_vybe_checkpoints_have_receipts_from_their_attempts(vybe):
+    vybe.ok("init")
+    store = Store(vybe.db_path)
+    record = SqliteRecord(store)
+    for n in range(40):
+        record_user(record, "s1", f"step {n}: please keep the ledger rounding " + "x " * 300)
+        record_assistant(record, "s1", Reply(f"done with step {n}. " + "y " * 300))
+    store.close()
+    vybe.ok("session", "checkpoint", "s1", "--scripted", "--window", "32000")
+    data = vybe.ok("session", "receipts", "s1")
+    receipt = data["receipts"][-1]
+    assert (receipt["compactor"], receipt["trigger"], receipt["outcome"]) == (
+        "vybe",
+        "requested",
+        "accepted",
+    )
+    assert receipt["tokens_before"] > receipt["tokens_after"] > 0
+    users = [r for r in range(1, 81, 2)]
+    given = receipt["verbatim"] + receipt["cut"] + receipt["kept"] + receipt["released"]
+    assert sorted(given) == users
+    assert receipt["kept"] and receipt["kept"][-1] == 79
+    assert receipt["verbatim"] or receipt["cut"]
+    assert data["compactions"] == 1
+
+
+def test_receipts_over_mcp_and_bad_input(vybe):
+    from vybe.integrations.mcp_tools import Tools
+
+    vybe.ok("session", "say", "s1", RULE)
+    tools = Tools(config.load("mcp-agent", str(vybe.db_path)))
+    found = tools.call("session_receipts", {"session_id": "s1"})
+    assert not found["isError"] and found["structuredContent"]["count"] == 0
+    missing = tools.call("session_receipts", {"session_id": "nope"})
+    assert missing["structuredContent"]["error_code"] == "NOT_FOUND"
+    huge = tools.call("session_receipts", {"session_id": "s" * 5000})
+    assert huge["structuredContent"]["error_code"] == "INVALID_INPUT"
+    vybe.refused("NOT_FOUND", "session", "receipts", "nope")
+    vybe.refused("INVALID_INPUT", "session", "receipts", "s" * 5000)
+    vybe.refused("USAGE_ERROR", "session", "receipts", "s1", "--limit", "0", exit_code=2)
+    vybe.refused("USAGE_ERROR", "session", "receipts", exit_code=2)
+
+
+def test_the_line_says_what_was_cut_kept_and_left_in_the_record():
+    receipt = {"verbatim": [1], "cut": [2, 3], "kept": [4], "released": [5, 6]}
+    assert line(2, receipt, "Codex") == (
+        "2nd compaction of this session; your 1 kept instruction was restored verbatim;"
+        " 2 cut short (whole in the record); 1 message stayed in Codex's own context;"
+        " 2 more in the record only (search it)"
+    )
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 111)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "111th",
+    ]
