@@ -1,5 +1,6 @@
 """Hook latency: UserPromptSubmit and SessionStart on a store of 100k events and 10k memories,
-against a bare `python -c "import sqlite3"` measured in the same run. Goal: at most 2x.
+and `vybe statusline` on the same store, against a bare `python -c "import sqlite3"`
+measured in the same run. Goal: at most 2x.
 
 Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
 """
@@ -83,6 +84,7 @@ def main() -> None:
         for name, payload in payloads.items():
             stdin = json.dumps({**common, **payload}).encode()
             runs[name] = Run([VYBE, "hook", "run", "claude"], env, stdin)
+        runs["statusline"] = Run([VYBE, "statusline"], env, json.dumps(common).encode())
         figures = interleaved(runs, args.runs)
         base = figures["python -c import sqlite3"]
         print(

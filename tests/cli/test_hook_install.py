@@ -249,3 +249,34 @@ def test_doctor_finds_a_bare_vybe_on_path_not_stale(vybe, monkeypatch):
     monkeypatch.setitem(vybe.env, "PATH", f"{Path(VYBE).parent}:{vybe.env.get('PATH', '')}")
     check = next(c for c in vybe.ok("doctor")["checks"] if c["name"] == "hooks_claude")
     assert check["detail"]["files"][0]["stale"] == []
+
+
+def test_install_offers_the_status_line_when_the_user_has_none(vybe):
+    path = _claude_settings(vybe)
+    _write(path, OTHERS)
+    first = vybe.ok("hook", "install")
+    assert first["claude"]["status_line"] == "installed"
+    line = json.loads(path.read_text())["statusLine"]
+    assert line == {"type": "command", "command": f"{VYBE} statusline", "padding": 0}
+    assert vybe.ok("hook", "install")["claude"]["status_line"] == "unchanged"
+    assert vybe.ok("hook", "install", "--codex")["codex"]["status_line"] is None
+    removed = vybe.ok("hook", "uninstall")
+    assert removed["claude"]["status_line"] == "removed"
+    assert json.loads(path.read_text()) == OTHERS
+
+
+def test_a_status_line_the_user_already_has_is_never_replaced(vybe):
+    path = _claude_settings(vybe)
+    theirs = {"type": "command", "command": "~/.claude/statusline.sh", "padding": 1}
+    _write(path, {**OTHERS, "statusLine": theirs})
+    assert vybe.ok("hook", "install")["claude"]["status_line"] == "kept_yours"
+    assert json.loads(path.read_text())["statusLine"] == theirs
+    assert vybe.ok("hook", "uninstall")["claude"]["status_line"] is None
+    assert json.loads(path.read_text())["statusLine"] == theirs
+
+
+def test_vybes_status_line_from_another_path_is_updated_in_place(vybe):
+    path = _claude_settings(vybe)
+    _write(path, {"statusLine": {"type": "command", "command": "/old/bin/vybe statusline"}})
+    assert vybe.ok("hook", "install")["claude"]["status_line"] == "updated"
+    assert json.loads(path.read_text())["statusLine"]["command"] == f"{VYBE} statusline"

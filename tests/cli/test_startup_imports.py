@@ -157,3 +157,11 @@ def test_frequent_command_imports_no_heavy_module(vybe, args, also):
     modules = loaded(vybe, args)
     assert "vybe.cli.commands" in modules
     assert heavy_in(modules, HEAVY | also) == set()
+
+
+def test_the_status_line_imports_no_heavy_module_and_no_regular_expressions(vybe, tmp_path):
+    """Claude Code runs it after every message: the hook path's budget and its rules."""
+    vybe.ok("init")
+    modules = loaded(vybe, ["statusline"], {"session_id": "s1", "cwd": str(tmp_path)})
+    assert "vybe.integrations.statusline" in modules
+    assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()

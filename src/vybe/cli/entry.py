@@ -1,7 +1,8 @@
-"""The `vybe` executable: hook calls go straight to their handler, everything else to the CLI.
+"""The `vybe` executable: hook calls and the status line go straight to their handler,
+everything else to the CLI.
 
-Kept tiny so that a hook, which runs on every prompt, imports neither argparse nor the
-command registry.
+Kept tiny so that a hook, which runs on every prompt, and the status line, which Claude Code
+runs after every message, import neither argparse nor the command registry.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ def main() -> int:
         from vybe.cli.hook_run import run_handler
 
         return run_handler(argv[2:])
+    if argv == ["statusline"]:
+        from vybe.integrations import statusline
+
+        return statusline.run()
     from vybe.cli.main import main as cli_main
 
     return cli_main(argv)
@@ -24,14 +29,15 @@ def main() -> int:
 def run() -> None:
     """The executable (bin/vybe, python -m vybe): ``main``; a hook then ``leave``s."""
     code = main()
-    if sys.argv[1:3] == ["hook", "run"]:
+    if sys.argv[1:3] == ["hook", "run"] or sys.argv[1:] == ["statusline"]:
         leave(code)
     sys.exit(code)
 
 
 def leave(code: int) -> None:
-    """Exit a hook with ``code``, skipping the interpreter's teardown when nothing is left
-    for it (a private CPython interface, so only on the hook path, which needs it: without
+    """Exit a hook (or the status line) with ``code``, skipping the interpreter's teardown
+    when nothing is left for it (a private CPython interface, so only on the hook path,
+    which needs it: without
     it a UserPromptSubmit hook took 2.00x a bare `python -c "import sqlite3"` instead of
     1.65x, in CPU time, in one interleaved run).
 

@@ -40,14 +40,34 @@ def command_argv(command: str) -> list[str] | None:
         return None
 
 
-def is_ours(handler: object) -> bool:
-    """A handler that runs some vybe's ``hook`` command (this install, an old path, the Go one)."""
+def is_ours(handler: object, word: str = "hook") -> bool:
+    """A handler that runs some vybe's ``hook`` command (this install, an old path, the Go
+    one), or with ``word`` another of its commands (``statusline``)."""
     if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
         return False
     argv = command_argv(handler["command"]) or []
     if len(argv) >= 4 and argv[1:3] == ["-m", "vybe"]:
         argv = ["vybe", *argv[3:]]  # `<python> -m vybe hook ...`
-    return len(argv) >= 2 and Path(argv[0]).name == "vybe" and argv[1] == "hook"
+    return len(argv) >= 2 and Path(argv[0]).name == "vybe" and argv[1] == word
+
+
+def status_line_command(executable: list[str] | None = None) -> str:
+    return shlex.join([*(executable or config.vybe_argv()), "statusline"])
+
+
+def offer_status_line(document: dict, outcome: Outcome) -> dict:
+    """Claude Code's ``statusLine`` set to ``vybe statusline`` when the user has none (or
+    vybe's own, from another path); a status line of the user's own is kept as it is."""
+    current = document.get("statusLine")
+    wanted = {"type": "command", "command": status_line_command(), "padding": 0}
+    if current is not None and not is_ours(current, "statusline"):
+        outcome.status_line = "kept_yours"
+    elif current == wanted:
+        outcome.status_line = "unchanged"
+    else:
+        outcome.status_line = "installed" if current is None else "updated"
+        document["statusLine"] = wanted
+    return document
 
 
 def _entry(spec: HookSpec, command: str) -> dict:
@@ -95,6 +115,8 @@ class Outcome:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     written: bool = False
+    # Claude Code's statusLine: installed, updated, unchanged, kept_yours or removed.
+    status_line: str | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -104,6 +126,7 @@ class Outcome:
             "unchanged": self.unchanged,
             "removed": self.removed,
             "written": self.written,
+            "status_line": self.status_line,
         }
 
 
@@ -137,7 +160,10 @@ def merge(document: dict, specs: tuple[HookSpec, ...], command: str, outcome: Ou
 
 
 def unmerge(document: dict, outcome: Outcome) -> dict:
-    """Take out only vybe's handlers; drop what only they filled."""
+    """Take out only vybe's handlers (and its status line); drop what only they filled."""
+    if is_ours(document.get("statusLine"), "statusline"):
+        del document["statusLine"]
+        outcome.status_line = "removed"
     hooks = document.get("hooks")
     if not isinstance(hooks, dict):
         return document
@@ -155,7 +181,8 @@ def install(target: str, project_dir: Path | None, *, dry_run: bool = False) -> 
     command = handler_command(target)
 
     def change(document: dict) -> dict:
-        return merge(document, specs[target], command, outcome)
+        merged = merge(document, specs[target], command, outcome)
+        return offer_status_line(merged, outcome) if target == "claude" else merged
 
     outcome.written = settings_file.update(path, change, dry_run=dry_run) and not dry_run
     return outcome

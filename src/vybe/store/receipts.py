@@ -107,3 +107,10 @@ def last_receipt(conn: sqlite3.Connection, session_id: str) -> dict | None:
         (session_id,),
     ).fetchone()
     return _receipt(row) if row else None
+
+
+def typed_messages(conn: sqlite3.Connection, session_id: str) -> int:
+    """How many of the person's messages a session's record holds (one index range)."""
+    return conn.execute(
+        "SELECT COUNT(*) FROM messages WHERE session_id = ? AND type = 'user'", (session_id,)
+    ).fetchone()[0]

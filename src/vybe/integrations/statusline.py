@@ -1,0 +1,100 @@
+"""``vybe statusline``: one line for Claude Code's ``statusLine`` command setting.
+
+Claude Code runs the command after each new assistant message (at most every 300 ms) with
+the session's JSON on stdin (``session_id``, ``transcript_path``, ``cwd``, ``workspace``,
+``model``, …) and shows the first line it prints. The line: the agent's focus task, the
+session's compactions so far (vybe's and Claude's), and how many of the person's messages
+the last one gave back (verbatim, cut or kept) of all they typed.
+
+It only reads, imports only the standard library (as the hooks do), and always prints a
+line: a missing store or a bad payload shows ``vybe`` alone, never an error.
+"""
+
+from __future__ import annotations
+
+import os
+
+from vybe import config, jsonio
+from vybe.text import shorten
+
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_INPUT_BYTES = 1024 * 1024
+BUSY_TIMEOUT_MS = 200  # a status line that waits is worse than one skipped
+TITLE_CHARS = 40
+SEPARATOR = " · "
+
+
+def _payload(raw: bytes) -> dict[str, Any]:
+    try:
+        payload = jsonio.loads(raw[:MAX_INPUT_BYTES].decode("utf-8", "replace"))
+    except ValueError:
+        return {}
+    return payload if isinstance(payload, dict) else {}
+
+
+def _focus(conn: Any, agent: str) -> str:
+    from vybe.store import agents as agent_rows
+    from vybe.store import tasks as task_rows
+
+    state = agent_rows.get(conn, agent)
+    task = task_rows.get(conn, state["focus_task_id"]) if state and state["focus_task_id"] else None
+    return shorten(task["title"], TITLE_CHARS) if task else "no focus task"
+
+
+def _compactions(conn: Any, session_id: str) -> list[str]:
+    from vybe.store import receipts
+
+    count = receipts.compactions(conn, session_id)
+    typed = receipts.typed_messages(conn, session_id)
+    last = receipts.last_receipt(conn, session_id)
+    if not count:
+        return ["no compaction yet", f"{typed} of your messages in the record"]
+    parts = [f"{count} compaction{'s' if count != 1 else ''}"]
+    if last is not None:
+        given = {s for name in ("verbatim", "cut", "kept") for s in last[name]}
+        parts.append(f"{len(given)}/{len(given) + len(last['released'])} of your words kept")
+    return parts
+
+
+def line(raw: bytes) -> str:
+    """The status line for one payload."""
+    payload = _payload(raw)
+    agent = (os.environ.get("VYBE_AGENT") or "claude").strip().lower()
+    try:
+        settings = config.load(agent)
+        if not os.path.exists(settings.db_path):
+            return "vybe"
+        from vybe.store import Store
+
+        store = Store(settings.db_path, BUSY_TIMEOUT_MS, create=False)
+    except Exception:
+        return "vybe"
+    try:
+        parts = ["vybe", _focus(store.conn, settings.agent)]
+        session = payload.get("session_id")
+        if isinstance(session, str) and session:
+            parts += _compactions(store.conn, f"claude:{session}")
+        return SEPARATOR.join(parts)
+    except Exception:
+        return "vybe"
+    finally:
+        store.close()
+
+
+def run() -> int:
+    """Read the payload, print the line; exit 0 whatever happens."""
+    import sys
+
+    try:
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    except (AttributeError, OSError, ValueError):
+        raw = b""
+    try:
+        sys.stdout.write(line(raw) + "\n")
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        pass
+    return 0

@@ -1,0 +1,76 @@
+"""`vybe statusline` for Claude Code's statusLine setting: the JSON Claude Code sends on
+stdin, one line out (focus task, compactions so far, words kept), never an error."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from tests.conftest import VYBE, in_process
+from tests.integrations.conftest import SESSIONS
+from vybe.cli.entry import main
+
+# The fields Claude Code sends a status line command (its statusline docs).
+PAYLOAD = {
+    "session_id": SESSIONS["claude"],
+    "transcript_path": "/nowhere.jsonl",
+    "cwd": "/work/proj",
+    "model": {"id": "claude-opus-4-1", "display_name": "Opus"},
+    "workspace": {"current_dir": "/work/proj", "project_dir": "/work/proj"},
+    "version": "2.1.197",
+    "output_style": {"name": "default"},
+    "cost": {"total_cost_usd": 0.42, "total_duration_ms": 180000},
+    "context_window": {"context_window_size": 200000, "current_usage": {"input_tokens": 8500}},
+}
+
+
+def run_line(vybe, payload: object = PAYLOAD, env: dict | None = None) -> str:
+    """The executable's own entry point, in-process, as Claude Code would run it."""
+    stdin = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    with in_process(env or vybe.env, stdin, argv=["statusline"]) as streams:
+        code = main()
+    assert code == 0
+    assert streams.out.count("\n") == 1
+    return streams.out.rstrip("\n")
+
+
+def test_the_line_names_the_focus_the_compactions_and_the_words_kept(agent, tmp_path):
+    task = agent.vybe.task("Port the billing service to Go")
+    agent.vybe.ok("task", "begin", "--id", task, agent="claude")
+    assert run_line(agent.vybe) == (
+        "vybe · Port the billing service to Go · no compaction yet · 0 of your messages"
+        " in the record"
+    )
+    agent.transcript = tmp_path / "none.jsonl"
+    for prompt in ("Goal: port billing.", "Never deploy on Fridays.", "ok"):
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    for _ in range(2):
+        agent.send("claude", "pre_compact", trigger="auto")
+        agent.send("claude", "session_start_compact")
+    assert run_line(agent.vybe) == (
+        "vybe · Port the billing service to Go · 2 compactions · 3/3 of your words kept"
+    )
+
+
+def test_bad_payloads_and_a_missing_store_still_give_a_line(vybe, tmp_path):
+    assert run_line(vybe, b"{not json") == "vybe"
+    vybe.ok("init")
+    assert run_line(vybe, b"{not json") == "vybe · no focus task"
+    assert run_line(vybe, [1, 2]) == "vybe · no focus task"
+    assert run_line(vybe, {"session_id": 7}) == "vybe · no focus task"
+    missing = {**vybe.env, "VYBE_DB_PATH": str(tmp_path / "gone" / "vybe.db")}
+    assert run_line(vybe, PAYLOAD, missing) == "vybe"
+    assert not (tmp_path / "gone").exists()
+
+
+def test_the_installed_executable_prints_one_line_and_exits_0(vybe):
+    vybe.ok("init")
+    done = subprocess.run(
+        [VYBE, "statusline"],
+        input=json.dumps(PAYLOAD).encode(),
+        capture_output=True,
+        env=vybe.env,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.decode().startswith("vybe · no focus task · no compaction yet")
