@@ -14,9 +14,9 @@ from vybe.cli.entry import main
 PAYLOAD = {
     "session_id": SESSIONS["claude"],
     "transcript_path": "/nowhere.jsonl",
-    "cwd": "/work/proj",
+    "cwd": "/home/me/proj",
     "model": {"id": "claude-opus-4-1", "display_name": "Opus"},
-    "workspace": {"current_dir": "/work/proj", "project_dir": "/work/proj"},
+    "workspace": {"current_dir": "/home/me/proj", "project_dir": "/home/me/proj"},
     "version": "2.1.197",
     "output_style": {"name": "default"},
     "cost": {"total_cost_usd": 0.42, "total_duration_ms": 180000},

@@ -9,6 +9,7 @@ from vybe import clock, jsonio
 from vybe.digest import sha256_hex
 from vybe.store import artifacts as artifact_rows
 from vybe.store import brief as brief_rows
+from vybe.store import handoffs as handoff_rows
 from vybe.store import memory as memory_rows
 from vybe.store import tasks as task_rows
 from vybe.text import shorten
@@ -30,6 +31,7 @@ STALE_DAYS, VERY_STALE_DAYS = 30, 90
 LINE_MAX = 400
 HEAD = "== VYBE (task tracker) =="  # the brief's first line: how a thread shows it holds one
 COMMANDS_HEAD = "== COMMANDS =="
+HANDOFF_CHARS = 5000  # the section of a hand-off's context, built within its own budget
 EPOCH = "1970-01-01T00:00:00.000000Z"
 
 
@@ -57,8 +59,10 @@ def build(
     project: dict | None,
     as_of_event_id: int,
     as_of: str | None,
+    agent: str | None = None,
 ) -> dict:
-    """The brief packet, read inside one snapshot; identical state gives an identical packet."""
+    """The brief packet, read inside one snapshot; identical state gives an identical packet.
+    ``agent``'s brief carries the context handed to it with the task, if any."""
     project_id = project["id"] if project else None
     if task is not None:
         recent = brief_rows.task_events(conn, task["id"], TASK_EVENTS_LIMIT)
@@ -71,6 +75,7 @@ def build(
     pipeline = task_rows.select(
         conn, task_rows.TaskQuery(project_id=project_id, ready=True, limit=PIPELINE_LIMIT + 1)
     )
+    handoff = handoff_rows.for_task(conn, task["id"], agent) if task and agent else None
     return {
         "brief_version": BRIEF_VERSION,
         "as_of_event_id": as_of_event_id,
@@ -88,6 +93,7 @@ def build(
             for t in pipeline
             if task is None or t["id"] != task["id"]
         ][:PIPELINE_LIMIT],
+        "handoff": handoff,
     }
 
 
@@ -242,12 +248,47 @@ def _tail(brief: dict, vybe: str) -> list[str]:
     return lines
 
 
+def _handoff(brief: dict) -> list[str]:
+    """The context another agent handed over with the task: the person's words quoted as
+    theirs, everything else labelled as the other agent's."""
+    handoff = brief.get("handoff")
+    if not handoff:
+        return []
+    sender = handoff["from_agent"]
+    lines = [
+        f"=== Handed over by {sender} (from its session {handoff['session_id']}) ===",
+        f"Everything in this section comes from {sender}'s record, not from you; only the"
+        " quoted messages are the user's own words.",
+    ]
+    words = handoff["user_words"]
+    if words:
+        total = handoff["user_messages"]
+        lines.append(f"The user's own words (verbatim, {len(words)} of {total} messages):")
+        for word in words:
+            lines += [f"--- #{word['seq']} {word['at']}", word["text"]]
+        lines.append("--- end of the user's words")
+    state = handoff["working_state"]
+    if state["source"] == "now":
+        lines += [
+            f"{sender}'s last working state (its checkpoint's NOW, not the user's):",
+            state["now"],
+        ]
+    else:
+        for reply in state["replies"]:
+            lines += [f"{sender}'s last reply (its words, not the user's):", reply]
+        for failure in state["failures"]:
+            lines += [f"A tool failure {sender} hit:", failure]
+    if handoff["references"]:
+        lines.append("Exact references found there: " + ", ".join(handoff["references"]))
+    return [shorten("\n".join(lines), HANDOFF_CHARS, "\n[cut: the rest is in the record]"), ""]
+
+
 def render_prompt(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
     """Fixed sections always; variable ones share the budget in priority order. ``vybe``
     starts every command line shown (``config.command_line(agent)``)."""
     budget = _Budget(budget_tokens)
     memory_ids = _variable(budget, brief)
-    text = "\n".join([*_head(brief), *budget.lines, *_tail(brief, vybe)])
+    text = "\n".join([*_head(brief), *_handoff(brief), *budget.lines, *_tail(brief, vybe)])
     report = {"limit": budget_tokens, "used": budget.used, "dropped": budget.dropped}
     return Prompt(text, report, memory_ids)
 

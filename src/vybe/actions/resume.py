@@ -84,7 +84,12 @@ def plan(
     brief_project_id = project_id or (focus.task["project_id"] if focus.task else None)
     project = project_rows.get(conn, brief_project_id) if brief_project_id else None
     packet = briefs.build(
-        conn, task=focus.task, project=project, as_of_event_id=head_id, as_of=head_at
+        conn,
+        task=focus.task,
+        project=project,
+        as_of_event_id=head_id,
+        as_of=head_at,
+        agent=agent,
     )
     brief, prompt = briefs.finish(packet, config.command_line(agent))
     return Plan(agent, state, project_id, focus, deltas, cursor, new_cursor, brief, prompt)

@@ -12,6 +12,7 @@ from vybe.errors import AlreadyClaimed, BlockedByDependency, InvalidInput, NotFo
 from vybe.store import Store
 from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
+from vybe.store import handoffs as handoff_rows
 from vybe.store import projects as project_rows
 from vybe.store import tasks as task_rows
 
@@ -394,10 +395,30 @@ def _release_for_handoff(
     return task_rows.set_status(conn, task["id"], "pending", None, at)
 
 
+def _carried(context: dict | None) -> dict | None:
+    """What a hand-off's context holds, in counts (the whole is in the receiver's brief)."""
+    if context is None:
+        return None
+    return {
+        "session_id": context["session_id"],
+        "user_words": len(context["user_words"]),
+        "working_state": context["working_state"]["source"],
+        "references": len(context["references"]),
+    }
+
+
 def assign(
-    store: Store, agent: str, request_id: str, *, task_id: str, to: str, note: str = ""
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    task_id: str,
+    to: str,
+    note: str = "",
+    context: dict | None = None,
 ) -> dict:
-    """Hand a task to another agent: an event addressed to it, read by its next resume.
+    """Hand a task to another agent: an event addressed to it, read by its next resume, with
+    the ``context`` built from the record (shown in the receiver's brief) when there is one.
 
     A task in progress is released first (its claim ends, it is pending again, it leaves the
     sender's focus), since a hand-off is only taken from a pending task; one that another
@@ -423,7 +444,10 @@ def assign(
             assignee_agent=assignee,
             metadata={"released_claim": True} if released is not None else None,
         )
-        return {"task_id": task_id, "assignee": assignee, "event_id": event_id}
+        if context is not None:
+            handoff_rows.insert(conn, event_id, task_id, agent, assignee, context, at)
+        carried = _carried(context)
+        return {"task_id": task_id, "assignee": assignee, "event_id": event_id, "context": carried}
 
     return store.idempotent(
         agent, request_id, "task.assign", {"task_id": task_id, "to": assignee, "note": note}, run

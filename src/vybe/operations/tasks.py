@@ -109,8 +109,18 @@ def _heartbeat(ctx, v: dict) -> dict:
 
 
 def _assign(ctx, v: dict) -> dict:
+    from vybe.integrations import handoff
+
+    limits.text("session_id", v["session_id"] or "", limits.PATH_MAX)
+    context = None if v["no_context"] else handoff.build(ctx.store, ctx.agent, v["session_id"])
     return actions.assign(
-        ctx.store, ctx.agent, ctx.request_id, task_id=v["task_id"], to=v["to"], note=v["note"]
+        ctx.store,
+        ctx.agent,
+        ctx.request_id,
+        task_id=v["task_id"],
+        to=v["to"],
+        note=v["note"],
+        context=context,
     )
 
 
@@ -281,10 +291,20 @@ OPERATIONS = (
             TASK_ID,
             Param("to", help="the receiving agent", required=True, max_length=limits.AGENT_MAX),
             NOTE.but(help="a word for the receiver"),
+            Param(
+                "session_id",
+                help="the record session the context comes from (default: this agent's newest"
+                " session its hooks recorded)",
+                max_length=limits.PATH_MAX,
+            ),
+            Param("no_context", "boolean", "hand over the task alone, without context"),
         ),
         writes=True,
-        result=TASK,
-        examples=('vybe task assign --task-id T --to bob --note "yours now"',),
+        result={**TASK, "context": "object"},
+        examples=(
+            'vybe task assign --task-id T --to bob --note "yours now"',
+            "vybe task assign --task-id T --to codex --session-id claude:UUID",
+        ),
     ),
     Operation(
         "task done",

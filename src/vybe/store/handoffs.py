@@ -1,0 +1,90 @@
+"""Hand-off context in SQL: what a task_assigned event carried, and the record's places it
+is built from (the sending agent's newest session, its tool failures there)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from vybe import jsonio
+
+FAILURES_READ = 50  # the sender's newest failures read to find this session's
+
+
+def insert(
+    conn: sqlite3.Connection,
+    event_id: int,
+    task_id: str,
+    from_agent: str,
+    to_agent: str,
+    context: dict,
+    at: str,
+) -> None:
+    conn.execute(
+        "INSERT INTO handoff_context (event_id, task_id, from_agent, to_agent, session_id,"
+        " context, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            event_id,
+            task_id,
+            from_agent,
+            to_agent,
+            context.get("session_id"),
+            jsonio.dumps(context, ensure_ascii=False),
+            at,
+        ),
+    )
+
+
+def for_task(conn: sqlite3.Connection, task_id: str, to_agent: str) -> dict | None:
+    """The newest context handed to ``to_agent`` with this task, if any."""
+    row = conn.execute(
+        "SELECT event_id, from_agent, created_at, context FROM handoff_context"
+        " WHERE task_id = ? AND to_agent = ? ORDER BY event_id DESC LIMIT 1",
+        (task_id, to_agent),
+    ).fetchone()
+    if row is None:
+        return None
+    context = jsonio.loads(row["context"])
+    return {
+        **context,
+        "event_id": row["event_id"],
+        "from_agent": row["from_agent"],
+        "at": row["created_at"],
+    }
+
+
+def newest_prompt_session(conn: sqlite3.Connection, agent: str) -> str | None:
+    """The record session of the newest prompt this agent's hooks logged (claude:<id> or
+    codex:<id>, whichever the record holds)."""
+    row = conn.execute(
+        "SELECT metadata FROM events WHERE kind = 'user_prompt' AND agent_name = ?"
+        " ORDER BY id DESC LIMIT 1",
+        (agent,),
+    ).fetchone()
+    meta = jsonio.loads(row["metadata"]) if row and row["metadata"] else {}
+    session = meta.get("session_id") if isinstance(meta, dict) else None
+    if not isinstance(session, str):
+        return None
+    for candidate in (f"claude:{session}", f"codex:{session}", session):
+        if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (candidate,)).fetchone():
+            return candidate
+    return None
+
+
+def tool_failures(conn: sqlite3.Connection, agent: str, session_id: str, limit: int) -> list[str]:
+    """The messages of this agent's newest tool failures in a session (the hooks' session
+    id is the record session's after its ``claude:`` / ``codex:``), newest last."""
+    rows = conn.execute(
+        "SELECT message, metadata FROM events WHERE kind = 'tool_failure' AND agent_name = ?"
+        " ORDER BY id DESC LIMIT ?",
+        (agent, FAILURES_READ),
+    ).fetchall()
+    bare = session_id.split(":", 1)[-1]
+    found = []
+    for row in rows:
+        meta = jsonio.loads(row["metadata"]) if row["metadata"] else {}
+        if isinstance(meta, dict) and meta.get("session_id") in (bare, session_id):
+            preview = meta.get("error_preview") or row["message"]
+            found.append(f"{row['message']}\n{preview}" if preview != row["message"] else preview)
+        if len(found) == limit:
+            break
+    return found[::-1]

@@ -1,0 +1,128 @@
+"""A task handed from a Claude Code session to a Codex session and back carries its
+context: the person's words verbatim, the sender's last working state and the exact
+references, shown in the receiver's brief as the other agent's, never as the person's."""
+
+from __future__ import annotations
+
+from tests.integrations.conftest import SESSIONS
+
+GOAL = "Goal: port the billing service to Go.\nNever touch payments/ — it is frozen."
+RULE = "Use half-even rounding in the ledger, always."
+CLAUDE_REPLY = "Moved src/billing/ledger.go; `go test ./billing/...` fails on rounding."
+CODEX_RULE = "Keep the old ledger.py as a fallback until Friday."
+CODEX_REPLY = "Rounding fixed in src/billing/round.go; `go test ./billing/...` passes."
+
+
+def _claude_works(agent, tmp_path) -> str:
+    agent.transcript = tmp_path / "none.jsonl"
+    for prompt in (GOAL, "ok", RULE):
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    agent.send("claude", "post_tool_use_failure", error="Exit code 1\nFAIL billing/round_test.go")
+    agent.send("claude", "stop", last_assistant_message=CLAUDE_REPLY)
+    task = agent.vybe.task("Port billing to Go", agent="claude")
+    agent.vybe.ok("task", "begin", "--task-id", task, agent="claude")
+    return task
+
+
+def _section(context: str, sender: str) -> str:
+    start = context.index(f"=== Handed over by {sender}")
+    end = context.index("\n\n", start)
+    return context[start:end]
+
+
+def test_claude_hands_to_codex_with_the_users_words_its_state_and_references(agent, tmp_path):
+    task = _claude_works(agent, tmp_path)
+    handed = agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    assert handed["context"] == {
+        "session_id": f"claude:{SESSIONS['claude']}",
+        "user_words": 3,
+        "working_state": "record",
+        "references": handed["context"]["references"],
+    }
+    context = agent.send("codex", "session_start_startup").context
+    assert f"ID: {task}" in context
+    section = _section(context, "claude")
+    words = section[section.index("The user's own words") : section.index("--- end of the user's")]
+    assert GOAL in words and RULE in words
+    assert CLAUDE_REPLY not in words and "FAIL billing" not in words
+    assert f"claude's last reply (its words, not the user's):\n{CLAUDE_REPLY}" in section
+    assert "A tool failure claude hit:" in section and "FAIL billing/round_test.go" in section
+    refs = section[section.index("Exact references found there: ") :]
+    for ref in ("go test ./billing/...", "src/billing/ledger.go", "payments/"):
+        assert ref in refs
+    assert "comes from claude's record, not from you" in section
+    assert agent.log == ""
+
+
+def test_codex_hands_back_to_claude_with_its_own_sessions_context(agent, tmp_path):
+    task = _claude_works(agent, tmp_path)
+    agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    agent.send("codex", "session_start_startup")
+    agent.send("codex", "user_prompt_submit", prompt=CODEX_RULE, transcript_path=None)
+    agent.send("codex", "stop", last_assistant_message=CODEX_REPLY, transcript_path=None)
+    back = agent.vybe.ok("task", "assign", "--task-id", task, "--to", "claude", agent="codex")
+    assert back["context"]["session_id"] == f"codex:{SESSIONS['codex']}"
+    context = agent.send("claude", "session_start_resume").context
+    section = _section(context, "codex")
+    assert CODEX_RULE in section and f"(its words, not the user's):\n{CODEX_REPLY}" in section
+    assert GOAL not in section  # claude's own session's words are not codex's to hand over
+    assert "=== Handed over by claude" not in context
+    assert "src/billing/round.go" in section
+
+
+def test_a_checkpointed_session_hands_over_its_now(vybe):
+    for n in range(40):
+        vybe.ok(
+            "session", "say", "s1", f"step {n}: keep the ledger rounding half-even " + "x " * 200
+        )
+    vybe.ok("session", "checkpoint", "s1", "--scripted", "--window", "32000")
+    task = vybe.task("Finish the ledger")
+    handed = vybe.ok("task", "assign", "--task-id", task, "--to", "codex", "--session-id", "s1")
+    assert handed["context"]["working_state"] == "now"
+    prompt = vybe.ok("brief", "--task-id", task, agent="codex")["prompt"]
+    assert "(its checkpoint's NOW, not the user's)" in prompt
+
+
+def test_a_hand_off_without_a_session_or_asked_without_context_carries_the_task_alone(vybe):
+    task = vybe.task("Port billing")
+    assert vybe.ok("task", "assign", "--task-id", task, "--to", "codex")["context"] is None
+    other = vybe.task("Port ledger")
+    vybe.ok("session", "say", "s1", GOAL)
+    plain = vybe.ok(
+        "task", "assign", "--task-id", other, "--to", "codex", "--session-id", "s1", "--no-context"
+    )
+    assert plain["context"] is None
+    assert "Handed over" not in vybe.ok("brief", "--task-id", other, agent="codex")["prompt"]
+
+
+def test_bad_hand_offs_are_refused_and_change_nothing(vybe):
+    task = vybe.task("Port billing")
+    vybe.refused(
+        "NOT_FOUND", "task", "assign", "--task-id", task, "--to", "codex", "--session-id", "nope"
+    )
+    vybe.refused(
+        "INVALID_INPUT",
+        "task",
+        "assign",
+        "--task-id",
+        task,
+        "--to",
+        "codex",
+        "--session-id",
+        "s" * 5000,
+    )
+    vybe.refused("INVALID_INPUT", "task", "assign", "--task-id", task, "--to", " ")
+    vybe.refused("NOT_FOUND", "task", "assign", "--task-id", "task_0_nope", "--to", "codex")
+
+
+def test_the_mcp_tool_hands_over_with_context(vybe):
+    from vybe import config
+    from vybe.integrations.mcp_tools import Tools
+
+    vybe.ok("session", "say", "s1", GOAL)
+    task = vybe.task("Port billing")
+    tools = Tools(config.load("claude", str(vybe.db_path)))
+    result = tools.call("task_assign", {"task_id": task, "to": "codex", "session_id": "s1"})
+    assert not result["isError"] and result["structuredContent"]["context"]["user_words"] == 1
+    missing = tools.call("task_assign", {"task_id": task, "to": "codex", "session_id": "nope"})
+    assert missing["structuredContent"]["error_code"] == "NOT_FOUND"
