@@ -23,7 +23,9 @@ from vybe.store import sessions as session_rows
 SHORTENED = "memo_over_budget_shortened"
 
 
-def _vybe_receipt(attempt: object, checkpoint: object, users: list) -> dict:
+def _vybe_receipt(
+    attempt: record_rows.Attempt, checkpoint: record_rows.Checkpoint | None, users: list
+) -> dict:
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
     if checkpoint is not None:
         ticked = {m.seq for m in checkpoint.memo if m.checked}
