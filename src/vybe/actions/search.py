@@ -57,34 +57,6 @@ def _time(name: str, value: str | None) -> str | None:
         ) from None
 
 
-def _check_words(text: str) -> None:
-    """Full-text syntax that stays inside the query: no column filter (``col : x``, which
-    would reach the filters' tags) and no parenthesis closing what the query did not open
-    (which would escape the filters). Quoted text is a phrase and may hold anything."""
-    depth, quoted = 0, False
-    for char in text:
-        if char == '"':
-            quoted = not quoted
-        elif quoted:
-            continue
-        elif char == ":":
-            raise _syntax("a column filter (':') is not part of a search", text)
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth < 0:
-                raise _syntax("a ')' closes nothing", text)
-
-
-def _syntax(reason: str, text: str) -> InvalidInput:
-    return InvalidInput(
-        f"the search query is not valid full-text syntax: {reason}",
-        context={"field": "query", "reason": reason},
-        suggested_action='quote a phrase ("…"), or search with --mode literal',
-    )
-
-
 def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQuery:
     limits.text("query", query.text, QUERY_MAX, required=True)
     if mode not in MODES:
@@ -110,8 +82,6 @@ def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQ
             context={"field": "query", "length": len(query.text.strip())},
             suggested_action="search for more of the text, or search words",
         )
-    if not literal:
-        _check_words(query.text)
     return query._replace(
         literal=literal,
         text=query.text.strip() if literal else query.text,
