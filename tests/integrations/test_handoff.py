@@ -126,3 +126,17 @@ def test_the_mcp_tool_hands_over_with_context(vybe):
     assert not result["isError"] and result["structuredContent"]["context"]["user_words"] == 1
     missing = tools.call("task_assign", {"task_id": task, "to": "codex", "session_id": "nope"})
     assert missing["structuredContent"]["error_code"] == "NOT_FOUND"
+
+
+def test_a_resumed_thread_that_holds_the_brief_gets_the_hand_off_in_its_delta(agent, tmp_path):
+    task = _claude_works(agent, tmp_path)
+    held = tmp_path / "codex-rollout.jsonl"
+    held.write_text('{"text": "== VYBE (task tracker) =="}\n' + '{"type": "user"}\n' * 2)
+    agent.send("codex", "session_start_startup", transcript_path=str(held))
+    agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    delta = agent.send("codex", "session_start_resume", transcript_path=str(held)).context
+    assert delta.startswith("== VYBE (resumed")
+    section = _section(delta, "claude")
+    assert GOAL in section and f"(its words, not the user's):\n{CLAUDE_REPLY}" in section
+    again = agent.send("codex", "session_start_resume", transcript_path=str(held)).context
+    assert "=== Handed over by claude" not in again  # shown once, with the events it came with

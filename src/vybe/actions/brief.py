@@ -248,7 +248,7 @@ def _tail(brief: dict, vybe: str) -> list[str]:
     return lines
 
 
-def _handoff(brief: dict) -> list[str]:
+def handoff_section(brief: dict) -> list[str]:
     """The context another agent handed over with the task: the person's words quoted as
     theirs, everything else labelled as the other agent's."""
     handoff = brief.get("handoff")
@@ -288,7 +288,7 @@ def render_prompt(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) ->
     starts every command line shown (``config.command_line(agent)``)."""
     budget = _Budget(budget_tokens)
     memory_ids = _variable(budget, brief)
-    text = "\n".join([*_head(brief), *_handoff(brief), *budget.lines, *_tail(brief, vybe)])
+    text = "\n".join([*_head(brief), *handoff_section(brief), *budget.lines, *_tail(brief, vybe)])
     report = {"limit": budget_tokens, "used": budget.used, "dropped": budget.dropped}
     return Prompt(text, report, memory_ids)
 

@@ -191,8 +191,9 @@ def holds_brief(path: str) -> bool:
 
 def resume_delta(resumed: dict) -> str:
     """What changed since the brief this thread already holds: the focus, the others' events
-    since this agent's cursor, the progress and the commands (a full brief is not repeated)."""
-    from vybe.actions.brief import COMMANDS_HEAD
+    since this agent's cursor, a hand-off's context that came with them, the progress and the
+    commands (a full brief is not repeated)."""
+    from vybe.actions.brief import COMMANDS_HEAD, handoff_section
 
     packet, prompt = resumed["brief"], resumed["prompt"]
     task, counts = packet["task"], packet["counts"]
@@ -203,6 +204,9 @@ def resume_delta(resumed: dict) -> str:
     if news:
         lines.append(f"Since the brief above ({len(news)} of the newest events):")
         lines += [hook_actions.clip(f"- [{e['kind']}] {e['message']}", 200) for e in news]
+    handoff = packet.get("handoff")
+    if handoff and any(e["id"] == handoff["event_id"] for e in resumed["deltas"]):
+        lines += ["", *handoff_section(packet)]
     lines.append(
         f"Progress: {counts['pending']} pending, {counts['in_progress']} in progress,"
         f" {counts['completed']} completed, {counts['blocked']} blocked"
