@@ -33,7 +33,7 @@ class SearchQuery(
         return max(RANK_WINDOW, self.offset + self.limit + 1)
 
 
-RANK_WINDOW = 5000
+RANK_WINDOW = 1000
 BACKFILL_BATCH = 5000
 # Each source's table and the view that says what its rows contribute to the indexes.
 _SOURCES = {"messages": "search_messages", "events": "search_events"}
