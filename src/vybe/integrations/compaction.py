@@ -17,6 +17,7 @@ from vybe.store import receipts as receipt_rows
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
     from vybe.integrations.user_words import Chosen
@@ -26,8 +27,9 @@ TAIL_BYTES = 512 * 1024  # where a transcript's newest usage and compaction line
 TRIGGERS = ("auto", "manual")
 
 
-def tail(path: str) -> list[dict]:
-    """The JSON objects of the transcript's last TAIL_BYTES, newest first; [] when unreadable."""
+def tail(path: str) -> list[str]:
+    """The lines of the transcript's last TAIL_BYTES that may hold usage or a compaction,
+    newest first, not parsed yet; [] when unreadable."""
     if not path:
         return []
     try:
@@ -39,27 +41,32 @@ def tail(path: str) -> list[dict]:
         return []
     if start:
         lines = lines[1:]  # the first line read is the end of a longer one
-    found = []
-    for line in reversed(lines):
-        if '"usage"' not in line and "token_count" not in line and "compact" not in line:
+    marks = ('"usage"', "token_count", "compact")
+    return [line for line in reversed(lines) if any(m in line for m in marks)]
+
+
+def _parsed(lines: list[str], needle: str) -> Iterator[dict]:
+    """The JSON objects of the lines holding ``needle``, parsed only as far as they are read
+    (each question stops at its newest answer)."""
+    for line in lines:
+        if needle not in line:
             continue
         try:
             item = jsonio.loads(line)
         except ValueError:
             continue
         if isinstance(item, dict):
-            found.append(item)
-    return found
+            yield item
 
 
 def _number(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def claude_usage(lines: list[dict]) -> int | None:
+def claude_usage(lines: list[str]) -> int | None:
     """The context's size as the newest reply's usage says: input, cache writes and reads,
     output (what PreCompact sees: the compaction is about to start)."""
-    for item in lines:
+    for item in _parsed(lines, '"usage"'):
         message = item.get("message")
         usage = message.get("usage") if isinstance(message, dict) else None
         if item.get("type") == "assistant" and isinstance(usage, dict):
@@ -68,19 +75,19 @@ def claude_usage(lines: list[dict]) -> int | None:
     return None
 
 
-def claude_boundary(lines: list[dict]) -> int | None:
+def claude_boundary(lines: list[str]) -> int | None:
     """The ``preTokens`` of the newest compaction boundary Claude wrote (SessionStart(compact)
     comes after it), its own count of the context it compacted."""
-    for item in lines:
+    for item in _parsed(lines, "compact_boundary"):
         meta = item.get("compactMetadata")
         if item.get("subtype") == "compact_boundary" and isinstance(meta, dict):
             return _number(meta.get("preTokens")) or None
     return None
 
 
-def codex_tokens(lines: list[dict]) -> int | None:
+def codex_tokens(lines: list[str]) -> int | None:
     """The newest ``token_count`` event's last request, input and output."""
-    for item in lines:
+    for item in _parsed(lines, "token_count"):
         payload = item.get("payload")
         if not isinstance(payload, dict) or payload.get("type") != "token_count":
             continue
@@ -91,9 +98,9 @@ def codex_tokens(lines: list[dict]) -> int | None:
     return None
 
 
-def codex_kept(lines: list[dict]) -> set[str]:
+def codex_kept(lines: list[str]) -> set[str]:
     """The texts of the user messages Codex's newest compaction kept in its context."""
-    for item in lines:
+    for item in _parsed(lines, '"compacted"'):
         payload = item.get("payload")
         if item.get("type") != "compacted" or not isinstance(payload, dict):
             continue
