@@ -36,6 +36,10 @@ RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no m
 HOOK_SOURCE = "prompt_hook"
 PROMPT_WAITS_FOR_IMPORT = 1.0  # seconds a prompt waits for a running transcript import
 IMPORT_WAIT = 5.0  # seconds an import waits for another one: within every hook's timeout
+# What one hook's import may read: a first import of a long session goes on next hook
+# (a 3,000-turn, 11 MB transcript took 4.6 s of PreCompact's 10 s in one go).
+IMPORT_BUDGET_BYTES = 4 * 1024 * 1024
+IMPORT_BUDGET_SECONDS = 2.0
 # Patterns, not compiled ones: a session start needs no regular expression, and re with enum
 # costs a process ~2.5 ms (re caches what it compiles).
 STATUS_ASK = (
@@ -73,12 +77,18 @@ def focus_line(hook: Hook) -> str:
 
 
 def brief(hook: Hook) -> dict:
-    """Resume in this folder's project: the cursor moves, the brief and its prompt come back."""
-    from vybe import clock
+    """Resume in this folder's project: the cursor moves, the brief and its prompt come back.
+    Nothing goes to the idempotency ledger (no one could replay a hook's resume) and the
+    memory shown is not counted as read: the write stays a few pages on any store."""
     from vybe.actions import resume
 
     return resume.resume(
-        hook.store, hook.agent, clock.new_id("hook"), project_dir=hook.cwd, limit=RESUME_LIMIT
+        hook.store,
+        hook.agent,
+        None,
+        project_dir=hook.cwd,
+        limit=RESUME_LIMIT,
+        count_reads=False,
     )
 
 
@@ -191,8 +201,8 @@ def holds_brief(path: str) -> bool:
 
 def resume_delta(resumed: dict) -> str:
     """What changed since the brief this thread already holds: the focus, the others' events
-    since this agent's cursor, a hand-off's context that came with them, the progress and the
-    commands (a full brief is not repeated)."""
+    since this agent's cursor, a hand-off's context that came with them, the progress, what
+    is up next and the commands (a full brief is not repeated)."""
     from vybe.actions.brief import COMMANDS_HEAD, handoff_section
 
     packet, prompt = resumed["brief"], resumed["prompt"]
@@ -211,6 +221,10 @@ def resume_delta(resumed: dict) -> str:
         f"Progress: {counts['pending']} pending, {counts['in_progress']} in progress,"
         f" {counts['completed']} completed, {counts['blocked']} blocked"
     )
+    if packet["pipeline"]:
+        lines.append(
+            "Up next: " + "; ".join(f"{t['title'][:80]} ({t['id']})" for t in packet["pipeline"])
+        )
     commands = prompt[prompt.find(COMMANDS_HEAD) :] if COMMANDS_HEAD in prompt else ""
     return "\n".join([*lines, "", commands]).rstrip()
 
@@ -392,10 +406,14 @@ class SkipHooked:
         return getattr(self.record, name)
 
 
-def _hooked_since_import(rows: list[MessageRow], stamp: str) -> list[tuple[str, str, bool]]:
-    """Rows the hooks recorded after the last imported row: not yet matched in the file."""
-    last = max((r.seq for r in rows if stamp in r.data), default=0)
-    return [_hooked_key(r) for r in rows if r.seq > last and r.source in HOOKED_SOURCES]
+def _hooked_since_import(record: Any, session_id: str, stamp: str) -> list[tuple[str, str, bool]]:
+    """Rows the hooks recorded after the last imported row: not yet matched in the file (only
+    the rows after it are read)."""
+    from vybe.store import record as record_rows
+
+    last = next((seq for seq, _ in record_rows.stamps(record.store.conn, session_id, stamp)), 0)
+    rows = record.messages(session_id, last + 1)
+    return [_hooked_key(r) for r in rows if r.source in HOOKED_SOURCES]
 
 
 def import_lock(store: Any) -> str:
@@ -423,14 +441,16 @@ def import_skipping_hooked(
                 f"another transcript import has held {import_lock(record.store)} for {wait:g} s",
                 suggested_action="retry when it is done; nothing is lost meanwhile",
             )
-        target = SkipHooked(record, _hooked_since_import(record.messages(session_id), stamp))
+        target = SkipHooked(record, _hooked_since_import(record, session_id, stamp))
         target.result = run(target, session_id, path)
     return target
 
 
-def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
+def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
     """The hook's transcript into its record session; None without a transcript, or while
-    another import holds the lock (the next hook goes on from where the last import ended)."""
+    another import holds the lock (the next hook goes on from where the last import ended).
+    ``importer()`` gives (stamp, import function), loaded only when there is a file: the
+    importers' modules cost a hook tens of ms."""
     from pathlib import Path
 
     from vybe.errors import DatabaseLocked
@@ -440,9 +460,18 @@ def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
     path = Path(hook.text("transcript_path"))
     if not hook.text("transcript_path") or not path.is_file():
         return None
+    stamp, run = importer()
+
+    def bounded(record: Any, session_id: str, file: Path) -> Any:
+        from vybe.integrations.transcript_import import Budget
+
+        return run(
+            record, session_id, file, budget=Budget(IMPORT_BUDGET_BYTES, IMPORT_BUDGET_SECONDS)
+        )
+
     try:
         return import_skipping_hooked(
-            SqliteRecord(hook.store), hook.record_session, path, stamp, run
+            SqliteRecord(hook.store), hook.record_session, path, stamp, bounded
         )
     except DatabaseLocked as busy:
         from vybe.integrations.hooks import log_failure
@@ -451,12 +480,16 @@ def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
         return None
 
 
+def transcript_importer() -> tuple[str, Any]:
+    from vybe.integrations import claude_transcript
+
+    return claude_transcript.STAMP, claude_transcript.import_transcript
+
+
 def import_transcript(hook: Hook) -> str | None:
     """Bring the transcript's new lines into the record and open the compaction's receipt
     (nothing is injected)."""
-    from vybe.integrations import claude_transcript
-
-    import_since_hooks(hook, claude_transcript.STAMP, claude_transcript.import_transcript)
+    import_since_hooks(hook, transcript_importer)
     pre_compact(hook)
     return None
 
@@ -480,6 +513,8 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
     text = hook.text("last_assistant_message")
     if not text.strip() or (imported is not None and imported.last_reply == text):
         return
+    if imported is not None and imported.result.more:
+        return  # the file holds it: the import going on next hook brings it in its place
     with locks.exclusive(import_lock(hook.store), timeout=IMPORT_WAIT):
         if last_reply(hook) == text:
             return
@@ -492,10 +527,7 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
 
 def stop(hook: Hook) -> str | None:
     """Import the transcript, and keep the final reply from the payload if it is not in yet."""
-    from vybe.integrations import claude_transcript
-
-    stamp, run = claude_transcript.STAMP, claude_transcript.import_transcript
-    keep_final_reply(hook, import_since_hooks(hook, stamp, run))
+    keep_final_reply(hook, import_since_hooks(hook, transcript_importer))
     return None
 
 
@@ -516,6 +548,36 @@ def task_completed(hook: Hook) -> str | None:
         agent_task_id=agent_task,
         session_id=hook.session_id,
         project_id=os.path.abspath(hook.cwd),
+    )
+    return None
+
+
+def plan_approved(hook: Hook) -> str | None:
+    """Claude's PostToolUse after ExitPlanMode was approved: the plan's steps (as approved,
+    edits included) become tasks of the project, in order, once per plan."""
+    from vybe.actions import tasks as task_actions
+    from vybe.digest import sha256_hex
+    from vybe.integrations import plans
+
+    response, asked = hook.payload.get("tool_response"), hook.payload.get("tool_input")
+    plan = next((v["plan"] for v in (response, asked) if isinstance(v, dict) and v.get("plan")), "")
+    if hook.text("tool_name") != "ExitPlanMode" or not isinstance(plan, str) or not plan.strip():
+        return None
+    digest = sha256_hex(plan.encode("utf-8", "surrogatepass"))
+    project = os.path.abspath(hook.cwd)
+    once = sha256_hex(f"{project}\0{plan}".encode("utf-8", "surrogatepass"))  # per project
+    metadata = {
+        "plan": plans.title(plan),
+        "plan_sha256": digest,
+        "claude_session_id": hook.session_id,
+    }
+    task_actions.create_plan(
+        hook.store,
+        hook.agent,
+        f"plan_{once}",
+        project_dir=project,
+        steps=list(plans.steps(plan)),
+        metadata=metadata,
     )
     return None
 
@@ -592,12 +654,51 @@ def session_end(hook: Hook) -> str | None:
     return None
 
 
+def note_commits(hook: Hook) -> int:
+    """Log the commits made in the session's repository since its last hook looked (by the
+    agent's shell tool or by hand); how many. A failure is logged, never the hook's."""
+    from vybe.integrations import commits
+
+    try:
+        found, looked = commits.since_last_look(
+            hook.settings.db_path, hook.record_session, hook.cwd
+        )
+        for commit in found:
+            hook_actions.log_commit(
+                hook.store,
+                hook.agent,
+                commit,
+                project_id=os.path.abspath(hook.cwd),
+                session_id=hook.session_id,
+            )
+        looked()
+        return len(found)
+    except Exception as error:
+        from vybe.integrations.hooks import log_failure
+
+        log_failure(hook.target, hook.event, error)
+        return 0
+
+
+def watching_commits(handler: Any) -> Any:
+    """The handler, then a look for new commits (its answer unchanged)."""
+
+    def run(hook: Hook) -> str | None:
+        answer = handler(hook)
+        note_commits(hook)
+        return answer
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
 HANDLERS = {
-    "SessionStart": session_start,
-    "UserPromptSubmit": user_prompt,
-    "PostToolUseFailure": claude_tool_failure,
-    "PreCompact": import_transcript,
-    "Stop": stop,
+    "SessionStart": watching_commits(session_start),
+    "UserPromptSubmit": watching_commits(user_prompt),
+    "PostToolUseFailure": watching_commits(claude_tool_failure),
+    "PostToolUse": watching_commits(plan_approved),
+    "PreCompact": watching_commits(import_transcript),
+    "Stop": watching_commits(stop),
     "TaskCompleted": task_completed,
-    "SessionEnd": session_end,
+    "SessionEnd": watching_commits(session_end),
 }

@@ -78,11 +78,15 @@ def post_tool_use(hook: Hook) -> str | None:
     return claude_code.tool_failure(hook, response, exit_code=code)
 
 
-def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
-    """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
+def rollout_importer() -> tuple[str, Any]:
     from vybe.integrations import codex_rollout
 
-    return claude_code.import_since_hooks(hook, codex_rollout.STAMP, codex_rollout.import_rollout)
+    return codex_rollout.STAMP, codex_rollout.import_rollout
+
+
+def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
+    """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
+    return claude_code.import_since_hooks(hook, rollout_importer)
 
 
 def pre_compact(hook: Hook) -> str | None:
@@ -100,10 +104,13 @@ def stop(hook: Hook) -> str | None:
 
 
 HANDLERS = {
-    "SessionStart": claude_code.session_start,
-    "UserPromptSubmit": claude_code.user_prompt,
-    "PostToolUse": post_tool_use,
-    "PreCompact": pre_compact,
-    "Stop": stop,
-    "SessionEnd": claude_code.session_end,
+    event: claude_code.watching_commits(handler)
+    for event, handler in {
+        "SessionStart": claude_code.session_start,
+        "UserPromptSubmit": claude_code.user_prompt,
+        "PostToolUse": post_tool_use,  # every Bash call: a commit is seen as it is made
+        "PreCompact": pre_compact,
+        "Stop": stop,
+        "SessionEnd": claude_code.session_end,
+    }.items()
 }
