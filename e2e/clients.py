@@ -8,7 +8,7 @@ from typing import Any
 
 from sandbox import BIN, FAKE_KEY, Sandbox
 
-CLAUDE_TOOLS = "Bash,TaskCreate,TaskUpdate,ExitPlanMode,mcp__vybe"
+CLAUDE_TOOLS = "Bash,TaskCreate,TaskUpdate,ExitPlanMode,WaitForMcpServers,mcp__vybe"
 TEXT: dict[str, Any] = {"capture_output": True, "text": True}
 
 
@@ -78,9 +78,9 @@ class Codex:
         path.write_text(text + "\n" + path.read_text())
 
     def turn(
-        self, prompt: str, resume: str | None = None, bypass_trust: bool = True
+        self, prompt: str, resume: str | None = None, bypass_trust: bool = True, *extra: str
     ) -> dict[str, Any]:
-        argv = [str(BIN / "codex"), "exec"]
+        argv = [str(BIN / "codex"), *extra, "exec"]  # extra: options of codex itself (-c)
         if resume:
             argv += ["resume", resume]
         argv += ["--skip-git-repo-check", "--json"]

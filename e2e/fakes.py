@@ -202,13 +202,14 @@ class Anthropic(FakeServer):
         self._send(handler, body, content)
 
     def _after_tool(self, messages: list[dict[str, Any]], result: dict[str, Any]) -> list:
-        pending = self._pending_after(messages)
+        pending = self._pending_after(messages, _block_text(result))
         if pending:
             return [pending]
         return [{"type": "text", "text": _reply_text("", _block_text(result))}]
 
-    def _pending_after(self, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-        """A [[task]] turn is two calls: TaskCreate, then TaskUpdate to completed."""
+    def _pending_after(self, messages: list[dict[str, Any]], result: str) -> dict[str, Any] | None:
+        """A [[task]] turn is two calls: TaskCreate, then TaskUpdate to completed. A call of a
+        server still connecting waits for it (as the error asks), then is made again."""
         calls = [
             b
             for m in messages
@@ -218,6 +219,10 @@ class Anthropic(FakeServer):
         ]
         if calls and calls[-1].get("name") == "TaskCreate":
             return self._tool("TaskUpdate", {"taskId": "1", "status": "completed"})
+        if "Call WaitForMcpServers" in result:
+            return self._tool("WaitForMcpServers", {})
+        if len(calls) > 1 and calls[-1].get("name") == "WaitForMcpServers":
+            return self._tool(calls[-2]["name"], calls[-2].get("input") or {})
         return None
 
     def _tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,8 @@ LINK_KEY = "claude_task_id"
 LINK_SESSION_KEY = "claude_session_id"
 # What Claude Code sets in its Bash tool's environment: the session a command runs in.
 CLAUDE_SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
+# The ledger name commits are logged under: once per sha, whichever agent saw it first.
+COMMIT_LEDGER = "git"
 
 
 def clip(text: str, limit: int) -> str:
@@ -84,3 +86,23 @@ def complete_linked_task(
 
     args = {"vybe_task_id": vybe_task_id, **link, "project_id": project_id}
     return store.idempotent(agent, request_id, "hook.task_completed", args, run)
+
+
+def log_commit(
+    store: Store, agent: str, commit: dict[str, str], *, project_id: str, session_id: str
+) -> dict:
+    """One ``commit`` event (sha, branch, subject) linked to the agent's focus task, once
+    per sha whichever session or agent reports it."""
+    from vybe.store import agents as agent_rows
+
+    sha, subject = commit["sha"], commit["subject"]
+
+    def run(conn: sqlite3.Connection) -> dict:
+        state = agent_rows.get(conn, agent)
+        task_id = state["focus_task_id"] if state else None
+        metadata = {**commit, "session_id": session_id}
+        message = clip(f"{sha[:12]} {subject}", limits.MESSAGE_MAX)
+        event = event_rows.NewEvent("commit", agent, message, task_id, project_id, metadata)
+        return {"event_id": event_rows.insert(conn, event, clock.now_iso()), "task_id": task_id}
+
+    return store.idempotent(COMMIT_LEDGER, f"commit_{sha}", "hook.commit", {"sha": sha}, run)

@@ -592,12 +592,50 @@ def session_end(hook: Hook) -> str | None:
     return None
 
 
+def note_commits(hook: Hook) -> int:
+    """Log the commits made in the session's repository since its last hook looked (by the
+    agent's shell tool or by hand); how many. A failure is logged, never the hook's."""
+    from vybe.integrations import commits
+
+    try:
+        found, looked = commits.since_last_look(
+            hook.settings.db_path, hook.record_session, hook.cwd
+        )
+        for commit in found:
+            hook_actions.log_commit(
+                hook.store,
+                hook.agent,
+                commit,
+                project_id=os.path.abspath(hook.cwd),
+                session_id=hook.session_id,
+            )
+        looked()
+        return len(found)
+    except Exception as error:
+        from vybe.integrations.hooks import log_failure
+
+        log_failure(hook.target, hook.event, error)
+        return 0
+
+
+def watching_commits(handler: Any) -> Any:
+    """The handler, then a look for new commits (its answer unchanged)."""
+
+    def run(hook: Hook) -> str | None:
+        answer = handler(hook)
+        note_commits(hook)
+        return answer
+
+    run.__doc__ = handler.__doc__
+    return run
+
+
 HANDLERS = {
-    "SessionStart": session_start,
-    "UserPromptSubmit": user_prompt,
-    "PostToolUseFailure": claude_tool_failure,
-    "PreCompact": import_transcript,
-    "Stop": stop,
+    "SessionStart": watching_commits(session_start),
+    "UserPromptSubmit": watching_commits(user_prompt),
+    "PostToolUseFailure": watching_commits(claude_tool_failure),
+    "PreCompact": watching_commits(import_transcript),
+    "Stop": watching_commits(stop),
     "TaskCompleted": task_completed,
-    "SessionEnd": session_end,
+    "SessionEnd": watching_commits(session_end),
 }

@@ -100,10 +100,13 @@ def stop(hook: Hook) -> str | None:
 
 
 HANDLERS = {
-    "SessionStart": claude_code.session_start,
-    "UserPromptSubmit": claude_code.user_prompt,
-    "PostToolUse": post_tool_use,
-    "PreCompact": pre_compact,
-    "Stop": stop,
-    "SessionEnd": claude_code.session_end,
+    event: claude_code.watching_commits(handler)
+    for event, handler in {
+        "SessionStart": claude_code.session_start,
+        "UserPromptSubmit": claude_code.user_prompt,
+        "PostToolUse": post_tool_use,  # every Bash call: a commit is seen as it is made
+        "PreCompact": pre_compact,
+        "Stop": stop,
+        "SessionEnd": claude_code.session_end,
+    }.items()
 }

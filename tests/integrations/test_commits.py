@@ -1,0 +1,95 @@
+"""Commits made during a Claude Code or Codex session become `commit` events, once each,
+linked to the focus task: seen by the next hook, whoever made them (a real git repository)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+
+def git(folder, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(folder), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def commit(folder, subject: str) -> str:
+    (folder / "notes.txt").open("a").write(subject + "\n")
+    git(folder, "add", "notes.txt")
+    git(folder, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", subject)
+    return git(folder, "rev-parse", "HEAD")
+
+
+@pytest.fixture
+def repo(agent):
+    git(agent.project, "init", "-q", "-b", "main")
+    commit(agent.project, "before the session")
+    return agent.project
+
+
+def commit_events(agent) -> list[tuple]:
+    return agent.rows(
+        "SELECT message, task_id, json_extract(metadata, '$.sha'),"
+        " json_extract(metadata, '$.branch'), json_extract(metadata, '$.subject')"
+        " FROM events WHERE kind = 'commit' ORDER BY id"
+    )
+
+
+def test_a_commit_made_during_a_session_is_one_event_linked_to_the_focus_task(agent, repo):
+    agent.send("claude", "session_start_startup")
+    task = agent.vybe.task("Port billing", "--project-id", str(repo))
+    agent.vybe.ok("task", "begin", "--id", task, agent="claude")
+    sha = commit(repo, "Port the invoices table")
+    agent.send("claude", "stop")
+    agent.send("claude", "user_prompt_submit", prompt="next")
+    assert commit_events(agent) == [
+        (f"{sha[:12]} Port the invoices table", task, sha, "main", "Port the invoices table")
+    ]
+
+
+def test_the_first_look_only_notes_where_head_is(agent, repo):
+    agent.send("claude", "session_start_startup")
+    agent.send("claude", "user_prompt_submit", prompt="hello")
+    assert commit_events(agent) == []
+
+
+def test_several_commits_and_packed_refs_are_logged_in_order(agent, repo):
+    agent.send("codex", "session_start_startup")
+    first, second = commit(repo, "one"), commit(repo, "two")
+    git(repo, "pack-refs", "--all")
+    agent.send("codex", "post_tool_use_ok_bash")
+    assert [e[2] for e in commit_events(agent)] == [first, second]
+
+
+def test_a_commit_two_sessions_see_is_logged_once(agent, repo):
+    agent.send("claude", "session_start_startup")
+    agent.send("codex", "session_start_startup")
+    commit(repo, "seen by both")
+    agent.send("claude", "stop")
+    agent.send("codex", "stop")
+    assert len(commit_events(agent)) == 1
+
+
+def test_a_commit_in_a_worktree_of_the_repository_is_seen(agent, repo, tmp_path):
+    tree = tmp_path / "tree"
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tree))
+    agent.send("claude", "session_start_startup", cwd=str(tree))
+    sha = commit(tree, "on the side")
+    agent.send("claude", "stop", cwd=str(tree))
+    assert [(e[2], e[3]) for e in commit_events(agent)] == [(sha, "side")]
+
+
+def test_the_first_commit_of_a_new_repository_is_seen(agent):
+    git(agent.project, "init", "-q", "-b", "main")
+    agent.send("claude", "session_start_startup")
+    sha = commit(agent.project, "first")
+    agent.send("claude", "stop")
+    assert [e[2] for e in commit_events(agent)] == [sha]
+
+
+def test_outside_a_repository_there_is_nothing_to_look_at(agent):
+    agent.send("claude", "session_start_startup")
+    agent.send("claude", "stop")
+    assert commit_events(agent) == [] and agent.log == ""
