@@ -37,6 +37,22 @@ class Claude:
             DISABLE_AUTOUPDATER="1",
         )
 
+    def onboarded(self) -> None:
+        """~/.claude.json as after a first interactive start (onboarding done, the key
+        approved, the folder trusted): otherwise that start tries the network."""
+        state = {
+            "hasCompletedOnboarding": True,
+            "theme": "dark",
+            "customApiKeyResponses": {"approved": [FAKE_KEY[-20:]], "rejected": []},
+            "projects": {
+                str(self.box.project): {
+                    "hasTrustDialogAccepted": True,
+                    "hasCompletedProjectOnboarding": True,
+                }
+            },
+        }
+        (self.box.home / ".claude.json").write_text(json.dumps(state))
+
     def turn(self, prompt: str, resume: str | None = None, *extra: str) -> dict[str, Any]:
         argv = [str(BIN / "claude"), "-p", "--output-format", "json"]
         argv += [f"--allowedTools={CLAUDE_TOOLS}", *extra]
@@ -47,6 +63,41 @@ class Claude:
             return json.loads(done.stdout)
         except ValueError:
             return {"error": done.stderr[-500:], "exit": done.returncode}
+
+
+class Tmux:
+    """An interactive CLI in a detached tmux session of the sandbox: keys in, screen out."""
+
+    def __init__(self, box: Sandbox, name: str, argv: list[str]) -> None:
+        import subprocess
+
+        self.session = f"vybe-e2e-{box.name}-{name}"
+        env = [f"{k}={v}" for k, v in box.env.items()]
+        tmux = ["tmux", "new-session", "-d", "-s", self.session, "-x", "160", "-y", "45"]
+        subprocess.run([*tmux, "-c", str(box.project), "env", *env, *argv], check=True)
+
+    def screen(self) -> str:
+        import subprocess
+
+        done = subprocess.run(["tmux", "capture-pane", "-p", "-t", self.session], **TEXT)
+        return done.stdout
+
+    def keys(self, *typed: str, literal: bool = False) -> None:
+        import subprocess
+        import time
+
+        for key in typed:
+            flags = ["-l"] if literal else []
+            subprocess.run(["tmux", "send-keys", "-t", self.session, *flags, key], check=True)
+            time.sleep(0.4)
+
+    def wait_for(self, text: str, seconds: float = 30) -> None:
+        wait_for(lambda: text in self.screen(), seconds, self.screen)
+
+    def close(self) -> None:
+        import subprocess
+
+        subprocess.run(["tmux", "kill-session", "-t", self.session], check=False, **TEXT)
 
 
 class Codex:
@@ -96,36 +147,17 @@ class Codex:
 
     def trust_hooks_in_the_tui(self) -> str:
         """Start the TUI in tmux and choose "Trust all" in its review of new hooks (as /hooks
-        does); what the pane showed. ``--no-daemon``: no app server outlives the test."""
-        import subprocess
-        import time
-
-        session = f"vybe-e2e-{self.box.name}"
-        env = [f"{k}={v}" for k, v in self.box.env.items()]
-        tmux = ["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "45"]
-        subprocess.run(
-            [*tmux, "-c", str(self.box.project), "env", *env, str(BIN / "codex"), "--no-daemon"],
-            check=True,
-        )
-
-        def pane() -> str:
-            done = subprocess.run(["tmux", "capture-pane", "-p", "-t", session], **TEXT)
-            return done.stdout
-
-        def keys(*typed: str) -> None:
-            for key in typed:
-                subprocess.run(["tmux", "send-keys", "-t", session, key], check=True)
-                time.sleep(0.4)
-
+        does); what the screen showed. ``--no-daemon``: no app server outlives the test."""
+        tui = Tmux(self.box, "trust", [str(BIN / "codex"), "--no-daemon"])
         try:
             # New hooks: the TUI opens its "Hooks need review" prompt by itself at start.
-            wait_for(lambda: "Trust all" in pane(), 30, pane)
-            shown = pane()
-            keys("Down", "Enter")
+            tui.wait_for("Trust all")
+            shown = tui.screen()
+            tui.keys("Down", "Enter")
             wait_for(lambda: "trusted_hash" in (self.home / "config.toml").read_text(), 15)
             return shown
         finally:
-            subprocess.run(["tmux", "kill-session", "-t", session], check=False, **TEXT)
+            tui.close()
 
     def rollout(self, thread: str) -> str | None:
         found = sorted((self.home / "sessions").rglob(f"rollout-*{thread}.jsonl"))

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from checks import Checks
-from clients import Claude, Codex
+from clients import Claude, Codex, Tmux, wait_for
 from sandbox import BIN, VYBE, Sandbox
 
 import fakes
@@ -233,6 +233,48 @@ def codex_compact(checks: Checks) -> Sandbox:
     return box
 
 
+def claude_plan(checks: Checks) -> Sandbox:
+    """An interactive session in plan mode (tmux): the plan approved becomes the project's
+    tasks, in order, and the next session's brief shows them."""
+    box = Sandbox("claude-plan", fakes.Anthropic(server_log("claude-plan")).start())
+    claude = Claude(box)
+    install(box, checks)
+    claude.onboarded()
+    tui = Tmux(box, "plan", [str(BIN / "claude"), "--permission-mode", "plan"])
+    try:
+        tui.wait_for("plan mode on")
+        tui.keys("[[plan: write the schema; port the data; switch reads]]", literal=True)
+        tui.keys("Enter")
+        tui.wait_for("Exit plan mode?")
+        tui.keys("Enter")  # 1. Yes
+        tui.wait_for("approved")
+        wait_for(lambda: len(box.query("SELECT 1 FROM tasks")) >= 3, 10)
+    finally:
+        tui.close()
+    rows = box.query(
+        "SELECT t.title, t.project_id, d.depends_on_task_id AS after FROM tasks t"
+        " LEFT JOIN task_dependencies d ON d.task_id = t.id ORDER BY t.created_at, t.id"
+    )
+    ids = [r["title"] for r in rows]
+    chained = [r["after"] is not None for r in rows] == [False, True, True]
+    checks.that(
+        "claude #17: the approved plan's steps are the project's tasks, in order, chained",
+        ids == ["write the schema", "port the data", "switch reads"]
+        and chained
+        and {r["project_id"] for r in rows} == {str(box.project)},
+        [dict(r) for r in rows],
+    )
+    claude.turn("what next?")
+    system = [t for t in request_texts(box) if "== VYBE (task tracker) ==" in t][-1:]
+    checks.that(
+        "claude #17: the next session's brief shows the plan's tasks",
+        bool(system)
+        and "3 task(s) awaiting action" in system[0]
+        and "write the schema" in system[0],
+    )
+    return box
+
+
 def doctor(box: Sandbox) -> dict[str, Any]:
     report = box.vybe("doctor")
     return {c["name"]: c for c in report.get("data", {}).get("checks", [])}
@@ -315,6 +357,7 @@ def server_log(name: str) -> Any:
 
 ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "claude-headless": claude_headless,
+    "claude-plan": claude_plan,
     "codex-headless": codex_headless,
     "codex-compact": codex_compact,
     "codex-setup": codex_setup,

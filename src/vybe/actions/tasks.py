@@ -116,6 +116,44 @@ def create(
     return store.idempotent(agent, request_id, "task.create", args, run)
 
 
+def create_plan(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    project_dir: str,
+    steps: list[tuple[str, str, bool]],
+    metadata: dict,
+) -> dict:
+    """An approved plan's steps as tasks of the folder's project (created if new), in order,
+    each (title, description, after_previous) depending on the one before when it says so;
+    once per request id (a plan approved twice replays the first)."""
+    from vybe.actions.projects import ensure as ensure_project
+
+    project_id = os.path.abspath(project_dir)
+    for title, description, _ in steps:
+        limits.text("title", title, limits.TITLE_MAX, required=True)
+        limits.text("description", description, limits.DESCRIPTION_MAX)
+    limits.metadata_value(metadata)
+
+    def run(conn: sqlite3.Connection) -> dict:
+        ensure_project(conn, project_id, os.path.basename(project_id) or "/")
+        made: list[dict] = []
+        at = clock.now_iso()
+        for step, (title, description, after) in enumerate(steps, 1):
+            meta = {**metadata, "plan_step": step, "plan_steps": len(steps)}
+            new = task_rows.NewTask(clock.new_id("task"), title, description, 0, project_id, meta)
+            task = task_rows.insert(conn, new, at)
+            _event(conn, task, "task_created", agent, title)
+            if after and made:
+                task_rows.add_dependency(conn, task["id"], made[-1]["id"], at)
+            made.append(task)
+        return {"project_id": project_id, "task_ids": [t["id"] for t in made]}
+
+    args = {"project_id": project_id, "steps": steps, "metadata": metadata}
+    return store.idempotent(agent, request_id, "task.create_plan", args, run)
+
+
 def get(store: Store, task_id: str) -> dict:
     with store.snapshot() as conn:
         task = require_task(conn, task_id)

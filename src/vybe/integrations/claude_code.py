@@ -191,8 +191,8 @@ def holds_brief(path: str) -> bool:
 
 def resume_delta(resumed: dict) -> str:
     """What changed since the brief this thread already holds: the focus, the others' events
-    since this agent's cursor, a hand-off's context that came with them, the progress and the
-    commands (a full brief is not repeated)."""
+    since this agent's cursor, a hand-off's context that came with them, the progress, what
+    is up next and the commands (a full brief is not repeated)."""
     from vybe.actions.brief import COMMANDS_HEAD, handoff_section
 
     packet, prompt = resumed["brief"], resumed["prompt"]
@@ -211,6 +211,10 @@ def resume_delta(resumed: dict) -> str:
         f"Progress: {counts['pending']} pending, {counts['in_progress']} in progress,"
         f" {counts['completed']} completed, {counts['blocked']} blocked"
     )
+    if packet["pipeline"]:
+        lines.append(
+            "Up next: " + "; ".join(f"{t['title'][:80]} ({t['id']})" for t in packet["pipeline"])
+        )
     commands = prompt[prompt.find(COMMANDS_HEAD) :] if COMMANDS_HEAD in prompt else ""
     return "\n".join([*lines, "", commands]).rstrip()
 
@@ -520,6 +524,36 @@ def task_completed(hook: Hook) -> str | None:
     return None
 
 
+def plan_approved(hook: Hook) -> str | None:
+    """Claude's PostToolUse after ExitPlanMode was approved: the plan's steps (as approved,
+    edits included) become tasks of the project, in order, once per plan."""
+    from vybe.actions import tasks as task_actions
+    from vybe.digest import sha256_hex
+    from vybe.integrations import plans
+
+    response, asked = hook.payload.get("tool_response"), hook.payload.get("tool_input")
+    plan = next((v["plan"] for v in (response, asked) if isinstance(v, dict) and v.get("plan")), "")
+    if hook.text("tool_name") != "ExitPlanMode" or not isinstance(plan, str) or not plan.strip():
+        return None
+    digest = sha256_hex(plan.encode("utf-8", "surrogatepass"))
+    project = os.path.abspath(hook.cwd)
+    once = sha256_hex(f"{project}\0{plan}".encode("utf-8", "surrogatepass"))  # per project
+    metadata = {
+        "plan": plans.title(plan),
+        "plan_sha256": digest,
+        "claude_session_id": hook.session_id,
+    }
+    task_actions.create_plan(
+        hook.store,
+        hook.agent,
+        f"plan_{once}",
+        project_dir=project,
+        steps=[tuple(step) for step in plans.steps(plan)],
+        metadata=metadata,
+    )
+    return None
+
+
 def maintain_if_due(hook: Hook) -> bool:
     """Start ``vybe maintain`` detached when the last run is older than MAINTAIN_EVERY."""
     import subprocess
@@ -634,6 +668,7 @@ HANDLERS = {
     "SessionStart": watching_commits(session_start),
     "UserPromptSubmit": watching_commits(user_prompt),
     "PostToolUseFailure": watching_commits(claude_tool_failure),
+    "PostToolUse": watching_commits(plan_approved),
     "PreCompact": watching_commits(import_transcript),
     "Stop": watching_commits(stop),
     "TaskCompleted": task_completed,

@@ -31,6 +31,7 @@ DEFAULT: dict[str, tuple[HookSpec, ...]] = {
         HookSpec("UserPromptSubmit", 5),
         # Synchronous: `claude -p` kills async hooks at exit and then skips SessionEnd.
         HookSpec("PostToolUseFailure", 5, "*"),
+        HookSpec("PostToolUse", 5, "ExitPlanMode"),  # an approved plan: its steps as tasks
         HookSpec("PreCompact", 10, "auto|manual"),
         HookSpec("Stop", 10),
         HookSpec("TaskCompleted", 5),
