@@ -126,3 +126,54 @@ def test_an_odd_line_is_skipped_and_counted_and_every_later_line_still_imports(v
     second = vybe.ok("session", "import", "--claude", str(path))
     assert (first["imported"]["user"], first["skipped_lines"]) == (2, 1)
     assert second["imported"]["user"] == 1
+
+
+class Counted(SqliteRecord):
+    """A store's record that counts the rows an import asks for."""
+
+    read = 0
+
+    def messages(self, session_id, from_seq=1, to_seq=None):
+        rows = super().messages(session_id, from_seq, to_seq)
+        self.read += len(rows)
+        return rows
+
+
+def test_an_import_that_finds_nothing_new_reads_no_row_of_the_session(tmp_path):
+    store = Store(tmp_path / "vybe.db")
+    record = Counted(store)
+    assert import_transcript(record, "s", COMPACTION).lines > 0
+    record.read = 0
+    again = import_transcript(record, "s", COMPACTION)
+    assert (again.lines, record.read) == (0, 0)
+    store.close()
+
+
+def test_a_resumed_import_reads_only_the_last_reply_and_what_came_after(tmp_path):
+    lines = COMPACTION.read_bytes().splitlines(keepends=True)
+    growing = tmp_path / "t.jsonl"
+    growing.write_bytes(b"".join(lines[:-40]))
+    store = Store(tmp_path / "vybe.db")
+    record = Counted(store)
+    import_transcript(record, "s", growing)
+    before, record.read = len(record.messages("s")), 0
+    growing.write_bytes(b"".join(lines))
+    import_transcript(record, "s", growing)
+    assert 0 < record.read < before / 10
+    store.close()
+
+
+def test_a_budgeted_import_stops_between_messages_and_the_next_goes_on_losing_nothing(tmp_path):
+    from vybe.integrations.transcript_import import Budget
+
+    whole, parts = MemoryRecord(), MemoryRecord()
+    import_transcript(whole, "s", COMPACTION)
+    runs = 0
+    while True:
+        runs += 1
+        done = import_transcript(parts, "s", COMPACTION, budget=Budget(200_000, 60.0))
+        if not done.more:
+            break
+    assert runs > COMPACTION.stat().st_size // 200_000 // 2  # it did stop, many times
+    shape = [(r.type, r.text, r.data.get("tool_call_id")) for r in whole.messages("s")]
+    assert [(r.type, r.text, r.data.get("tool_call_id")) for r in parts.messages("s")] == shape

@@ -36,6 +36,10 @@ RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no m
 HOOK_SOURCE = "prompt_hook"
 PROMPT_WAITS_FOR_IMPORT = 1.0  # seconds a prompt waits for a running transcript import
 IMPORT_WAIT = 5.0  # seconds an import waits for another one: within every hook's timeout
+# What one hook's import may read: a first import of a long session goes on next hook
+# (a 3,000-turn, 11 MB transcript took 4.6 s of PreCompact's 10 s in one go).
+IMPORT_BUDGET_BYTES = 4 * 1024 * 1024
+IMPORT_BUDGET_SECONDS = 2.0
 # Patterns, not compiled ones: a session start needs no regular expression, and re with enum
 # costs a process ~2.5 ms (re caches what it compiles).
 STATUS_ASK = (
@@ -396,10 +400,14 @@ class SkipHooked:
         return getattr(self.record, name)
 
 
-def _hooked_since_import(rows: list[MessageRow], stamp: str) -> list[tuple[str, str, bool]]:
-    """Rows the hooks recorded after the last imported row: not yet matched in the file."""
-    last = max((r.seq for r in rows if stamp in r.data), default=0)
-    return [_hooked_key(r) for r in rows if r.seq > last and r.source in HOOKED_SOURCES]
+def _hooked_since_import(record: Any, session_id: str, stamp: str) -> list[tuple[str, str, bool]]:
+    """Rows the hooks recorded after the last imported row: not yet matched in the file (only
+    the rows after it are read)."""
+    from vybe.store import record as record_rows
+
+    last = next((seq for seq, _ in record_rows.stamps(record.store.conn, session_id, stamp)), 0)
+    rows = record.messages(session_id, last + 1)
+    return [_hooked_key(r) for r in rows if r.source in HOOKED_SOURCES]
 
 
 def import_lock(store: Any) -> str:
@@ -427,7 +435,7 @@ def import_skipping_hooked(
                 f"another transcript import has held {import_lock(record.store)} for {wait:g} s",
                 suggested_action="retry when it is done; nothing is lost meanwhile",
             )
-        target = SkipHooked(record, _hooked_since_import(record.messages(session_id), stamp))
+        target = SkipHooked(record, _hooked_since_import(record, session_id, stamp))
         target.result = run(target, session_id, path)
     return target
 
@@ -444,9 +452,17 @@ def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
     path = Path(hook.text("transcript_path"))
     if not hook.text("transcript_path") or not path.is_file():
         return None
+
+    def bounded(record: Any, session_id: str, file: Path) -> Any:
+        from vybe.integrations.transcript_import import Budget
+
+        return run(
+            record, session_id, file, budget=Budget(IMPORT_BUDGET_BYTES, IMPORT_BUDGET_SECONDS)
+        )
+
     try:
         return import_skipping_hooked(
-            SqliteRecord(hook.store), hook.record_session, path, stamp, run
+            SqliteRecord(hook.store), hook.record_session, path, stamp, bounded
         )
     except DatabaseLocked as busy:
         from vybe.integrations.hooks import log_failure
@@ -484,6 +500,8 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
     text = hook.text("last_assistant_message")
     if not text.strip() or (imported is not None and imported.last_reply == text):
         return
+    if imported is not None and imported.result.more:
+        return  # the file holds it: the import going on next hook brings it in its place
     with locks.exclusive(import_lock(hook.store), timeout=IMPORT_WAIT):
         if last_reply(hook) == text:
             return

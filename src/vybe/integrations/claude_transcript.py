@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from vybe.context.record import Record
-from vybe.integrations.transcript_import import Builder, ImportResult, first_field, import_file
+from vybe.integrations.transcript_import import (
+    Budget,
+    Builder,
+    ImportResult,
+    first_field,
+    import_file,
+)
 from vybe.llm.base import ToolCall
 
 STAMP = "claude_import"
@@ -111,9 +117,20 @@ def transcript_id(path: Path) -> str:
 
 
 def import_transcript(
-    record: Record, session_id: str, path: Path, offset: int | None = None
+    record: Record,
+    session_id: str,
+    path: Path,
+    offset: int | None = None,
+    budget: Budget | None = None,
 ) -> ImportResult:
     """Append the transcript's new lines to ``session_id``; ``offset`` None resumes."""
     return import_file(
-        record, session_id, path, offset, key=STAMP, transcript=transcript_id, builder=_Importer
+        record,
+        session_id,
+        path,
+        offset,
+        key=STAMP,
+        transcript=transcript_id,
+        builder=_Importer,
+        budget=budget,
     )

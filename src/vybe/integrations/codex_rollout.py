@@ -24,7 +24,13 @@ from typing import Any
 from vybe.context.labels import Dispatch
 from vybe.context.record import Record
 from vybe.integrations.codex import exit_code
-from vybe.integrations.transcript_import import Builder, ImportResult, first_field, import_file
+from vybe.integrations.transcript_import import (
+    Budget,
+    Builder,
+    ImportResult,
+    first_field,
+    import_file,
+)
 from vybe.llm.base import ToolCall
 
 STAMP = "codex_import"
@@ -172,9 +178,20 @@ def rollout_id(path: Path) -> str:
 
 
 def import_rollout(
-    record: Record, session_id: str, path: Path, offset: int | None = None
+    record: Record,
+    session_id: str,
+    path: Path,
+    offset: int | None = None,
+    budget: Budget | None = None,
 ) -> ImportResult:
     """Append the rollout's new lines to ``session_id``; ``offset`` None resumes."""
     return import_file(
-        record, session_id, path, offset, key=STAMP, transcript=rollout_id, builder=_Importer
+        record,
+        session_id,
+        path,
+        offset,
+        key=STAMP,
+        transcript=rollout_id,
+        builder=_Importer,
+        budget=budget,
     )

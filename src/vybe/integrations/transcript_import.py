@@ -12,10 +12,11 @@ so every call is answered once.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from vybe.agent.pending import unanswered_calls
 from vybe.context.labels import Dispatch
@@ -35,6 +36,7 @@ class ImportResult:
     offset: int
     lines: int = 0
     skipped: int = 0  # complete lines not JSON or of no known shape: left out, never retried
+    more: bool = False  # stopped by its budget between two messages: the rest comes next time
     counts: dict[str, int] = field(default_factory=lambda: {"user": 0, "assistant": 0, "tool": 0})
 
 
@@ -86,6 +88,10 @@ class Builder:
         record_tool(self.record, self.session_id, call, output, is_error=is_error)
         self.result.counts["tool"] += 1
 
+    def gathering(self) -> bool:
+        """Whether a reply is half gathered (an import stops only between messages)."""
+        return bool(self.text or self.calls)
+
     def flush(self) -> None:
         """Append the reply being gathered, if any."""
         if self.text or self.calls:
@@ -125,6 +131,32 @@ def first_field(path: Path, pick: Callable[[dict[str, Any]], Any]) -> str | None
     return None
 
 
+def resume_point(record: Record, session_id: str, key: str, transcript: str) -> tuple[int, int]:
+    """Where the last import of ``transcript`` ended (a byte offset, 0 if none), and the first
+    row the next one needs: the last reply (calls waiting for results) and any row after the
+    last import. A store's record answers from its newest rows; another reads them all."""
+    conn = getattr(getattr(record, "store", None), "conn", None)
+    if conn is None:
+        return last_offset(record.messages(session_id), key, transcript), 1
+    from vybe.store import record as record_rows
+
+    offset, stamped = 0, 0
+    for seq, stamp in record_rows.stamps(conn, session_id, key):
+        if stamp.get("transcript") == transcript:
+            offset, stamped = int(stamp["offset"]), seq
+            break
+    reply = record_rows.last_seq(conn, session_id, "assistant")
+    return offset, max(1, min(reply or stamped + 1, stamped + 1))
+
+
+class Budget(NamedTuple):
+    """How much one import may read before it stops between two messages (the next one goes
+    on from there): a big first import stays inside a hook's timeout."""
+
+    bytes: int
+    seconds: float
+
+
 def import_file(
     record: Record,
     session_id: str,
@@ -134,21 +166,33 @@ def import_file(
     key: str,
     transcript: Callable[[Path], str],
     builder: Callable[[Stamped, str, ImportResult], Builder],
+    budget: Budget | None = None,
 ) -> ImportResult:
-    """Append the file's new lines to ``session_id``; ``offset`` None resumes."""
+    """Append the file's new lines to ``session_id``; ``offset`` None resumes. A file with no
+    new bytes costs a stat and a look at the session's newest rows."""
     if not path.is_file():
         raise NotFound(f"no transcript at {path}", context={"path": str(path)})
     name = transcript(path)
-    rows = record.messages(session_id)
-    start = last_offset(rows, key, name) if offset is None else offset
+    if offset is None:
+        start, tail_from = resume_point(record, session_id, key, name)
+        if path.stat().st_size <= start:
+            return ImportResult(session_id, start)
+    else:
+        start, tail_from = offset, 1
     stamped = Stamped(record, key, name)
     result = ImportResult(session_id, start)
     importer = builder(stamped, session_id, result)
-    importer.unanswered = {c.id: c for c in unanswered_calls(rows)}
+    importer.unanswered = {
+        c.id: c for c in unanswered_calls(record.messages(session_id, tail_from))
+    }
+    stop_at = (start + budget.bytes, time.monotonic() + budget.seconds) if budget else None
     with path.open("rb") as handle:
         handle.seek(start)
         for raw in handle:
             if not raw.endswith(b"\n"):
+                break
+            if stop_at and not importer.gathering() and over(stop_at, result.offset):
+                result.more = True
                 break
             stamped.stamp["offset"] = result.offset = result.offset + len(raw)
             result.lines += 1
@@ -165,3 +209,7 @@ def import_file(
                 result.skipped += 1  # a shape no format knows: left out, the rest goes on
     importer.flush()
     return result
+
+
+def over(stop_at: tuple[int, float], offset: int) -> bool:
+    return offset >= stop_at[0] or time.monotonic() >= stop_at[1]

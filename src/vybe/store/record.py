@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from vybe import clock, jsonio
 from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow
@@ -21,12 +21,14 @@ __all__ = [
     "SqliteRecord",
     "append_message",
     "checkpoint_by_id",
+    "last_seq",
     "latest_checkpoint",
     "list_attempts",
     "list_messages",
     "messages_at",
     "messages_of_type",
     "save_attempt",
+    "stamps",
 ]
 
 _MESSAGE_COLUMNS = (
@@ -103,6 +105,32 @@ def list_messages(
     return _read_messages(
         conn, session_id, "context_seq >= ? AND context_seq <= ?", (from_seq, end)
     )
+
+
+def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tuple[int, dict]]:
+    """(seq, data[key]) of the session's rows whose data holds ``key``, newest first, read
+    lazily: a transcript import finds where the last one ended without reading the session."""
+    cursor = conn.execute(
+        "SELECT context_seq, content_json FROM messages WHERE session_id = ?"
+        " AND content_json LIKE ? ORDER BY context_seq DESC",
+        (session_id, f'%"{key}"%'),
+    )
+    try:
+        for seq, content in cursor:
+            value = jsonio.loads(content).get(key)
+            if isinstance(value, dict):
+                yield seq, value
+    finally:
+        cursor.close()
+
+
+def last_seq(conn: sqlite3.Connection, session_id: str, kind: str) -> int:
+    """The number of the session's newest row of type ``kind`` (0 when there is none)."""
+    found = conn.execute(
+        "SELECT MAX(context_seq) FROM messages WHERE session_id = ? AND type = ?",
+        (session_id, kind),
+    ).fetchone()
+    return int(found[0] or 0)
 
 
 def messages_of_type(conn: sqlite3.Connection, session_id: str, kind: str) -> list[MessageRow]:
