@@ -566,7 +566,7 @@ def plan_approved(hook: Hook) -> str | None:
         hook.agent,
         f"plan_{once}",
         project_dir=project,
-        steps=[tuple(step) for step in plans.steps(plan)],
+        steps=list(plans.steps(plan)),
         metadata=metadata,
     )
     return None
