@@ -45,3 +45,10 @@ def interleaved(runs: dict[str, Run], rounds: int) -> dict[str, float]:
             if done.returncode != 0:
                 raise SystemExit(f"{run.argv} failed: {done.stdout[:300]!r} {done.stderr[-300:]!r}")
     return {name: statistics.median(values[WARM_UP:]) for name, values in samples.items()}
+
+
+def report_hook_errors(config_dir: Path) -> None:
+    """Print what hooks.log holds: a benchmark of hooks that failed measured nothing."""
+    log = config_dir / "hooks.log"
+    if log.exists():
+        print("hook errors were logged:\n" + log.read_text()[:2000])

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import Run, compile_vybe, interleaved
+from _common import Run, compile_vybe, interleaved, report_hook_errors
 
 VYBE = str(Path(sys.executable).with_name("vybe"))
 NOW = "2026-08-01T10:00:00.000000Z"
@@ -93,9 +93,7 @@ def main() -> None:
         )
         for name, ms in figures.items():
             print(f"{name:28} {ms:7.1f} ms  {ms / base:.2f}x")
-        log = home / "config" / "hooks.log"
-        if log.exists():
-            print("hook errors were logged:\n" + log.read_text()[:2000])
+        report_hook_errors(home / "config")
 
 
 if __name__ == "__main__":

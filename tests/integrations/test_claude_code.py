@@ -403,3 +403,31 @@ def test_a_brief_far_back_in_a_long_transcript_is_still_found(agent, tmp_path):
     transcript.write_text(BRIEF_LINE + "\n" + filler * 2000)  # 2 MB after the brief
     context = agent.send("claude", "session_start_resume", transcript_path=str(transcript))
     assert context.context.startswith("== VYBE (resumed")
+
+
+def test_a_hooks_resume_writes_a_few_pages_and_nothing_to_the_ledger(agent):
+    """No one can replay a hook's resume, and the brief it injects is not a read by the agent:
+    on any store, it writes the agent's own row and little else."""
+    agent.send("claude", "session_start_startup")
+    rows = [
+        (f"m{n}", f"k{n}", "v " * 50, "global", "", "fact", 0, "2026-01-01", "2026-01-01")
+        for n in range(300)
+    ]
+    with sqlite3.connect(agent.vybe.db_path) as conn:
+        conn.executemany(
+            "INSERT INTO memory (id, key, value, scope, scope_id, kind, pinned, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    keeper = sqlite3.connect(agent.vybe.db_path)  # keeps the WAL from being checkpointed away
+    try:
+        keeper.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        ledger = agent.rows("SELECT COUNT(*) FROM idempotency")
+        assert "=== Facts ===" in agent.send("claude", "session_start_resume").context
+        wal = agent.vybe.db_path.with_name("vybe.db-wal").stat().st_size
+        page = keeper.execute("PRAGMA page_size").fetchone()[0]
+        assert (wal - 32) // (page + 24) <= 10
+    finally:
+        keeper.close()
+    assert agent.rows("SELECT COUNT(*) FROM idempotency") == ledger
+    assert agent.rows("SELECT MAX(access_count) FROM memory") == [(0,)]

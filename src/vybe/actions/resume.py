@@ -112,7 +112,9 @@ def peek(
         ).result(peek=True)
 
 
-def _persist(conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None) -> dict:
+def _persist(
+    conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None, count_reads: bool
+) -> dict:
     at = clock.now_iso()
     current = agent_rows.get(conn, planned.agent)
     expected = planned.state["version"] if planned.state else None
@@ -127,20 +129,27 @@ def _persist(conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None
     if project_dir is not None and planned.project_id is not None:
         ensure_project(conn, planned.project_id, os.path.basename(planned.project_id) or "/")
         agent_rows.set_focus_project(conn, planned.agent, planned.project_id, at)
-    memory_rows.touch(conn, planned.prompt.memory_ids, at)
+    if count_reads:
+        memory_rows.touch(conn, planned.prompt.memory_ids, at)
     return planned.result(peek=False)
 
 
 def resume(
     store: Store,
     agent: str,
-    request_id: str,
+    request_id: str | None,
     *,
     project_dir: str | None = None,
     focus_task_id: str | None = None,
     limit: int = MAX_LIMIT,
+    count_reads: bool = True,
 ) -> dict:
-    """Plan in a snapshot, then commit the cursor and focus by CAS; a replay returns the first."""
+    """Plan in a snapshot, then commit the cursor and focus by CAS; a replay returns the first.
+
+    ``request_id`` None (a hook's resume: nobody could replay it) keeps no copy of the result
+    in the idempotency ledger; ``count_reads`` False (a brief a hook injects, not one the
+    agent asked for) leaves the access counts of the memory it shows alone. Both keep the
+    write to the agent's own row: a few pages, whatever the store's size."""
     _check_limit(limit)
     project_id = project_id_for(project_dir) if project_dir is not None else None
     args = {"project_dir": project_id, "focus": focus_task_id, "limit": limit}
@@ -149,14 +158,13 @@ def resume(
             planned = plan(
                 conn, agent, project_id=project_id, focus_task_id=focus_task_id, limit=limit
             )
+        persist = partial(
+            _persist, planned=planned, project_dir=project_dir, count_reads=count_reads
+        )
         try:
-            return store.idempotent(
-                agent,
-                request_id,
-                "resume",
-                args,
-                partial(_persist, planned=planned, project_dir=project_dir),
-            )
+            if request_id is None:
+                return store.transact(persist)
+            return store.idempotent(agent, request_id, "resume", args, persist)
         except _Stale:
             import random  # only a lost race needs jitter
 

@@ -77,12 +77,18 @@ def focus_line(hook: Hook) -> str:
 
 
 def brief(hook: Hook) -> dict:
-    """Resume in this folder's project: the cursor moves, the brief and its prompt come back."""
-    from vybe import clock
+    """Resume in this folder's project: the cursor moves, the brief and its prompt come back.
+    Nothing goes to the idempotency ledger (no one could replay a hook's resume) and the
+    memory shown is not counted as read: the write stays a few pages on any store."""
     from vybe.actions import resume
 
     return resume.resume(
-        hook.store, hook.agent, clock.new_id("hook"), project_dir=hook.cwd, limit=RESUME_LIMIT
+        hook.store,
+        hook.agent,
+        None,
+        project_dir=hook.cwd,
+        limit=RESUME_LIMIT,
+        count_reads=False,
     )
 
 
@@ -440,9 +446,11 @@ def import_skipping_hooked(
     return target
 
 
-def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
+def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
     """The hook's transcript into its record session; None without a transcript, or while
-    another import holds the lock (the next hook goes on from where the last import ended)."""
+    another import holds the lock (the next hook goes on from where the last import ended).
+    ``importer()`` gives (stamp, import function), loaded only when there is a file: the
+    importers' modules cost a hook tens of ms."""
     from pathlib import Path
 
     from vybe.errors import DatabaseLocked
@@ -452,6 +460,7 @@ def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
     path = Path(hook.text("transcript_path"))
     if not hook.text("transcript_path") or not path.is_file():
         return None
+    stamp, run = importer()
 
     def bounded(record: Any, session_id: str, file: Path) -> Any:
         from vybe.integrations.transcript_import import Budget
@@ -471,12 +480,16 @@ def import_since_hooks(hook: Hook, stamp: str, run: Any) -> SkipHooked | None:
         return None
 
 
+def transcript_importer() -> tuple[str, Any]:
+    from vybe.integrations import claude_transcript
+
+    return claude_transcript.STAMP, claude_transcript.import_transcript
+
+
 def import_transcript(hook: Hook) -> str | None:
     """Bring the transcript's new lines into the record and open the compaction's receipt
     (nothing is injected)."""
-    from vybe.integrations import claude_transcript
-
-    import_since_hooks(hook, claude_transcript.STAMP, claude_transcript.import_transcript)
+    import_since_hooks(hook, transcript_importer)
     pre_compact(hook)
     return None
 
@@ -514,10 +527,7 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
 
 def stop(hook: Hook) -> str | None:
     """Import the transcript, and keep the final reply from the payload if it is not in yet."""
-    from vybe.integrations import claude_transcript
-
-    stamp, run = claude_transcript.STAMP, claude_transcript.import_transcript
-    keep_final_reply(hook, import_since_hooks(hook, stamp, run))
+    keep_final_reply(hook, import_since_hooks(hook, transcript_importer))
     return None
 
 

@@ -78,11 +78,15 @@ def post_tool_use(hook: Hook) -> str | None:
     return claude_code.tool_failure(hook, response, exit_code=code)
 
 
-def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
-    """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
+def rollout_importer() -> tuple[str, Any]:
     from vybe.integrations import codex_rollout
 
-    return claude_code.import_since_hooks(hook, codex_rollout.STAMP, codex_rollout.import_rollout)
+    return codex_rollout.STAMP, codex_rollout.import_rollout
+
+
+def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
+    """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
+    return claude_code.import_since_hooks(hook, rollout_importer)
 
 
 def pre_compact(hook: Hook) -> str | None:
