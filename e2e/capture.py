@@ -17,6 +17,7 @@ from typing import Any
 from sandbox import REPO, Sandbox
 
 FIXTURES = REPO / "tests" / "integrations" / "fixtures"
+ROLLOUT_FIXTURES = ("codex-headless", "codex-compact")  # the scenarios whose rollout is kept
 
 
 def snake(name: str) -> str:
@@ -74,7 +75,7 @@ def refresh_fixtures(boxes: list[Sandbox]) -> str:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(scrubbed(payload, box), indent=2, ensure_ascii=False) + "\n")
             written[(target, name)] = out
-    for box in boxes:
+    for box in (b for b in boxes if b.name in ROLLOUT_FIXTURES):
         rollouts = sorted((box.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
         name = "rollout" + box.name.removeprefix("codex").replace("-headless", "")
         if rollouts and ("codex", name) not in written:

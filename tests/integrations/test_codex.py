@@ -184,8 +184,9 @@ def _imported(agent, rollout) -> tuple[dict, list[tuple[str, str]]]:
 def test_a_0171_rollout_gives_the_typed_prompts_once_and_never_the_environment_context(agent):
     data, rows = _imported(agent, FIXTURES / "rollout.jsonl")
     users = [text for kind, text in rows if kind == "user"]
-    assert users == [PROMPT, "now the second step"]
-    assert data["imported"] == {"user": 2, "assistant": 3, "tool": 1}
+    commit = "[[bash: git commit --allow-empty -qm 'agent commit']]"
+    assert users == [PROMPT, "now the second step", commit, "and the third step"]
+    assert data["imported"] == {"user": 4, "assistant": 6, "tool": 2}
 
 
 def test_codex_compaction_summary_is_the_harness_s_in_its_place_not_a_reply(agent):
