@@ -2,9 +2,9 @@
 
 The first payload of each kind is kept as ``tests/integrations/fixtures/<target>/<name>.json``
 with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``, ``transcript_path``
-``{transcript}`` (the unit tests fill both in), and the sandbox folder anywhere else
-``/home/user``. Each Codex scenario's rollout is kept too (``codex/rollout.jsonl``,
-``codex/rollout-compact.jsonl``).
+``{transcript}`` (the unit tests fill both in), the sandbox folder anywhere else
+``/home/user``, and vybe's own folder ``/home/user/.venv/bin``. The rollouts of the headless
+and compact Codex scenarios are kept too (``codex/rollout.jsonl``, ``rollout-compact.jsonl``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sandbox import REPO, Sandbox
+from sandbox import REPO, VYBE, Sandbox
 
 FIXTURES = REPO / "tests" / "integrations" / "fixtures"
 ROLLOUT_FIXTURES = ("codex-headless", "codex-compact")  # the scenarios whose rollout is kept
@@ -40,15 +40,20 @@ def fixture_name(payload: dict[str, Any]) -> str | None:
     return name or None
 
 
+def scrub_text(text: str, box: Sandbox) -> str:
+    """The sandbox's folders and vybe's own path (the brief's command lines name it) as a
+    user's machine would have them."""
+    text = text.replace(str(Path(VYBE).parent), "/home/user/.venv/bin")
+    return text.replace(str(box.project), "/home/user/project").replace(str(box.root), "/home/user")
+
+
 def scrub(value: Any, box: Sandbox) -> Any:
     if isinstance(value, dict):
         return {k: scrub(v, box) for k, v in value.items()}
     if isinstance(value, list):
         return [scrub(v, box) for v in value]
     if isinstance(value, str):
-        return value.replace(str(box.project), "/home/user/project").replace(
-            str(box.root), "/home/user"
-        )
+        return scrub_text(value, box)
     return value
 
 
@@ -79,9 +84,8 @@ def refresh_fixtures(boxes: list[Sandbox]) -> str:
         rollouts = sorted((box.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
         name = "rollout" + box.name.removeprefix("codex").replace("-headless", "")
         if rollouts and ("codex", name) not in written:
-            text = rollouts[0].read_text().replace(str(box.project), "/home/user/project")
             out = FIXTURES / "codex" / f"{name}.jsonl"
-            out.write_text(text.replace(str(box.root), "/home/user"))
+            out.write_text(scrub_text(rollouts[0].read_text(), box))
             written[("codex", name)] = out
     lines = [f"captured {t}/{n}" for t, n in sorted(written)]
     return "\n".join(lines) or "captured nothing"
