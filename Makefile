@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean e2e
+.PHONY: demo test lint bench clean e2e e2e-tools
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -44,5 +44,9 @@ $(E2E_CACHE)/node_modules/.installed: package.json package-lock.json
 	cd $(E2E_CACHE) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed
+# The interactive scenarios type into the CLIs through tmux (from Debian's packages).
+e2e-tools:
+	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; }
+
+e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed e2e-tools
 	E2E_CACHE=$(abspath $(E2E_CACHE)) $(PY) e2e/run.py
