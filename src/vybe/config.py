@@ -142,7 +142,7 @@ class Settings:
     A plain class, not a dataclass: every hook and command reads it, and the dataclasses
     module (with inspect) costs 5-7 ms at start-up, half a bare interpreter's start."""
 
-    __slots__ = ("agent", "busy_timeout_ms", "claim_lease", "config_file", "db_path")
+    __slots__ = ("agent", "busy_timeout_ms", "claim_lease", "config_file", "db_path", "db_url")
 
     def __init__(
         self,
@@ -151,19 +151,68 @@ class Settings:
         claim_lease: str,
         busy_timeout_ms: int,
         config_file: str | None,
+        db_url: str | None = None,
     ) -> None:
         self.db_path, self.agent, self.claim_lease = db_path, agent, claim_lease
         self.busy_timeout_ms, self.config_file = busy_timeout_ms, config_file
+        self.db_url = db_url
+
+    @property
+    def location(self) -> str:
+        """Where the store is: the PostgreSQL URL when one is set, else the SQLite file."""
+        return self.db_url if self.db_url is not None else self.db_path
 
 
-def load(agent: str | None = None, db_path: str | None = None) -> Settings:
+def as_url(conninfo: str) -> str:
+    """A PostgreSQL connection string as a URL: libpq's ``key=value`` form (values quoted
+    with ``'`` where they hold spaces) becomes query parameters. ``postgresql://`` alone
+    leaves every setting to the PG* variables."""
+    import shlex
+    from urllib.parse import urlencode
+
+    from vybe.store import is_url
+
+    if is_url(conninfo):
+        return conninfo
+
+    pairs = [word.partition("=") for word in shlex.split(conninfo)]
+    bad = [key for key, eq, _ in pairs if not eq or not key]
+    if bad:
+        raise InvalidInput(
+            "a database URL is postgresql://user@host:port/db or libpq's key=value form",
+            context={"field": "db_url"},
+        )
+    return "postgresql://?" + urlencode([(k, v) for k, _, v in pairs])
+
+
+def _chosen_store(
+    flags: tuple[str | None, str | None], file_values: dict[str, str]
+) -> tuple[str | None, str | None]:
+    """(url, path): the first level that names a store wins, a URL over a path within it:
+    flags, then VYBE_DB_URL / VYBE_DB_PATH, then the config file."""
+    levels = (
+        flags,
+        (_env("VYBE_DB_URL"), _env("VYBE_DB_PATH")),
+        (file_values.get("db_url"), file_values.get("db_path")),
+    )
+    for url, path in levels:
+        if url:
+            return url, None
+        if path:
+            return None, path
+    return None, None
+
+
+def load(
+    agent: str | None = None, db_path: str | None = None, db_url: str | None = None
+) -> Settings:
     found = next((p for p in config_files() if os.path.isfile(p)), None)
     file_values = read_scalars(found) if found else {}
 
     def pick(key: str) -> str | None:
         return _env("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
 
-    chosen_db = db_path or _env("VYBE_DB_PATH") or file_values.get("db_path")
+    url, chosen_db = _chosen_store((db_url, db_path), file_values)
     agent_name = agent or _env("VYBE_AGENT") or pick("default_agent") or "default"
     if not agent_name.strip() or len(agent_name) > AGENT_MAX or not encodable(agent_name):
         raise InvalidInput(
@@ -184,6 +233,7 @@ def load(agent: str | None = None, db_path: str | None = None) -> Settings:
         claim_lease=_lease(pick("claim_lease") or "15m"),
         busy_timeout_ms=busy,
         config_file=found,
+        db_url=as_url(url) if url is not None else None,
     )
 
 

@@ -9,11 +9,11 @@ import sqlite3
 def _task_with_events(vybe, n: int) -> str:
     task = vybe.task("long")
     doc = {"task_id": task, "event": {"kind": "progress", "message": "step"}}
-    with sqlite3.connect(vybe.db_path) as conn:
-        conn.executemany(
+    for i in range(n - 2):
+        vybe.sql(
             "INSERT INTO events (kind, agent_name, task_id, message, created_at)"
             " VALUES ('progress', 'a', ?, ?, '2026-01-01T00:00:00.000000Z')",
-            [(task, f"step {i}") for i in range(n - 2)],
+            (task, f"step {i}"),
         )
     vybe.ok("push", "--json", json.dumps(doc))
     return task
@@ -42,11 +42,11 @@ def test_a_long_task_log_is_folded_into_a_summary_and_the_newest_kept(vybe):
 def test_a_standing_handoff_outlives_folding_and_pruning(vybe, travel):
     task = vybe.task("handed")
     vybe.ok("task", "assign", "--id", task, "--to", "bob", agent="alice")
-    with sqlite3.connect(vybe.db_path) as conn:
-        conn.executemany(
+    for _ in range(30):
+        vybe.sql(
             "INSERT INTO events (kind, agent_name, task_id, message, created_at)"
             " VALUES ('progress', 'a', ?, 'step', '2026-01-01T00:00:00.000000Z')",
-            [(task,)] * 30,
+            (task,),
         )
     vybe.ok("maintain", "--summarize-threshold", "20", "--keep", "5")
     travel(2)
@@ -82,8 +82,7 @@ def test_only_archived_events_past_retention_are_pruned(vybe, travel):
 
 def test_maintain_removes_expired_memory(vybe):
     vybe.ok("memory", "set", "-k", "tmp", "-v", "x", "--expires-in", "1h")
-    with sqlite3.connect(vybe.db_path) as conn:
-        conn.execute("UPDATE memory SET expires_at = '2000-01-01T00:00:00.000000Z'")
+    vybe.sql("UPDATE memory SET expires_at = '2000-01-01T00:00:00.000000Z'")
     assert vybe.ok("maintain")["memory_gc"]["deleted"] == 1
 
 

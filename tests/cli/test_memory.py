@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 
@@ -49,10 +47,7 @@ def test_get_counts_an_access_and_list_does_not(vybe):
 
 
 def _expire(vybe, key: str) -> None:
-    with sqlite3.connect(vybe.db_path) as conn:
-        conn.execute(
-            "UPDATE memory SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE key = ?", (key,)
-        )
+    vybe.sql("UPDATE memory SET expires_at = '2000-01-01T00:00:00.000000Z' WHERE key = ?", (key,))
 
 
 def test_expired_entries_are_never_returned_and_gc_removes_them(vybe):

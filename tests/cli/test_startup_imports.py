@@ -31,6 +31,10 @@ HEAVY = {
     "vybe.agent",
     "vybe.context.engine",
     "vybe.context.budget",
+    # The PostgreSQL driver (~180 ms) and the store on it come in only when a URL is set.
+    "psycopg",
+    "vybe.store.postgres",
+    "vybe.store.dialect",
     # dataclasses (with inspect) cost a process ~7 ms: domain types on these paths are
     # named tuples instead.
     "dataclasses",

@@ -6,7 +6,7 @@ import os
 import sqlite3
 
 from vybe.errors import VybeError
-from vybe.store import Store, health
+from vybe.store import Store, health, is_url, open_store
 from vybe.store.db import MIN_SQLITE
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -58,7 +58,10 @@ def privacy_check(db_path: str) -> dict[str, Any]:
 
 def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     """Integrity, the journal mode the file had, pending migrations, the SQLite version; a
-    store not made yet (right after `vybe hook install`) is said as such, not an error."""
+    store not made yet (right after `vybe hook install`) is said as such, not an error. A
+    PostgreSQL store answers its own: the server, whether it takes writes, migrations."""
+    if is_url(path):
+        return [privacy_check(path), *_server_checks(path, busy_timeout_ms)]
     if not os.path.exists(path):
         return [privacy_check(path), _not_made_yet(path)]
     store = Store(path, busy_timeout_ms, migrate=False, create=False)
@@ -81,6 +84,14 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     ]
 
 
+def _server_checks(url: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
+    store = open_store(url, busy_timeout_ms, migrate=False, create=False)
+    try:
+        return store.checks()
+    finally:
+        store.close()
+
+
 def _not_made_yet(path: str) -> dict[str, Any]:
     """The first hook or write command makes the store: can it, where it will be?"""
     folder = os.path.dirname(os.path.abspath(path))
@@ -98,7 +109,7 @@ def migrate(path: str, busy_timeout_ms: int) -> dict[str, Any]:
     then index for search what the store held before its index (a batch per transaction)."""
     from vybe.actions import search
 
-    store = Store(path, busy_timeout_ms, migrate=False)
+    store = open_store(path, busy_timeout_ms, migrate=False)
     try:
         applied = store.migrate()
         indexed = search.index_backlog(store, batches=1_000_000)

@@ -25,15 +25,23 @@ AGENT_PROTOCOL = {
 }
 
 
+def _where(settings: config.Settings) -> str:
+    """The store's location fit to print: the file, or the server's URL without a password."""
+    from vybe.store import redact
+
+    return settings.db_path if settings.db_url is None else redact(settings.db_url)
+
+
 def init(inv, v: dict) -> dict:
     folder = config.config_dir()
     config.make_private_dir(folder)
-    existed = os.path.exists(inv.settings.db_path)
+    on_file = inv.settings.db_url is None
+    existed = os.path.exists(inv.settings.db_path) if on_file else None
     applied = _migrate(inv)["applied"]
     return {
         "config_dir": folder,
-        "db_path": inv.settings.db_path,
-        "database_created": not existed,
+        "db_path": _where(inv.settings),
+        "database_created": not existed if on_file else "0001_foundation.sql" in applied,
         "migrations_applied": applied,
         "agent": inv.agent,
     }
@@ -42,7 +50,7 @@ def init(inv, v: dict) -> dict:
 def status(inv, v: dict) -> dict:
     from vybe.actions import health
 
-    path = inv.settings.db_path
+    path = _where(inv.settings)
     try:
         state = health.agent_state(inv.store, inv.agent)
         query_ok, query_error, error_code = True, None, None
@@ -60,7 +68,7 @@ def status(inv, v: dict) -> dict:
         "agent": inv.agent,
         "db": {
             "path": path,
-            "exists": os.path.isfile(path),
+            "exists": os.path.isfile(path) if inv.settings.db_url is None else query_ok,
             "ok": query_ok,
             "error": query_error,
             "error_code": error_code,
@@ -81,7 +89,7 @@ def doctor(inv, v: dict) -> dict:
     from vybe.actions import health
 
     settings = inv.settings
-    checks = health.store_checks(settings.db_path, settings.busy_timeout_ms)
+    checks = health.store_checks(settings.location, settings.busy_timeout_ms)
     checks.extend(_hook_checks(settings.db_path))
     return {
         "ok": all(c["ok"] for c in checks),
@@ -90,7 +98,7 @@ def doctor(inv, v: dict) -> dict:
             "file": settings.config_file,
             "read": [settings.config_file] if settings.config_file else [],
             "searched": config.config_files(),
-            "db_path": settings.db_path,
+            "db_path": _where(settings),
             "agent": settings.agent,
             "claim_lease": settings.claim_lease,
         },
@@ -110,7 +118,7 @@ def _hook_checks(db_path: str) -> list[dict]:
 def _migrate(inv) -> dict:
     from vybe.actions import health
 
-    return health.migrate(inv.settings.db_path, inv.settings.busy_timeout_ms)
+    return health.migrate(inv.settings.location, inv.settings.busy_timeout_ms)
 
 
 def upgrade(inv, v: dict) -> dict:

@@ -25,6 +25,11 @@ COMMAND_MODULES = {
 GLOBAL_FLAGS = (
     {"flags": ["--agent", "-a"], "env": "VYBE_AGENT", "help": "who is acting"},
     {"flags": ["--db-path"], "env": "VYBE_DB_PATH", "help": "the SQLite store"},
+    {
+        "flags": ["--db-url"],
+        "env": "VYBE_DB_URL",
+        "help": "a PostgreSQL store (postgresql://user@host:port/db)",
+    },
     {"flags": ["--request-id"], "env": "VYBE_REQUEST_ID", "help": "idempotency key"},
 )
 

@@ -21,6 +21,7 @@ GLOBAL_FLAGS = {
     "--agent": "agent",
     "-a": "agent",
     "--db-path": "db_path",
+    "--db-url": "db_url",
     "--request-id": "request_id",
 }
 
@@ -79,7 +80,10 @@ class Invocation:
         if self._settings is None:
             from vybe import config
 
-            self._settings = config.load(self._flags.get("agent"), self._flags.get("db_path"))
+            flags = self._flags
+            self._settings = config.load(
+                flags.get("agent"), flags.get("db_path"), flags.get("db_url")
+            )
         return self._settings
 
     @property
@@ -89,10 +93,10 @@ class Invocation:
     @property
     def store(self) -> Any:
         if self._store is None:
-            from vybe.store import Store
+            from vybe.store import open_store
 
-            self._store = Store(
-                self.settings.db_path, self.settings.busy_timeout_ms, create=self.writes
+            self._store = open_store(
+                self.settings.location, self.settings.busy_timeout_ms, create=self.writes
             )
         return self._store
 

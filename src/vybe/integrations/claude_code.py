@@ -418,7 +418,7 @@ def _hooked_since_import(record: Any, session_id: str, stamp: str) -> list[tuple
 
 def import_lock(store: Any) -> str:
     """The lock file transcript imports into ``store`` take turns on."""
-    return f"{store.path}-import.lock"
+    return store.lock_file("import")
 
 
 def import_skipping_hooked(
@@ -605,9 +605,10 @@ def maintain_if_due(hook: Hook) -> bool:
             "maintain",
             "--agent",
             hook.agent,
-            "--db-path",
-            hook.settings.db_path,
+            *([] if hook.settings.db_url else ["--db-path", hook.settings.db_path]),
         ],
+        # A server's URL goes by the environment, where no process listing shows a password.
+        env={**os.environ, "VYBE_DB_URL": hook.settings.db_url} if hook.settings.db_url else None,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -57,10 +57,10 @@ class Hook:
     @property
     def store(self) -> Any:
         if self._store is None:
-            from vybe.store import Store
+            from vybe.store import open_store
 
             busy = min(self.settings.busy_timeout_ms, HOOK_BUSY_TIMEOUT_MS)
-            self._store = Store(self.settings.db_path, busy)
+            self._store = open_store(self.settings.location, busy)
         return self._store
 
     @property

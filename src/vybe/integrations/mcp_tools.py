@@ -96,9 +96,9 @@ class Tools:
         A read of a store that does not exist yet opens nothing, as on the command line."""
         store = getattr(self._local, "store", None)
         if store is None:
-            from vybe.store import Store
+            from vybe.store import open_store
 
-            store = Store(self.settings.db_path, self.settings.busy_timeout_ms, create=create)
+            store = open_store(self.settings.location, self.settings.busy_timeout_ms, create=create)
             self._local.store = store
         return store
 

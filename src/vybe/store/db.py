@@ -222,6 +222,10 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def lock_file(self, name: str) -> str:
+        """A file beside the database that this machine's processes take turns on."""
+        return f"{self.path}-{name}.lock"
+
     # --- migrations ---------------------------------------------------------------
 
     def pending_migrations(self) -> list[str]:

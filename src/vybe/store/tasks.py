@@ -34,6 +34,9 @@ NOT_HANDED_TO_ANOTHER = (
 )
 # The most urgent first: every pick of a task walks the tasks_pick index in this order.
 PICK_ORDER = " ORDER BY priority DESC, created_at ASC, id ASC"
+# On PostgreSQL a pick locks the task it returns and passes over those other claimers hold
+# (SQLite has one writer at a time and reads this as a comment).
+SKIP_LOCKED = " /*postgresql: FOR UPDATE OF tasks SKIP LOCKED*/"
 
 
 class NewTask(
@@ -180,7 +183,7 @@ def next_claimable(
     if project_id is not None:
         sql += " AND project_id = ?"
         params.append(project_id)
-    sql += PICK_ORDER + " LIMIT 1"
+    sql += PICK_ORDER + " LIMIT 1" + SKIP_LOCKED
     row = conn.execute(sql, params).fetchone()
     return row[0] if row else None
 

@@ -1,0 +1,399 @@
+"""The store on a PostgreSQL server, for fleets of agents on many machines.
+
+``PgStore`` keeps ``Store``'s interface (``transact``, ``snapshot``, ``idempotent``,
+``migrate``, ``conn``), so actions run unchanged: every statement the store writes reaches
+the server through ``Connection``, which translates it once (vybe.store.dialect) and
+returns rows that read as SQLite's do (by index and by name, numbers as int or float).
+
+Concurrency is the server's: a write runs in one REPEATABLE READ transaction, so a row
+another transaction changed since this one began cannot be overwritten (the second writer
+gets a serialization failure); a task is picked with ``FOR UPDATE SKIP LOCKED``. Conflicts,
+deadlocks and unique-key races are retried with backoff inside the busy budget, as SQLite's
+busy retries are; a lock held past the budget is DB_LOCKED (``lock_timeout``); a server
+that cannot be reached or goes away is DB_UNAVAILABLE, and the next call connects again.
+psycopg is imported here only, and this module only when a URL selects PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.adapt import Loader
+from psycopg.rows import tuple_row
+
+from vybe import clock
+from vybe.errors import (
+    DatabaseLocked,
+    DatabaseUnavailable,
+    ReadOnlyViolation,
+    VersionConflict,
+)
+from vybe.store import dialect, redact
+from vybe.store.db import WRITE_ATTEMPTS, Store, _backoff, migration_files
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
+
+MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgresql")
+MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
+WRITE = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+# A transaction left open by a client that hangs (not one that dies: the server sees that
+# at once) gives its locks back after this long.
+IDLE_IN_TRANSACTION_MS = 60_000
+# Lost races, retried while the busy budget lasts: another transaction changed the row, a
+# deadlock was broken, a concurrent insert took the same key first.
+RETRIED = (
+    pg_errors.SerializationFailure,
+    pg_errors.DeadlockDetected,
+    pg_errors.UniqueViolation,
+)
+
+
+class _Number(Loader):
+    """NUMERIC as SQLite hands it out: whole numbers as int (SUM), others as float (ROUND)."""
+
+    def load(self, data: Any) -> int | float:
+        text = bytes(data).decode("ascii")
+        if text.lstrip("-").isdigit():
+            return int(text)
+        return float(text)
+
+
+class Row:
+    """One result row, read by position or by column name, as ``sqlite3.Row``."""
+
+    __slots__ = ("_index", "_values")
+
+    def __init__(self, index: dict[str, int], values: tuple) -> None:
+        self._index, self._values = index, values
+
+    def __getitem__(self, key: int | str) -> Any:
+        return self._values[key if isinstance(key, int) else self._index[key]]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def keys(self) -> list[str]:
+        return list(self._index)
+
+
+def _named_rows(cursor: Any) -> Callable[[tuple], Row]:
+    names = [column.name for column in cursor.description or ()]
+    index: dict[str, int] = {}
+    for i, name in enumerate(names):
+        index.setdefault(name, i)  # the first of two same-named columns, as SQLite's
+    return lambda values: Row(index, values)
+
+
+class Cursor:
+    """A psycopg cursor that takes the store's SQLite-flavoured statements."""
+
+    def __init__(self, raw: Any) -> None:
+        self._raw = raw
+
+    @property
+    def row_factory(self) -> Any:
+        return self._raw.row_factory
+
+    @row_factory.setter
+    def row_factory(self, factory: Any) -> None:
+        self._raw.row_factory = tuple_row if factory is None else _named_rows
+
+    def execute(self, sql: str, params: Any = ()) -> Cursor:
+        self._raw.execute(dialect.to_postgres(sql), tuple(params))
+        return self
+
+    def executemany(self, sql: str, rows: Any) -> Cursor:
+        self._raw.executemany(dialect.to_postgres(sql), [tuple(r) for r in rows])
+        return self
+
+    def fetchone(self) -> Any:
+        return self._raw.fetchone() if self._raw.description else None
+
+    def fetchall(self) -> list:
+        return self._raw.fetchall() if self._raw.description else []
+
+    def fetchmany(self, size: int) -> list:
+        return self._raw.fetchmany(size)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+    @property
+    def rowcount(self) -> int:
+        return self._raw.rowcount
+
+    @property
+    def description(self) -> Any:
+        return self._raw.description
+
+
+class Connection:
+    """What the store's row modules call ``conn``, over one psycopg connection."""
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
+
+    def cursor(self) -> Cursor:
+        return Cursor(self.raw.cursor(row_factory=_named_rows))
+
+    def execute(self, sql: str, params: Any = ()) -> Cursor:
+        return self.cursor().execute(sql, params)
+
+    def executemany(self, sql: str, rows: Any) -> Cursor:
+        return self.cursor().executemany(sql, rows)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _is_gone(exc: BaseException) -> bool:
+    """The server cannot be reached, shut down, or dropped the connection."""
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return not isinstance(exc, pg_errors.LockNotAvailable | pg_errors.QueryCanceled)
+    state = getattr(exc, "sqlstate", None) or ""
+    return state.startswith(("08", "57P", "3D", "28", "53"))
+
+
+def translate(exc: BaseException, where: str) -> Exception:
+    """A psycopg error as the store's stable codes, or itself when it is a defect."""
+    if isinstance(exc, pg_errors.ReadOnlySqlTransaction | pg_errors.InsufficientPrivilege):
+        return ReadOnlyViolation(
+            f"{where} refused a write: {exc}".strip(),
+            suggested_action="use a role that may write to the vybe database",
+        )
+    if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, *RETRIED)):
+        return DatabaseLocked(
+            f"{where} stayed locked past the timeout",
+            context={"database": where},
+            suggested_action="retry later; another agent holds the rows this needs",
+        )
+    if _is_gone(exc):
+        return DatabaseUnavailable(
+            f"cannot reach the vybe database at {where}: {str(exc).strip()}",
+            context={"database": where},
+            suggested_action="check that the server is up and the URL (--db-url, VYBE_DB_URL)",
+        )
+    return exc  # type: ignore[return-value]
+
+
+class PgStore(Store):
+    """The vybe database on a PostgreSQL server; ``create=False`` wants it migrated already."""
+
+    dialect = "postgresql"
+
+    def __init__(
+        self, url: str, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
+    ) -> None:
+        self.url = url
+        self.path = redact(url)
+        self.busy_timeout_ms = busy_timeout_ms
+        self.found_journal_mode = "postgresql"
+        self._raw: Any = None
+        self.conn = self._connect()
+        if not create and "0001_foundation.sql" in self.pending_migrations():
+            self.close()
+            raise DatabaseUnavailable(
+                f"no vybe store at {self.path}; run `vybe init` or any write command",
+                context={"database": self.path},
+                suggested_action="run `vybe init`, or pass --db-url to an existing store",
+            )
+        if migrate:
+            self.migrate()
+
+    def _connect(self) -> Connection:
+        timeout_s = max(2, -(-self.busy_timeout_ms // 1000))
+        options = (
+            f"-c lock_timeout={int(self.busy_timeout_ms)}"
+            f" -c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
+        )
+        try:
+            raw = psycopg.connect(
+                self.url,
+                autocommit=True,
+                connect_timeout=timeout_s,
+                options=options,
+                application_name="vybe",
+            )
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+        raw.adapters.register_loader("numeric", _Number)
+        self._raw = raw
+        return Connection(raw)
+
+    def _live(self) -> Connection:
+        """The connection, made again if the last one was lost (a restarted server)."""
+        if self._raw is None or self._raw.closed or self._raw.broken:
+            self.conn = self._connect()
+        return self.conn
+
+    def close(self) -> None:
+        if self._raw is not None:
+            self._raw.close()
+
+    def lock_file(self, name: str) -> str:
+        """A file this machine's processes take turns on for this server's store (what
+        it guards, a transcript import, is local to the machine too)."""
+        import tempfile
+
+        from vybe.digest import sha256_hex
+
+        folder = os.path.join(tempfile.gettempdir(), f"vybe-{os.getuid()}")
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        return os.path.join(folder, f"{sha256_hex(self.url.encode())[:16]}-{name}.lock")
+
+    # --- migrations ---------------------------------------------------------------
+
+    def pending_migrations(self) -> list[str]:
+        names = [os.path.basename(p) for p in migration_files()]
+        try:
+            conn = self._live()
+            if conn.raw.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None:
+                return names
+            applied = {r[0] for r in conn.raw.execute("SELECT name FROM schema_migrations")}
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+        return [n for n in names if n not in applied]
+
+    def migrate(self) -> list[str]:
+        """Apply pending migrations in one transaction, under an advisory lock that makes
+        concurrent first runs take turns (READ COMMITTED, so the one that waited sees what
+        the first applied)."""
+        if not self.pending_migrations():
+            return []
+
+        def apply(conn: Connection) -> list[str]:
+            raw = conn.raw
+            raw.execute("SELECT pg_advisory_xact_lock(%s, %s)", MIGRATION_LOCK)
+            raw.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations"
+                " (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            applied = {r[0] for r in raw.execute("SELECT name FROM schema_migrations")}
+            done = []
+            for path in migration_files():
+                name = os.path.basename(path)
+                if name in applied:
+                    continue
+                raw.execute(_script(name))  # no parameters: several statements at once
+                raw.execute(
+                    "INSERT INTO schema_migrations (name, applied_at) VALUES (%s, %s)",
+                    (name, clock.now_iso()),
+                )
+                done.append(name)
+            return done
+
+        return self._transact(apply, "BEGIN")
+
+    # --- transactions -------------------------------------------------------------
+
+    def transact(self, fn: Callable[[Connection], T]) -> T:
+        return self._transact(fn, WRITE)
+
+    def _transact(self, fn: Callable[[Connection], T], begin: str) -> T:
+        """Run ``fn`` in one transaction; lost races retried with backoff while the busy
+        budget lasts (CAS conflicts as often as on SQLite)."""
+        deadline = time.monotonic() + self.busy_timeout_ms / 1000
+        conflicts = 0
+        attempt = 0
+        while True:
+            try:
+                return self._once(fn, begin)
+            except VersionConflict:
+                conflicts += 1
+                if conflicts >= WRITE_ATTEMPTS:
+                    raise
+            except RETRIED as exc:
+                if time.monotonic() >= deadline:
+                    raise translate(exc, self.path) from None
+            except psycopg.Error as exc:
+                raise translate(exc, self.path) from None
+            _backoff(0.002, min(attempt, 8))
+            attempt += 1
+
+    def _once(self, fn: Callable[[Connection], T], begin: str) -> T:
+        conn = self._live()
+        conn.raw.execute(begin)
+        try:
+            result = fn(conn)
+            conn.raw.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+        return result
+
+    def _rollback(self) -> None:
+        if self._raw is not None and not self._raw.closed and self.conn.in_transaction:
+            try:
+                self._raw.execute("ROLLBACK")
+            except psycopg.Error:
+                self._raw.close()  # the next call connects again
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection]:
+        """A read-only transaction: every query inside sees the same state."""
+        try:
+            conn = self._live()
+            conn.raw.execute(READ)
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+        try:
+            yield conn
+        except psycopg.Error as exc:
+            self._rollback()
+            raise translate(exc, self.path) from None
+        except BaseException:
+            self._rollback()
+            raise
+        try:
+            conn.raw.execute("COMMIT")
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+
+    # --- health -------------------------------------------------------------------
+
+    def checks(self) -> list[dict[str, Any]]:
+        """What doctor reports: the server answers, its version, pending migrations."""
+        try:
+            version = self._live().raw.execute("SHOW server_version").fetchone()[0]
+            recovering = self.conn.raw.execute("SELECT pg_is_in_recovery()").fetchone()[0]
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+        pending = self.pending_migrations()
+        return [
+            {"name": "server", "ok": True, "detail": f"PostgreSQL {version} at {self.path}"},
+            {
+                "name": "writable",
+                "ok": not recovering,
+                "detail": "a standby: writes are refused" if recovering else "primary",
+            },
+            {"name": "migrations", "ok": not pending, "detail": pending or "up to date"},
+        ]
+
+
+def _script(name: str) -> str:
+    path = os.path.join(MIGRATIONS_DIR, name)
+    if not os.path.isfile(path):
+        raise DatabaseUnavailable(
+            f"migration {name} has no PostgreSQL version in this vybe",
+            context={"migration": name},
+            suggested_action="upgrade vybe",
+        )
+    with open(path, encoding="utf-8") as file:
+        return file.read()

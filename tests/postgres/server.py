@@ -1,0 +1,137 @@
+"""A real PostgreSQL server in a temporary folder, for the tests and the benchmarks.
+
+The binaries come from the `pgserver` package (a test dependency that ships them) or, where
+it is missing, from the system's /usr/lib/postgresql/*/bin. PostgreSQL refuses to run as
+root, so as root the cluster belongs to, and the server runs as, the unprivileged `nobody`.
+It listens on 127.0.0.1 only, on a free port, with trust authentication.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import importlib.util
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+UNPRIVILEGED = "nobody"
+# The server as installed, on 127.0.0.1 only, with room for two hundred clients: every
+# commit is written to the log before it is acknowledged and flushed to disk (fsync).
+SETTINGS = {
+    "listen_addresses": "127.0.0.1",
+    "unix_socket_directories": "",
+    "max_connections": "200",
+    "fsync": "on",
+    "synchronous_commit": "on",
+    "shared_buffers": "128MB",
+    "log_min_messages": "warning",
+}
+# The tests' server: the log is still written before a commit is acknowledged, so a killed
+# server loses nothing acknowledged (the operating system keeps what was written), but not
+# flushed, which only a power cut would show; creating a database per test stays fast.
+FAST = {"fsync": "off", "full_page_writes": "off"}
+
+
+def binaries() -> Path:
+    """The folder holding initdb, pg_ctl and postgres."""
+    spec = importlib.util.find_spec("pgserver")  # found, not imported: no side effects
+    if spec and spec.submodule_search_locations:
+        shipped = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+        if (shipped / "pg_ctl").exists():
+            return shipped
+    system = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))
+    if system:
+        return Path(system[-1]).parent
+    raise RuntimeError("no PostgreSQL binaries: install the test extra (pgserver)")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _demote() -> tuple[int, int] | None:
+    """The (uid, gid) to run the server as: nobody when we are root, else ourselves."""
+    if os.geteuid() != 0:
+        return None
+    user = pwd.getpwnam(UNPRIVILEGED)
+    return user.pw_uid, user.pw_gid
+
+
+class Server:
+    """One cluster: ``start``, ``stop``, ``restart``; databases named by ``url``."""
+
+    def __init__(self, folder: Path, settings: dict[str, str] | None = None) -> None:
+        self.settings = {**SETTINGS, **(settings or {})}
+        self.bin = binaries()
+        self.folder = folder
+        self.data = folder / "data"
+        self.port = free_port()
+        self.ids = _demote()
+        self.version = ""
+
+    def _run(self, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
+        user = self.ids
+        return subprocess.run(
+            [str(self.bin / argv[0]), *argv[1:]],
+            capture_output=True,
+            text=True,
+            check=check,
+            user=user[0] if user else None,
+            group=user[1] if user else None,
+            extra_groups=[] if user else None,
+            env={**os.environ, "LC_ALL": "C", "TZ": "UTC"},
+            cwd=self.folder,
+        )
+
+    def init(self) -> None:
+        if self.ids:
+            os.chown(self.folder, *self.ids)
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        with open(self.data / "postgresql.conf", "a", encoding="utf-8") as conf:
+            for name, value in {**self.settings, "port": str(self.port)}.items():
+                conf.write(f"{name} = '{value}'\n")
+        self.version = self._run("postgres", "--version").stdout.strip()
+
+    def start(self) -> None:
+        log = str(self.folder / "server.log")
+        self._run("pg_ctl", "-D", str(self.data), "-l", log, "-w", "-t", "60", "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop", check=False)
+
+    def restart_immediately(self) -> None:
+        """Kill the server as a crash would (no checkpoint), then start it again."""
+        self.stop("immediate")
+        self.start()
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def admin(self, sql: str) -> None:
+        """Run one statement as the superuser, outside any transaction (CREATE DATABASE)."""
+        import psycopg
+
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(sql)
+
+
+@contextlib.contextmanager
+def running(settings: dict[str, str] | None = None) -> Iterator[Server]:
+    """A started server in a fresh folder, stopped and removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="vybe-pg-"))
+    server = Server(folder, settings)
+    try:
+        server.init()
+        server.start()
+        yield server
+    finally:
+        server.stop("immediate")
+        shutil.rmtree(folder, ignore_errors=True)

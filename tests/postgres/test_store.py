@@ -1,0 +1,187 @@
+"""The store on PostgreSQL: the dialect in one place, migrations once under a lock, the same
+error codes, event ids in commit order, reads that write nothing."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.postgres.server import free_port
+from vybe.actions import tasks
+from vybe.errors import DatabaseLocked, DatabaseUnavailable, NotFound
+from vybe.store import db, dialect, open_store
+from vybe.store.postgres import MIGRATIONS_DIR, PgStore
+
+MIGRATIONS = Path(db.MIGRATIONS_DIR)
+
+
+def test_every_sqlite_migration_has_a_postgresql_twin():
+    sqlite = sorted(p.name for p in MIGRATIONS.glob("*.sql"))
+    assert sqlite == sorted(p.name for p in Path(MIGRATIONS_DIR).glob("*.sql"))
+
+
+@pytest.mark.parametrize(
+    ("sqlite", "postgresql"),
+    [
+        (
+            "SELECT * FROM t WHERE a = ? AND b LIKE '%x'",
+            "SELECT * FROM t WHERE a = %s AND b LIKE '%%x'",
+        ),
+        ("SET n = MAX(n, ?), m = MAX(m)", "SET n = GREATEST(n, %s), m = MAX(m)"),
+        ("WHEN claimed_by IS ? THEN 0", "WHEN claimed_by IS NOT DISTINCT FROM %s THEN 0"),
+        ("WHERE a IS NOT ?", "WHERE a IS DISTINCT FROM %s"),
+        ("instr(a, ?) > 0", "strpos(a, %s) > 0"),
+        ("ROUND(x / 2, 6)", "ROUND(CAST(x / 2 AS NUMERIC), 6)"),
+        ("CAST(MAX(a, 0) AS INTEGER)", "CAST(TRUNC(GREATEST(a, 0)) AS BIGINT)"),
+        (
+            "SELECT id FROM (SELECT id FROM t LIMIT 5) WHERE id > 1",
+            "SELECT id FROM (SELECT id FROM t LIMIT 5) AS _sub1 WHERE id > 1",
+        ),
+        ("SELECT x FROM (SELECT 1 AS x) q", "SELECT x FROM (SELECT 1 AS x) q"),
+        (
+            "FROM events e CROSS JOIN tasks ON tasks.id = e.task_id",
+            "FROM events e JOIN tasks ON tasks.id = e.task_id",
+        ),
+        ("FROM a CROSS JOIN b", "FROM a CROSS JOIN b"),
+        ("LIMIT 1 /*postgresql: FOR UPDATE SKIP LOCKED*/", "LIMIT 1 FOR UPDATE SKIP LOCKED"),
+        ("PRAGMA wal_checkpoint(PASSIVE)", "SELECT 0, 0, 0"),
+    ],
+)
+def test_the_dialect_rewrites_what_the_two_spell_differently(sqlite, postgresql):
+    assert dialect.to_postgres(sqlite) == postgresql
+
+
+def test_a_pragma_postgresql_lacks_is_refused_not_sent():
+    with pytest.raises(ValueError, match="user_version"):
+        dialect.to_postgres("PRAGMA user_version")
+
+
+def test_migrations_apply_once_even_when_two_stores_start_together(pg_server):
+    pg_server.admin("CREATE DATABASE racing_migrations")
+    url = pg_server.url("racing_migrations")
+    applied: list[list[str]] = []
+
+    def start() -> None:
+        store = PgStore(url, migrate=False)
+        applied.append(store.migrate())
+        store.close()
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    names = sorted(p.name for p in MIGRATIONS.glob("*.sql"))
+    assert sorted(applied, key=len) == [[], [], [], names]
+    assert PgStore(url).pending_migrations() == []
+
+
+def test_upgrade_and_doctor_work_on_the_server(vybe):
+    assert vybe.ok("upgrade") == {"applied": [], "pending": []}
+    checks = {c["name"]: c for c in vybe.ok("doctor")["checks"]}
+    assert checks["server"]["ok"] and "PostgreSQL" in checks["server"]["detail"]
+    assert checks["migrations"]["detail"] == "up to date"
+    assert checks["writable"]["ok"]
+
+
+def test_an_unreachable_server_is_db_unavailable(vybe):
+    vybe.env["VYBE_DB_URL"] = f"postgresql://postgres@127.0.0.1:{free_port()}/vybe"
+    assert vybe("task", "list").error_code == "DB_UNAVAILABLE"
+    assert vybe("task", "create", "--title", "t").error_code == "DB_UNAVAILABLE"
+
+
+def test_a_read_never_creates_the_store(vybe, pg_server):
+    pg_server.admin("CREATE DATABASE never_migrated")
+    vybe.env["VYBE_DB_URL"] = pg_server.url("never_migrated")
+    assert vybe("task", "list").error_code == "DB_UNAVAILABLE"
+    with psycopg.connect(pg_server.url("never_migrated")) as conn:
+        assert conn.execute("SELECT to_regclass('tasks')").fetchone()[0] is None
+
+
+def test_the_db_url_flag_selects_the_server_over_a_db_path(vybe, tmp_path):
+    vybe.env["VYBE_DB_PATH"] = str(tmp_path / "elsewhere.db")
+    url = vybe.env.pop("VYBE_DB_URL")
+    vybe.ok("task", "create", "--title", "on the server", "--db-url", url)
+    assert vybe.sql("SELECT title FROM tasks") == [("on the server",)]
+    assert not (tmp_path / "elsewhere.db").exists()
+
+
+def test_an_error_inside_a_transaction_rolls_everything_back(pg_store):
+    def half_then_fail(conn) -> None:
+        conn.execute("INSERT INTO projects (id, name, created_at) VALUES ('p', 'p', 't')")
+        raise NotFound("nothing here")
+
+    with pytest.raises(NotFound):
+        pg_store.transact(half_then_fail)
+    assert pg_store.conn.execute("SELECT COUNT(*) FROM projects").fetchone()[0] == 0
+    assert not pg_store.conn.in_transaction
+
+
+def test_a_row_held_past_the_busy_timeout_is_db_locked(pg_url):
+    store = open_store(pg_url)
+    task = tasks.create(store, "a", "r1", title="t")["task"]
+    holder = psycopg.connect(pg_url)
+    holder.execute("SELECT 1 FROM tasks WHERE id = %s FOR UPDATE", (task["id"],))
+    waiting = open_store(pg_url, busy_timeout_ms=300)
+    lease = tasks.clock.parse_duration("10m")
+    with pytest.raises(DatabaseLocked):
+        tasks.claim(waiting, "b", "r2", task_id=task["id"], project_id=None, lease=lease)
+    holder.rollback()
+    claimed = tasks.claim(waiting, "b", "r2", task_id=task["id"], project_id=None, lease=lease)
+    assert claimed["task"]["claimed_by"] == "b"
+    for each in (holder, waiting, store):
+        each.close()
+
+
+def _waiting_on_a_lock(url: str) -> bool:
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()"
+        ).fetchone()
+        return row[0] > 0
+
+
+def test_event_ids_are_handed_out_in_commit_order(pg_url):
+    first = psycopg.connect(pg_url)
+    first.execute("INSERT INTO events (kind, agent_name, created_at) VALUES ('k', 'first', 't')")
+    second_id: list[int] = []
+
+    def second() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            row = conn.execute(
+                "INSERT INTO events (kind, agent_name, created_at) VALUES ('k', 'second', 't')"
+                " RETURNING id"
+            ).fetchone()
+            second_id.append(row[0])
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    while not _waiting_on_a_lock(pg_url):  # the second insert waits for the first commit
+        assert thread.is_alive()
+    assert second_id == []
+    first.commit()
+    thread.join()
+    rows = psycopg.connect(pg_url).execute("SELECT agent_name, id FROM events ORDER BY id")
+    assert [r[0] for r in rows] == ["first", "second"]
+    first.close()
+
+
+def test_a_peek_writes_nothing(vybe, tmp_path):
+    task = vybe.task("t")
+    vybe.ok("remember", "fact=value")
+    vybe.ok("task", "assign", "--id", task, "--to", "default", agent="alice")
+    before = vybe.dump()
+    data = vybe.ok("resume", "--peek", "--project-dir", str(tmp_path / "new"))
+    assert data["focus_rule"] == "rule2" and data["delta_count"] == 3
+    vybe.ok("focus")
+    vybe.ok("brief")
+    assert vybe.dump() == before
+
+
+def test_a_missing_database_is_db_unavailable(pg_server):
+    with pytest.raises(DatabaseUnavailable):
+        PgStore(pg_server.url("no_such_database"))
