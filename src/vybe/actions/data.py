@@ -10,7 +10,8 @@ import sqlite3
 
 from vybe.actions import limits
 from vybe.errors import InvalidInput
-from vybe.store.db import open_readonly, query_readonly
+from vybe.store import is_url
+from vybe.store.db import QUERY_HINT, open_readonly, query_readonly
 from vybe.text import shorten
 
 ROWS_MAX = 10_000
@@ -26,9 +27,16 @@ def query(
     *,
     max_bytes: int = BYTES_MAX,
     seconds: float = SECONDS,
+    busy_timeout_ms: int = 5000,
 ) -> dict:
+    """``db_path`` is the SQLite file or a PostgreSQL URL (the server bounds the time)."""
     limits.text("sql", sql, SQL_MAX, required=True)
     limits.integer("limit", limit, 1, ROWS_MAX)
+    if is_url(db_path):
+        from vybe.store.postgres import read_query
+
+        rows, truncated = read_query(db_path, sql, limit, max_bytes, seconds, busy_timeout_ms)
+        return {"rows": rows, "count": len(rows), "truncated": truncated}
     conn = open_readonly(db_path)
     try:
         rows, truncated = query_readonly(conn, sql, limit, max_bytes, seconds)
@@ -36,7 +44,7 @@ def query(
         raise InvalidInput(
             f"the query failed: {exc}",
             context={"sql": shorten(sql, 500)},
-            suggested_action="check the SQL; tables: messages, checkpoints, checkpoint_attempts",
+            suggested_action=QUERY_HINT,
         ) from None
     finally:
         conn.close()

@@ -129,7 +129,10 @@ def query(inv, v: dict) -> dict:
     from vybe.actions import data
 
     inv.store  # noqa: B018 - opening the store applies pending migrations first
-    return data.query(inv.settings.db_path, v["sql"], v["limit"])
+    settings = inv.settings
+    return data.query(
+        settings.location, v["sql"], v["limit"], busy_timeout_ms=settings.busy_timeout_ms
+    )
 
 
 OPERATIONS = (

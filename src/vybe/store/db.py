@@ -38,6 +38,7 @@ MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations")
 MIN_SQLITE = (3, 35, 0)
 WRITE_ATTEMPTS = 8
 REQUEST_ID_MAX = 256
+QUERY_HINT = "check the SQL; tables: messages, checkpoints, checkpoint_attempts"
 
 
 def migration_files() -> list[str]:
@@ -471,6 +472,24 @@ def _plain(value: object) -> object:
     return value
 
 
+def bounded_rows(
+    cursor: Any, names: list[str], limit: int, max_bytes: int, plain: Any
+) -> tuple[list[dict[str, Any]], bool]:
+    """At most ``limit`` rows of ``cursor`` and ``max_bytes`` of their JSON, each value made
+    ``plain``, and whether any were left out."""
+    rows: list[dict[str, Any]] = []
+    size = 0
+    for row in cursor:
+        if len(rows) == limit:
+            return rows, True
+        item = dict(zip(names, map(plain, row), strict=True))
+        size += len(jsonio.dumps(item, default=str))
+        if size > max_bytes:
+            return rows, True
+        rows.append(item)
+    return rows, False
+
+
 def query_readonly(
     conn: sqlite3.Connection, sql: str, limit: int, max_bytes: int, seconds: float
 ) -> tuple[list[dict[str, Any]], bool]:
@@ -482,17 +501,7 @@ def query_readonly(
     try:
         cursor = conn.execute(sql)
         names = [column[0] for column in cursor.description or ()]
-        rows: list[dict[str, Any]] = []
-        size = 0
-        for row in cursor:
-            if len(rows) == limit:
-                return rows, True
-            item = dict(zip(names, map(_plain, row), strict=True))
-            size += len(jsonio.dumps(item, default=str))
-            if size > max_bytes:
-                return rows, True
-            rows.append(item)
-        return rows, False
+        return bounded_rows(cursor, names, limit, max_bytes, _plain)
     except sqlite3.Error as exc:
         stop.explain(exc)
         text = str(exc).lower()

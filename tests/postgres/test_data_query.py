@@ -1,0 +1,62 @@
+"""vybe data query on PostgreSQL: the same reads, and nothing that writes or changes the
+session gets through (a read-only transaction on a connection whose transactions are all
+read-only; statements that are not queries refused before they reach the server)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.test_data_query import *  # noqa: F403
+from vybe.store.postgres import PgStore
+
+# SQLite's own file tricks and the path of its file: no counterpart on a server.
+del test_a_query_cannot_create_a_file  # noqa: F821
+del test_blobs_and_infinities_come_back_as_json_text  # noqa: F821
+del test_a_database_path_with_uri_characters_is_opened_as_is  # noqa: F821
+
+
+@pytest.fixture
+def recorded(vybe):  # the record, written through the server store
+    from vybe.context.record import SqliteRecord
+    from vybe.context.recorder import record_user
+
+    store = PgStore(vybe.url)
+    for text in ("first request", "second request", "third request"):
+        record_user(SqliteRecord(store), "s1", text)
+    store.close()
+    return vybe
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "WITH gone AS (DELETE FROM messages RETURNING 1) SELECT count(*) FROM gone",
+        "SET TRANSACTION READ WRITE",
+        "SELECT 1; DELETE FROM messages",
+        "COPY (SELECT 1) TO '/tmp/vybe-copied'",
+        "DO $$ BEGIN DELETE FROM messages; END $$",
+        "  (delete from messages)",
+        "SELECT nextval('events_id_seq')",
+    ],
+)
+def test_no_write_gets_through(recorded, sql):
+    before = recorded.dump()
+    result = recorded("data", "query", "--sql", sql)
+    assert result.code == 1
+    assert result.error_code in {"READ_ONLY_VIOLATION", "INVALID_INPUT"}, result.envelope
+    assert recorded.dump() == before
+
+
+def test_a_percent_sign_is_sql_not_a_placeholder(recorded):
+    data = recorded.ok(
+        "data",
+        "query",
+        "--sql",
+        "SELECT count(*) AS n FROM messages WHERE content_text LIKE '%request'",
+    )
+    assert data["rows"] == [{"n": 3}]
+
+
+def test_numbers_and_bytes_come_back_as_json(recorded):
+    data = recorded.ok("data", "query", "--sql", "SELECT '\\x00ff'::bytea AS b, 1.5::numeric AS n")
+    assert data["rows"] == [{"b": "00ff", "n": 1.5}]
