@@ -103,7 +103,8 @@ class PgVybe(Vybe):
         return result
 
     def sql(self, query: str, params: tuple = ()) -> list[tuple]:
-        return [tuple(row) for row in self._store().conn.execute(query, params).fetchall()]
+        conn = self._store()._live()  # connected again after a restarted server
+        return [tuple(row) for row in conn.execute(query, params).fetchall()]
 
 
 @pytest.fixture
