@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "mcp": "vybe.cli.mcp",
     "chat": "vybe.cli.chat",
     "session": "vybe.cli.sessions",
+    "store": "vybe.cli.stores",
 }
 GLOBAL_FLAGS = (
     {"flags": ["--agent", "-a"], "env": "VYBE_AGENT", "help": "who is acting"},

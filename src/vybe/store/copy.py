@@ -1,0 +1,76 @@
+"""Moving a SQLite store onto a PostgreSQL server: every row with its own ids (events,
+messages, checkpoints, the idempotency ledger in its written order), then every sequence
+set past the largest id, so the server hands out no id the file had used.
+
+A row whose key the server already holds is left alone, so a second copy moves nothing
+twice; the whole copy is one transaction on the server: all of it lands or none.
+"""
+
+from __future__ import annotations
+
+from vybe.store.db import Store
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.store.postgres import PgStore
+
+# In the order references allow: a row's parent before the row.
+TABLES = (
+    ("projects", "id"),
+    ("tasks", "id"),
+    ("task_dependencies", "task_id, depends_on_task_id"),
+    ("events", "id"),
+    ("artifacts", "id"),
+    ("agent_state", "agent_name"),
+    ("idempotency", "rowid"),
+    ("memory", "id"),
+    ("sessions", "id"),
+    ("messages", "id"),
+    ("checkpoints", "id"),
+    ("checkpoint_attempts", "id"),
+)
+# Each numbering the server keeps, and the column it numbers.
+SEQUENCES = (
+    ("events_id_seq", "events", "id"),
+    ("messages_id_seq", "messages", "id"),
+    ("checkpoints_id_seq", "checkpoints", "id"),
+    ("checkpoint_attempts_id_seq", "checkpoint_attempts", "id"),
+    ("idempotency_rowid_seq", "idempotency", "rowid"),
+)
+BATCH = 2000
+
+
+def _columns(source: Store, table: str) -> list[str]:
+    names = [r[1] for r in source.conn.execute(f"PRAGMA table_info({table})")]
+    return [*names, "rowid"] if table == "idempotency" else names
+
+
+def _copy_table(source: Store, conn: object, table: str, order: str) -> dict[str, int]:
+    columns = _columns(source, table)
+    listed = ", ".join(columns)
+    insert = (
+        f"INSERT INTO {table} ({listed}) VALUES ({', '.join('?' * len(columns))})"
+        " ON CONFLICT DO NOTHING"
+    )
+    rows = source.conn.execute(f"SELECT {listed} FROM {table} ORDER BY {order}")
+    seen = copied = 0
+    while batch := rows.fetchmany(BATCH):
+        seen += len(batch)
+        copied += conn.executemany(insert, batch).rowcount  # type: ignore[attr-defined]
+    return {"rows": seen, "copied": copied, "already_there": seen - copied}
+
+
+def to_server(source: Store, target: PgStore) -> dict[str, dict[str, int]]:
+    """Copy every table of ``source`` into ``target``; per table, what was moved."""
+
+    def run(conn: object) -> dict[str, dict[str, int]]:
+        moved = {table: _copy_table(source, conn, table, order) for table, order in TABLES}
+        for sequence, table, column in SEQUENCES:
+            conn.execute(  # type: ignore[attr-defined]
+                f"SELECT setval('{sequence}', GREATEST((SELECT MAX({column}) FROM {table}), 1),"
+                f" (SELECT MAX({column}) FROM {table}) IS NOT NULL)"
+            )
+        return moved
+
+    with source.snapshot():
+        return target.transact(run)

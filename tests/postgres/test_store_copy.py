@@ -1,0 +1,73 @@
+"""vybe store copy: a SQLite store built by the benchmarks' helpers, moved onto the server
+and compared row by row; a second copy moves nothing; the server goes on from the file's ids."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Vybe
+from vybe.store import Store
+from vybe.store.copy import TABLES, _columns
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _benchmark_builder():
+    sys.path.insert(0, str(BENCHMARKS))  # the helpers import their _common module
+    try:
+        spec = importlib.util.spec_from_file_location("bench_resume", BENCHMARKS / "resume.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module.build
+
+
+@pytest.fixture
+def on_file(tmp_path) -> Vybe:
+    """A SQLite store of 5k events, 1k memories and 200 tasks, then real commands on it."""
+    local = Vybe(tmp_path / "file")
+    local.home.mkdir()
+    _benchmark_builder()(local.db_path, events=5000, memories=1000, tasks=200)
+    task = local.ok("task", "create", "--title", "made by the CLI", "--request-id", "made")
+    local.ok("note", task["task"]["id"], "a note", "--request-id", "noted", agent="alice")
+    local.ok("resume", "--request-id", "resumed", agent="alice")
+    return local
+
+
+def _rows(conn, table: str, columns: list[str], order: str) -> list[tuple]:
+    return [
+        tuple(r) for r in conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
+    ]
+
+
+def test_a_copied_store_matches_the_file_row_by_row_and_a_second_copy_moves_nothing(on_file, vybe):
+    first = on_file.ok("store", "copy", "--to", vybe.url)
+    assert first["tables"]["events"]["copied"] == on_file.event_count() == 5000 + 2
+    assert first["already_there"] == 0
+    source = Store(on_file.db_path)
+    target = vybe._store()._live()
+    for table, order in TABLES:
+        columns = _columns(source, table)
+        assert _rows(source.conn, table, columns, order) == _rows(target, table, columns, order), (
+            table
+        )
+    again = on_file.ok("store", "copy", "--to", vybe.url)
+    assert again["copied"] == 0 and again["already_there"] == first["copied"]
+    source.close()
+
+
+def test_the_server_goes_on_from_the_files_ids_and_request_ids(on_file, vybe):
+    on_file.ok("store", "copy", "--to", vybe.url)
+    newest = on_file.sql("SELECT MAX(id) FROM events")[0][0]
+    task = vybe.ok("task", "create", "--title", "on the server")
+    assert task["event_id"] == newest + 1
+    replay = vybe.ok("task", "create", "--title", "made by the CLI", "--request-id", "made")
+    assert replay["task"]["title"] == "made by the CLI" and replay["event_id"] < newest
+    assert vybe("task", "create", "--title", "other", "--request-id", "made").error_code == (
+        "IDEMPOTENCY_MISMATCH"
+    )
