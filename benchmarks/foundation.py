@@ -32,7 +32,7 @@ from _common import Run, compile_vybe, interleaved
 
 from vybe import clock
 from vybe.actions import tasks
-from vybe.store import Store
+from vybe.store import Store, open_store
 
 VYBE = shutil.which("vybe", path=str(Path(sys.executable).parent)) or "vybe"
 AGENT = "bench"
@@ -72,8 +72,9 @@ def build(path: Path, events: int, task_count: int) -> None:
 
 
 def vybe_writer(path: str, n: int, count: int, start: multiprocessing.Event) -> None:
-    """Task mutations with request ids: create, note, claim, set-status, done."""
-    store = Store(Path(path))
+    """Task mutations with request ids: create, note, claim, set-status, done (on a SQLite
+    file or, given a URL, a PostgreSQL server)."""
+    store = open_store(path)
     agent = f"writer{n}"
     start.wait()
     task_id = None

@@ -1,0 +1,194 @@
+"""The PostgreSQL store, in one run on a server started here (pgserver's binaries, else the
+system's; as root it runs as nobody), with the settings printed:
+
+- 16 writers' commit rate through vybe on PostgreSQL, against 16 processes making raw
+  single-row inserts into PostgreSQL, and against vybe on SQLite;
+- `claim --next` throughput with 16 claimers over a queue of tasks;
+- `resume --peek` on 1M events on PostgreSQL against an empty store (goal: at most 2x);
+- the hook path (`vybe hook run claude`, a prompt) on PostgreSQL against a bare
+  `python -c "import sqlite3"`.
+
+Run: .venv/bin/python benchmarks/postgres.py [--count N] [--events N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+from _common import Run, compile_vybe, interleaved
+from foundation import RAW_PAYLOAD, VYBE, WRITERS, commit_rate, vybe_writer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.postgres.server
+from tests.postgres.server import running
+
+from vybe.actions import resume as resumes
+from vybe.actions import tasks
+from vybe.store import open_store
+
+
+def raw_pg_writer(url: str, n: int, count: int, start: multiprocessing.Event) -> None:
+    """The floor: one 200-byte single-row insert per (autocommit) transaction."""
+    import psycopg
+
+    conn = psycopg.connect(url, autocommit=True)
+    payload = "x" * RAW_PAYLOAD
+    start.wait()
+    for _ in range(count):
+        conn.execute("INSERT INTO raw (writer, payload) VALUES (%s, %s)", (n, payload))
+    conn.close()
+
+
+def claimer(url: str, n: int, count: int, start: multiprocessing.Event) -> None:
+    store = open_store(url)
+    agent = f"claimer{n}"
+    start.wait()
+    for k in range(count):
+        tasks.claim(
+            store, agent, f"{agent}-{k}", task_id=None, project_id=None, lease=timedelta(hours=1)
+        )
+    store.close()
+
+
+def database(server, name: str) -> str:
+    server.admin(f"CREATE DATABASE {name}")
+    open_store(server.url(name)).close()
+    return server.url(name)
+
+
+def fill_events(url: str, events: int) -> None:
+    """1M events, 10k tasks and 100k memories in a few statements on the server."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        conn.execute(
+            "INSERT INTO tasks (id, title, status, priority, created_at, updated_at)"
+            " SELECT 'task_' || lpad(i::text, 6, '0'), 'task ' || i,"
+            " CASE WHEN i %% 3 = 0 THEN 'completed' ELSE 'pending' END, i %% 7,"
+            " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z'"
+            " FROM generate_series(0, 9999) i",
+            (),
+        )
+        conn.execute(
+            "INSERT INTO events (id, kind, agent_name, task_id, message, created_at)"
+            " SELECT i, 'progress', 'worker', 'task_' || lpad((i %% 10000)::text, 6, '0'),"
+            " 'event ' || i || ' ' || repeat('x', 60), '2026-01-01T00:00:00.000000Z'"
+            " FROM generate_series(1, %s) i",
+            (events,),
+        )
+        conn.execute("SELECT setval('events_id_seq', %s)", (events,))
+        conn.execute(
+            "INSERT INTO memory (id, key, value, scope, scope_id, kind, access_count,"
+            " created_at, updated_at) SELECT 'mem_' || i, 'key' || i, 'value ' || i,"
+            " 'task', 'task_' || lpad((i %% 10000)::text, 6, '0'), 'fact', i %% 9,"
+            " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z'"
+            " FROM generate_series(1, 100000) i",
+            (),
+        )
+        conn.execute(
+            "INSERT INTO agent_state (agent_name, last_seen_event_id, focus_task_id,"
+            " last_active_at) VALUES ('bench', %s, 'task_000001', '2026-01-01T00:00:00Z')",
+            (events - 100,),
+        )
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")
+
+
+def peek_ms(url: str, runs: int) -> float:
+    store = open_store(url)
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        resumes.peek(store, "bench")
+        samples.append((time.perf_counter() - started) * 1000)
+    store.close()
+    return statistics.median(samples)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--count", type=int, default=200, help="commits per writer")
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    compile_vybe()
+    with running() as server, tempfile.TemporaryDirectory() as folder:
+        print(f"{server.version}; settings: {json.dumps(server.settings)}")
+        raw = database(server, "raw")
+        server_admin = __import__("psycopg").connect(raw, autocommit=True)
+        server_admin.execute(
+            "CREATE TABLE raw (id BIGSERIAL PRIMARY KEY, writer INT, payload TEXT)"
+        )
+        server_admin.close()
+        sqlite_path = str(Path(folder) / "vybe.db")
+        open_store(sqlite_path).close()
+        floor = commit_rate(raw_pg_writer, raw, args.count)
+        on_pg = commit_rate(vybe_writer, database(server, "writers"), args.count)
+        on_sqlite = commit_rate(vybe_writer, sqlite_path, args.count)
+        print(f"16 writers, {args.count} commits each (commits/s):")
+        print(f"  raw single-row inserts, PostgreSQL {floor:8.0f}")
+        print(
+            f"  vybe on PostgreSQL                 {on_pg:8.0f}  {on_pg / floor:.2f}x the raw floor"
+        )
+        ratio = on_pg / on_sqlite
+        print(
+            f"  vybe on SQLite                     {on_sqlite:8.0f}  PostgreSQL/SQLite {ratio:.2f}x"
+        )
+
+        queue = database(server, "queue")
+        store = open_store(queue)
+        for k in range(WRITERS * args.count // 4):
+            tasks.create(store, "boss", f"t{k}", title=f"task {k}")
+        store.close()
+        claims = commit_rate(claimer, queue, args.count // 4)
+        print(f"claim --next, 16 claimers: {claims:.0f} claims/s")
+
+        empty, big = database(server, "empty"), database(server, "big")
+        fill_events(big, args.events)
+        small, large = peek_ms(empty, args.runs), peek_ms(big, args.runs)
+        print(
+            f"resume --peek in process: empty {small:.1f} ms, {args.events} events {large:.1f} ms"
+        )
+        print(f"  ratio {large / small:.2f}x")
+
+        home = Path(folder)
+        env = {**os.environ, "HOME": folder, "VYBE_DB_URL": big, "VYBE_CONFIG_DIR": str(home / "c")}
+        env.pop("VYBE_DB_PATH", None)
+        prompt = json.dumps(
+            {
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "add a test",
+                "session_id": "b",
+                "cwd": folder,
+                "transcript_path": "",
+            }
+        ).encode()
+        figures = interleaved(
+            {
+                "python -c import sqlite3": Run([sys.executable, "-c", "import sqlite3"], env),
+                "hook prompt on PostgreSQL": Run([VYBE, "hook", "run", "claude"], env, prompt),
+                "resume --peek on PostgreSQL": Run(
+                    [VYBE, "resume", "--peek", "--agent", "bench"], env
+                ),
+            },
+            args.runs,
+        )
+        base = figures["python -c import sqlite3"]
+        for name, ms in figures.items():
+            print(f"{name:30} {ms:7.1f} ms  {ms / base:.2f}x")
+        log = home / "c" / "hooks.log"
+        if log.exists():
+            print("hook errors were logged:\n" + log.read_text()[:2000])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
