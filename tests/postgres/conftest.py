@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.conftest import travel  # noqa: F401 - the contract modules' clock
 from tests.conftest import Vybe
 from tests.postgres.server import FAST, Server, running
 from vybe.store.postgres import PgStore

@@ -4,6 +4,9 @@ read-only; statements that are not queries refused before they reach the server)
 
 from __future__ import annotations
 
+import json
+import time
+
 import pytest
 
 from tests.cli.test_data_query import *  # noqa: F403
@@ -13,12 +16,17 @@ from vybe.store.postgres import PgStore
 del test_a_query_cannot_create_a_file  # noqa: F821
 del test_blobs_and_infinities_come_back_as_json_text  # noqa: F821
 del test_a_database_path_with_uri_characters_is_opened_as_is  # noqa: F821
+# These call the action with the SQLite file's path and SQLite's functions: their server
+# forms are below.
+del test_a_query_past_its_time_limit_is_stopped_with_a_stable_code  # noqa: F821
+del test_output_past_the_byte_limit_is_cut_and_flagged  # noqa: F821
+del test_ctrl_c_stops_a_running_query  # noqa: F821
 
 
 @pytest.fixture
 def recorded(vybe):  # the record, written through the server store
-    from vybe.context.record import SqliteRecord
     from vybe.context.recorder import record_user
+    from vybe.store.record import SqliteRecord
 
     store = PgStore(vybe.url)
     for text in ("first request", "second request", "third request"):
@@ -60,3 +68,28 @@ def test_a_percent_sign_is_sql_not_a_placeholder(recorded):
 def test_numbers_and_bytes_come_back_as_json(recorded):
     data = recorded.ok("data", "query", "--sql", "SELECT '\\x00ff'::bytea AS b, 1.5::numeric AS n")
     assert data["rows"] == [{"b": "00ff", "n": 1.5}]
+
+
+def test_a_query_past_its_time_limit_is_stopped_by_the_server(recorded):
+    from vybe.actions import data as data_query
+    from vybe.errors import VybeError
+
+    started = time.monotonic()
+    with pytest.raises(VybeError) as raised:
+        data_query.query(recorded.url, "SELECT pg_sleep(30)", 10, seconds=0.2)
+    assert raised.value.code == "QUERY_TIMEOUT"
+    assert time.monotonic() - started < 2
+
+
+def test_output_past_the_byte_limit_is_cut_and_flagged_on_the_server(recorded):
+    from vybe.actions import data as data_query
+
+    found = data_query.query(
+        recorded.url,
+        "SELECT i, repeat('x', 1000) AS x FROM generate_series(1, 5000) AS i",
+        10_000,
+        max_bytes=50_000,
+    )
+    assert found["truncated"] is True
+    assert 40_000 < sum(len(json.dumps(r)) for r in found["rows"]) <= 50_000
+    assert found["count"] == len(found["rows"]) < 5000

@@ -80,7 +80,11 @@ def test_migrations_apply_once_even_when_two_stores_start_together(pg_server):
 
 
 def test_upgrade_and_doctor_work_on_the_server(vybe):
-    assert vybe.ok("upgrade") == {"applied": [], "pending": []}
+    assert vybe.ok("upgrade") == {
+        "applied": [],
+        "pending": [],
+        "search_index": {"indexed": 0, "complete": True},
+    }
     checks = {c["name"]: c for c in vybe.ok("doctor")["checks"]}
     assert checks["server"]["ok"] and "PostgreSQL" in checks["server"]["detail"]
     assert checks["migrations"]["detail"] == "up to date"
@@ -185,3 +189,15 @@ def test_a_peek_writes_nothing(vybe, tmp_path):
 def test_a_missing_database_is_db_unavailable(pg_server):
     with pytest.raises(DatabaseUnavailable):
         PgStore(pg_server.url("no_such_database"))
+
+
+def test_search_on_the_server_is_search_unavailable_and_maintain_still_runs(vybe, pg_store):
+    from vybe.actions import search
+    from vybe.errors import VybeError
+    from vybe.store.search import SearchQuery
+
+    vybe.ok("note", vybe.task("t"), "a findable word")
+    with pytest.raises(VybeError) as raised:
+        search.search(pg_store, SearchQuery("findable"))
+    assert raised.value.code == "SEARCH_UNAVAILABLE"
+    assert vybe.ok("maintain")["search_index"] == {"indexed": 0, "complete": True}

@@ -85,7 +85,9 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
 
 
 def _server_checks(url: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
-    store = open_store(url, busy_timeout_ms, migrate=False, create=False)
+    from vybe.store.postgres import PgStore
+
+    store = PgStore(url, busy_timeout_ms, migrate=False, create=False)
     try:
         return store.checks()
     finally:

@@ -14,7 +14,7 @@ import sqlite3
 
 from vybe import clock
 from vybe.actions import limits
-from vybe.errors import InvalidInput
+from vybe.errors import InvalidInput, VybeError
 from vybe.store import Store
 from vybe.store import search as search_rows
 
@@ -145,6 +145,14 @@ def _hit(row: sqlite3.Row, needles: list[str]) -> dict:
 def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> dict:
     """One page of hits, best first, with the offset of the next page when there is one."""
     query = _validated(query, mode)
+    if not store.full_text_search:
+        raise VybeError(
+            "full-text search needs the SQLite store; this one is on a PostgreSQL server",
+            code="SEARCH_UNAVAILABLE",
+            context={"store": store.path},
+            suggested_action="search a SQLite copy of the store, or use vybe events / "
+            "vybe data query",
+        )
     with store.snapshot() as conn:
         rows = search_rows.search(conn, query)
         backlog = search_rows.backlog(conn)

@@ -41,9 +41,7 @@ OPERATIONS = (
         "Copy the SQLite store (--db-path) onto a PostgreSQL server, ids and request ids"
         " included; run again, it copies only what is new.",
         copy,
-        params=(
-            Param("to", help="the server: postgresql://user@host:port/db", required=True),
-        ),
+        params=(Param("to", help="the server: postgresql://user@host:port/db", required=True),),
         writes=True,
         idempotent=True,
         surfaces=CLI_ONLY,

@@ -145,7 +145,10 @@ def args_digest(args: dict[str, Any]) -> str:
 class Store:
     """The vybe database of one process; with ``create=False`` it must already exist.
 
-    ``found_journal_mode`` is the mode the file had when opened, before it is set to WAL."""
+    ``found_journal_mode`` is the mode the file had when opened, before it is set to WAL;
+    ``full_text_search`` says whether the search indexes of migration 0008 are there."""
+
+    full_text_search = True
 
     def __init__(
         self,

@@ -172,7 +172,7 @@ def _significant_back(nodes: list, start: int) -> int | None:
 
 def _joins_on(nodes: list, i: int | None) -> bool:
     """Whether ``CROSS`` is followed by ``JOIN <table> [alias] ON``."""
-    seen = []
+    seen: list[str] = []
     while i is not None and len(seen) < 4:
         node = nodes[i]
         if isinstance(node, Group):
@@ -222,7 +222,7 @@ def _render(nodes: list) -> str:
                 out.append("IS DISTINCT FROM %s")
                 skip = after
                 continue
-        if node.lower == "cross" and _joins_on(nodes, nxt):
+        if node.lower == "cross" and nxt is not None and _joins_on(nodes, nxt):
             skip = nxt
             out.append("JOIN")
             continue

@@ -249,6 +249,7 @@ class PgStore(Store):
     """The vybe database on a PostgreSQL server; ``create=False`` wants it migrated already."""
 
     dialect = "postgresql"
+    full_text_search = False  # FTS5 is SQLite's; `vybe search` is SEARCH_UNAVAILABLE here
 
     def __init__(
         self, url: str, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
@@ -269,7 +270,7 @@ class PgStore(Store):
         if migrate:
             self.migrate()
 
-    def _connect(self) -> Connection:
+    def _connect(self) -> Any:  # a Connection, standing in for sqlite3's
         timeout_s = max(2, -(-self.busy_timeout_ms // 1000))
         options = (
             f"-c lock_timeout={int(self.busy_timeout_ms)}"
@@ -289,7 +290,7 @@ class PgStore(Store):
         self._raw = raw
         return Connection(raw)
 
-    def _live(self) -> Connection:
+    def _live(self) -> Any:
         """The connection, made again if the last one was lost (a restarted server)."""
         if self._raw is None or self._raw.closed or self._raw.broken:
             self.conn = self._connect()
@@ -355,10 +356,10 @@ class PgStore(Store):
 
     # --- transactions -------------------------------------------------------------
 
-    def transact(self, fn: Callable[[Connection], T]) -> T:
+    def transact(self, fn: Callable[[Any], T]) -> T:
         return self._transact(fn, WRITE)
 
-    def _transact(self, fn: Callable[[Connection], T], begin: str) -> T:
+    def _transact(self, fn: Callable[[Any], T], begin: str) -> T:
         """Run ``fn`` in one transaction; lost races retried with backoff while the busy
         budget lasts (CAS conflicts as often as on SQLite)."""
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
@@ -366,7 +367,7 @@ class PgStore(Store):
         attempt = 0
         while True:
             try:
-                return self._once(fn, begin)
+                return self._attempt(fn, begin)
             except VersionConflict:
                 conflicts += 1
                 if conflicts >= WRITE_ATTEMPTS:
@@ -379,7 +380,7 @@ class PgStore(Store):
             _backoff(0.002, min(attempt, 8))
             attempt += 1
 
-    def _once(self, fn: Callable[[Connection], T], begin: str) -> T:
+    def _attempt(self, fn: Callable[[Any], T], begin: str) -> T:
         conn = self._live()
         conn.raw.execute(begin)
         try:
@@ -398,7 +399,7 @@ class PgStore(Store):
                 self._raw.close()  # the next call connects again
 
     @contextmanager
-    def snapshot(self) -> Iterator[Connection]:
+    def snapshot(self) -> Iterator[Any]:
         """A read-only transaction: every query inside sees the same state."""
         try:
             conn = self._live()
@@ -423,8 +424,9 @@ class PgStore(Store):
     def checks(self) -> list[dict[str, Any]]:
         """What doctor reports: the server answers, its version, pending migrations."""
         try:
-            version = self._live().raw.execute("SHOW server_version").fetchone()[0]
-            recovering = self.conn.raw.execute("SELECT pg_is_in_recovery()").fetchone()[0]
+            raw = self._live().raw
+            version = raw.execute("SHOW server_version").fetchone()[0]
+            recovering = raw.execute("SELECT pg_is_in_recovery()").fetchone()[0]
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         pending = self.pending_migrations()
