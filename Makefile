@@ -25,7 +25,7 @@ test: $(STAMP)
 	$(PY) -m pytest -m serial --ignore=tests/postgres
 
 # The contract modules again on a real PostgreSQL server (pgserver's binaries), in one process
-# so one server serves them all and the process races run alone: about 2.5 minutes on 2
+# so one server serves them all and the process races run alone: about 100 s on 2
 # cores (a server per xdist worker was no faster), so apart from `make test`.
 test-postgres: $(STAMP)
 	$(PY) -m pytest -p no:xdist tests/postgres
