@@ -28,6 +28,8 @@ TABLES = (
     ("messages", "id"),
     ("checkpoints", "id"),
     ("checkpoint_attempts", "id"),
+    ("compaction_receipts", "id"),
+    ("handoff_context", "event_id"),
 )
 # Each numbering the server keeps, and the column it numbers.
 SEQUENCES = (
@@ -36,6 +38,7 @@ SEQUENCES = (
     ("checkpoints_id_seq", "checkpoints", "id"),
     ("checkpoint_attempts_id_seq", "checkpoint_attempts", "id"),
     ("idempotency_rowid_seq", "idempotency", "rowid"),
+    ("compaction_receipts_id_seq", "compaction_receipts", "id"),
 )
 BATCH = 2000
 
