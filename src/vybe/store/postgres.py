@@ -191,6 +191,9 @@ class Cursor:
     def description(self) -> Any:
         return self._raw.description
 
+    def close(self) -> None:
+        self._raw.close()
+
 
 class Connection:
     """What the store's row modules call ``conn``, over one psycopg connection."""
