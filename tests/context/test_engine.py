@@ -1,7 +1,5 @@
 """The engine per request: trigger, assembly after a checkpoint, anchor, ladder, loop breaker."""
 
-import shlex
-
 import pytest
 
 from tests.context.sessions import (
@@ -104,7 +102,7 @@ def test_writer_sees_the_tail_that_stays(record, tmp_path):
     assert prepared.checkpointed
 
 
-def test_recollection_carries_mind_user_words_now_files_and_record_query(record, tmp_path):
+def test_recollection_carries_mind_user_words_now_files_and_search_commands(record, tmp_path):
     opening(record)
     work(record, 40)
     engine(record, tmp_path).prepare(S, SYSTEM)
@@ -119,10 +117,9 @@ def test_recollection_carries_mind_user_words_now_files_and_record_query(record,
     assert [text.index(h) for h in order] == sorted(text.index(h) for h in order)
     assert f'<user-message number="2">\n{CONSTRAINT}\n</user-message>' in text
     assert HARNESS_ORDER not in text.split("# 6. Now")[0]
-    command = next(line for line in text.splitlines() if line.startswith("vybe data query"))
-    assert "vybe data query --sql 'SELECT context_seq" in command
-    assert f"session_id='{S}'" in shlex.split(command)[-1]
-    assert f"vybe search '<words>' --session-id {S}" in text
+    assert "data query" not in text
+    assert f"vybe search '<words>' --session-id {S}\n" in text
+    assert f"vybe search '<words>' --session-id {S} --type user" in text
     assert "- services/svc" in text
 
 
@@ -133,9 +130,28 @@ def test_the_recollections_commands_start_as_the_engines_owner_says(record, tmp_
     prepared = Engine(record, Consolidator(), LIMITS, vybe=vybe).prepare(S, SYSTEM)
     text = prepared.request.messages[0].content
     assert prepared.checkpointed and "# 9. The full record" in text
-    commands = [line for line in text.splitlines() if "vybe" in line and "--sql" in line]
-    assert commands and all(line.startswith(vybe + " data query") for line in commands)
-    assert f"{vybe} search '<words>' --session-id {S}" in text
+    commands = [line for line in text.splitlines() if " search '<words>'" in line]
+    assert len(commands) == 2 and all(line.startswith(vybe + " search ") for line in commands)
+    assert "vybe data query" not in text
+
+
+def test_the_recollection_opens_with_its_compactions_receipt_line(record, tmp_path):
+    """As the hooks' brief does after Claude Code's or Codex's compaction: the checkpoint's
+    number in the session, and how many of the person's messages came back verbatim."""
+    opening(record)
+    work(record, 40)
+    run = engine(record, tmp_path)
+    lines = []
+    for start in (40, 80):
+        text = run.prepare(S, SYSTEM).request.messages[0].content
+        shown = text.count('<user-message number="')
+        lines.append(text.split("\n\n")[1])
+        assert shown and lines[-1].count(f"your {shown} kept instructions were restored verbatim")
+        work(record, 40, start)
+    assert [line.split(";")[0] for line in lines] == [
+        "1st compaction of this session",
+        "2nd compaction of this session",
+    ]
 
 
 def test_kept_inputs_of_the_turn_in_progress_stay_verbatim_and_win(record, tmp_path):
@@ -280,6 +296,7 @@ def test_newest_tool_output_is_cut_to_fit(record, tmp_path):
     prepared = engine(record, tmp_path, ScriptedModel([])).prepare(S, SYSTEM)
     last = prepared.request.messages[-1]
     assert "[Output truncated to fit the context window" in last.content
+    assert last.content.endswith(f"the part you need: vybe search '<words>' --session-id {S}]")
     assert compute(LIMITS).can_fit(prepared.tokens)
     assert len(record.messages(S)[-1].text) == 240_000
 

@@ -109,7 +109,7 @@ def test_over_long_section_is_stored_whole_and_shown_cut(primed, tmp_path):
     assert lessons in stored.mind
     shown = recollection(load_view(primed, S), compute(LIMITS))
     assert "[This section continues; the whole mind is in the record" in shown
-    assert "SELECT mind FROM checkpoints" in shown
+    assert f"the whole mind is in the record: vybe session show {S}]" in shown
 
 
 def test_mind_grown_past_twice_its_limits_keeps_previous(record, tmp_path):

@@ -10,8 +10,8 @@ import shutil
 from tests.conftest import TRANSCRIPTS
 from tests.integrations.conftest import FIXTURES, SESSIONS
 from vybe import config
+from vybe.context.receipt import line, ordinal
 from vybe.context.recorder import record_assistant, record_user
-from vybe.integrations.compaction import line, ordinal
 from vybe.llm.base import Reply
 from vybe.store import Store
 from vybe.store.record import SqliteRecord

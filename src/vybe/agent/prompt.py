@@ -20,8 +20,8 @@ Rules:
 where it quotes them.
 - A <context-checkpoint> block is your own consolidated memory of the earlier conversation, \
 not new instructions; the person's words and the agreements in it still apply. The full \
-record stays in vybe's database: find a detail it let go with the search tool, or read the \
-record back with `vybe data query`.
+record stays in vybe's database: find a detail it let go with the search tool (its last \
+section names the session and the ready command).
 - Keep the person's goal and constraints in view through long work; track multi-step work \
 as vybe tasks so it survives restarts, and keep facts, standing instructions and lessons \
 that outlive this session with memory_set (read them back with memory_get).

@@ -44,7 +44,7 @@ def model_info(choice: Choice, config_file: str | None) -> tuple[ModelInfo, Any,
 
 
 def engine_for(
-    store: Any, choice: Choice, config_file: str | None, scripted: bool = False, agent: str = ""
+    store: Any, choice: Choice, config_file: str | None, scripted: bool, agent: str
 ) -> tuple[Any, ModelInfo]:
     """An engine over the store's record: the connected model, or the offline consolidator;
     its recollections' commands run as ``agent`` from this vybe.
@@ -58,8 +58,7 @@ def engine_for(
     info, base_url, key_env = model_info(choice, config_file)
     model = Consolidator() if scripted else connect(info, base_url, key_env)
     record = SqliteRecord(store)
-    vybe = config.command_line(agent) if agent else "vybe"
-    return Engine(record, model, limits(info), vybe=vybe), info
+    return Engine(record, model, limits(info), vybe=config.command_line(agent)), info
 
 
 def start(
@@ -77,7 +76,7 @@ def start(
 ) -> Run:
     """Connect the model and wire the runner of one session; ``watch`` sees replies stream;
     ``read_anywhere`` (the person's say) lets read go outside the working folder."""
-    engine, info = engine_for(store, choice, config_file, agent=agent)
+    engine, info = engine_for(store, choice, config_file, False, agent)
     session = session_id or clock.new_id("ses")
     toolbox = Toolbox(
         workdir, discover(workdir), bash, TaskTools(store, agent, session), read_anywhere

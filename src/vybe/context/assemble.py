@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from vybe.context import memo, mind, now
+from vybe.context import memo, mind, now, receipt
 from vybe.context.budget import (
     Budget,
     cut,
@@ -30,7 +30,7 @@ VYBE = "vybe"
 LEFT_SHOWN = 20
 TRUNCATED = (
     "[Output truncated to fit the context window; the record keeps all of it: re-run the "
-    "tool with a narrower request, or read it with vybe data query.]"
+    "tool with a narrower request, or search the record for the part you need: {search}]"
 )
 
 
@@ -43,6 +43,7 @@ class View:
     rows: list[MessageRow]
     extra: dict[int, MessageRow] = field(default_factory=dict)
     vybe: str = VYBE  # how the recollection's commands start
+    compactions: int = 0  # the checkpoint's number among the session's (1 for the first)
     converted: list[Message] = field(default_factory=list, init=False, repr=False, compare=False)
     remembered: tuple[Budget, str] | None = field(
         default=None, init=False, repr=False, compare=False
@@ -58,7 +59,14 @@ class View:
 
     def extended(self, new: list[MessageRow]) -> View:
         """The same view with rows appended since; earlier conversions are reused."""
-        view = View(self.session_id, self.checkpoint, self.rows + new, self.extra, self.vybe)
+        view = View(
+            self.session_id,
+            self.checkpoint,
+            self.rows + new,
+            self.extra,
+            self.vybe,
+            self.compactions,
+        )
         view.converted = self.row_messages() + [to_message(r) for r in new]
         view.remembered = self.remembered
         view.answered, view.scanned = self.answered, self.scanned
@@ -100,7 +108,9 @@ def load(
     wanted |= {s["seq"] for s in checkpoint.skills}
     extra = {r.seq: r for r in record.messages_at(session_id, wanted)}
     rows = record.messages(session_id, checkpoint.first_kept_seq)
-    return View(session_id, checkpoint, rows, extra, vybe)
+    made = [a.checkpoint_id for a in record.attempts(session_id) if a.checkpoint_id is not None]
+    number = sum(1 for made_id in made if made_id <= checkpoint.id) or 1
+    return View(session_id, checkpoint, rows, extra, vybe, number)
 
 
 def _escape(text: str) -> str:
@@ -110,44 +120,42 @@ def _escape(text: str) -> str:
     return text
 
 
-def _sql_text(text: str) -> str:
-    """``text`` as an SQL string literal, whatever quotes it holds."""
-    return "'" + text.replace("'", "''") + "'"
+def search_command(session_id: str, vybe: str = VYBE, kind: str | None = None) -> str:
+    """A ready command that searches this session's record (the words left to fill in),
+    or only the ``kind`` of rows (``user``: the person's own messages)."""
+    only = f" --type {kind}" if kind else ""
+    return f"{vybe} search '<words>' --session-id " + shlex.quote(session_id) + only
 
 
-def _data_query(sql: str, vybe: str = VYBE) -> str:
-    """A command a shell runs exactly as shown, whatever quotes the SQL holds."""
-    return f"{vybe} data query --sql " + shlex.quote(sql)
+def show_command(session_id: str, vybe: str = VYBE) -> str:
+    """A ready command that shows the session's latest checkpoint whole (MIND, MEMO, NOW)."""
+    return f"{vybe} session show " + shlex.quote(session_id)
 
 
-def record_query(session_id: str, to_seq: int, vybe: str = VYBE) -> str:
-    """A ready command that lists the user's own messages of the earlier record."""
-    return _data_query(
-        "SELECT context_seq, created_at, substr(content_text,1,300) FROM messages"
-        f" WHERE session_id={_sql_text(session_id)} AND type='user' AND context_seq <= {to_seq}"
-        " ORDER BY context_seq LIMIT 50",
-        vybe,
-    )
-
-
-def search_command(session_id: str, vybe: str = VYBE) -> str:
-    """A ready command that searches this session's record (the words left to fill in)."""
-    return f"{vybe} search '<words>' --session-id " + shlex.quote(session_id)
-
-
-def _checkpoint_query(column: str, session_id: str, to_seq: int, vybe: str = VYBE) -> str:
-    return _data_query(
-        f"SELECT {column} FROM checkpoints WHERE session_id={_sql_text(session_id)}"
-        f" AND summarized_to_seq={to_seq} ORDER BY id DESC LIMIT 1",
-        vybe,
-    )
-
-
-def _words(view: View, budget: Budget) -> str:
+def _kept_words(view: View, budget: Budget) -> tuple[list[memo.Kept], list[int]]:
+    """The ticked messages the recollection shows (within budget), and those it cannot."""
     cp = view.checkpoint
     assert cp is not None
     texts = [(m.seq, view.extra[m.seq].text) for m in cp.memo if m.checked and m.seq in view.extra]
-    kept, left = memo.fit(texts, budget.memo_per_message, budget.memo_total)
+    return memo.fit(texts, budget.memo_per_message, budget.memo_total)
+
+
+def receipt_line(view: View, kept: list[memo.Kept], left: list[int]) -> str:
+    """This checkpoint's receipt in one line: its number, the person's messages given back
+    verbatim or cut, and those the checkpoint let go (still in the record)."""
+    cp = view.checkpoint
+    assert cp is not None
+    released = [m.seq for m in cp.memo if not m.checked] + left
+    lists = {
+        "verbatim": [k.seq for k in kept if not k.cut],
+        "cut": [k.seq for k in kept if k.cut],
+        "kept": [],  # the rows after the checkpoint are in the context as they are
+        "released": released,
+    }
+    return receipt.line(view.compactions, lists, "vybe")
+
+
+def _words(kept: list[memo.Kept], left: list[int]) -> str:
     parts = [
         USER_WORDS,
         "Copied from the record, never retyped; each number is the message's number there.",
@@ -209,26 +217,26 @@ def recollection(view: View, budget: Budget) -> str:
     cp = view.checkpoint
     assert cp is not None
     sid, to, vybe = view.session_id, cp.summarized_to_seq, view.vybe
-    whole_mind = _checkpoint_query("mind", sid, to, vybe)
-    shown_mind, was_cut = mind.shown(cp.mind, budget, whole_mind) if cp.mind else ("", False)
+    whole = show_command(sid, vybe)
+    shown_mind, was_cut = mind.shown(cp.mind, budget, whole) if cp.mind else ("", False)
+    kept, left = _kept_words(view, budget)
     parts = [
         RECOLLECTION_OPEN,
+        receipt_line(view, kept, left) + ".",
         f"This is your own recollection of the earlier part of this conversation, messages #1 "
         f"to #{to}, consolidated by you at a checkpoint so that you can continue. It is memory, "
         "not new instructions: the user's words and the agreements in it still apply.",
         _escape(shown_mind) or "(no mind yet)",
-        _words(view, budget),
-        _escape(now.shown(cp.now, budget.now_max, _checkpoint_query("now", sid, to, vybe)))
-        or "# 6. Now\n(none)",
+        _words(kept, left),
+        _escape(now.shown(cp.now, budget.now_max, whole)) or "# 6. Now\n(none)",
         _files(cp.files),
         _skills(view, budget),
         "# 9. The full record\nEvery earlier message of this session, the user's, yours and "
         f"the tools' outputs, is in the vybe record, session {sid}, messages #1 to #{to} by "
-        "context_seq; a number in the user's words is such a message. Read the user's own "
-        f"messages first:\n{record_query(sid, to, vybe)}\nSearch it for a detail this "
-        'recollection let go (words, a "phrase", a prefix*, or a path, id or error text '
-        f"exactly as written):\n{search_command(sid, vybe)}"
-        + (f"\nThe whole mind: {whole_mind}" if was_cut else ""),
+        "context_seq; a number in the user's words is such a message. Search it for a detail "
+        'this recollection let go (words, a "phrase", a prefix*, or a path, id or error text '
+        f"exactly as written):\n{search_command(sid, vybe)}\nOnly the user's own messages:\n"
+        f"{search_command(sid, vybe, 'user')}" + (f"\nThe whole mind: {whole}" if was_cut else ""),
     ]
     if view.kept_inputs:
         parts.append(
@@ -248,13 +256,14 @@ def messages(view: View, budget: Budget, newest_cap: int | None = None) -> list[
         out += [to_message(r) for r in view.kept_inputs]
     out += view.row_messages()
     if newest_cap is not None:
+        note = TRUNCATED.format(search=search_command(view.session_id, view.vybe))
         index = len(out)
         while index > 0 and out[index - 1].role == "tool":
             index -= 1
         for i in range(index, len(out)):
             if estimate(out[i].content) > newest_cap:
-                shown = cut(out[i].content, max(newest_cap - estimate(TRUNCATED), 0))
-                out[i] = Message("tool", f"{shown}\n{TRUNCATED}", tool_call_id=out[i].tool_call_id)
+                shown = cut(out[i].content, max(newest_cap - estimate(note), 0))
+                out[i] = Message("tool", f"{shown}\n{note}", tool_call_id=out[i].tool_call_id)
     return out
 
 

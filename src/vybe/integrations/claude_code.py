@@ -129,6 +129,7 @@ RECEIPT_LINE_CHARS = 300
 def receipt_line(hook: Hook, rows: list[MessageRow], chosen: list[Any]) -> str:
     """This compaction's receipt completed, in one line; nothing when it cannot be written
     (the person's words are given back all the same)."""
+    from vybe.context.receipt import line
     from vybe.integrations import compaction
     from vybe.integrations.hooks import log_failure
     from vybe.store import receipts
@@ -139,7 +140,7 @@ def receipt_line(hook: Hook, rows: list[MessageRow], chosen: list[Any]) -> str:
     except Exception as error:
         log_failure(hook.target, hook.event, error)
         return ""
-    return compaction.line(count, receipt, HARNESSES[hook.target])[:RECEIPT_LINE_CHARS]
+    return line(count, receipt, HARNESSES[hook.target])[:RECEIPT_LINE_CHARS]
 
 
 def pre_compact(hook: Hook) -> None:

@@ -4,7 +4,8 @@ PreCompact opens the receipt: whose compaction, its trigger (``auto`` / ``manual
 tokens before, from the payload or the transcript's newest usage. SessionStart(compact)
 completes it: which of the person's messages vybe gave back verbatim or cut, which the
 harness kept in its own context (Codex's ``replacement_history``; Claude keeps none), which
-stay in the record only. Its one line goes at the top of the context vybe gives back.
+stay in the record only. Its one line (vybe.context.receipt, shared with the engine) goes
+at the top of the context vybe gives back.
 
 Standard library only: this runs inside the hooks.
 """
@@ -146,30 +147,3 @@ def given_back(hook: Hook, rows: list[MessageRow], chosen: list[Chosen]) -> dict
     return receipt_rows.complete(
         hook.store, hook.record_session, hook.agent, hook.target, lists, boundary
     )
-
-
-def ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else many or one + 's'}"
-
-
-def line(count: int, receipt: dict, harness: str) -> str:
-    """The receipt in one line: ``3rd compaction of this session; your 7 kept instructions
-    were restored verbatim``, and what was cut, kept by the harness, or left in the record."""
-    verbatim = len(receipt["verbatim"])
-    were = "was" if verbatim == 1 else "were"
-    parts = [
-        f"{ordinal(count)} compaction of this session",
-        f"your {_count(verbatim, 'kept instruction')} {were} restored verbatim",
-    ]
-    if receipt["cut"]:
-        parts.append(f"{len(receipt['cut'])} cut short (whole in the record)")
-    if receipt["kept"]:
-        parts.append(f"{_count(len(receipt['kept']), 'message')} stayed in {harness}'s own context")
-    if receipt["released"]:
-        parts.append(f"{len(receipt['released'])} more in the record only (search it)")
-    return "; ".join(parts)
