@@ -4,8 +4,7 @@ task logs into a summary event, pruning old archived events, a WAL checkpoint.""
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter
-from dataclasses import dataclass
+from collections import Counter, namedtuple
 from datetime import timedelta
 from functools import partial
 
@@ -22,19 +21,30 @@ from vybe.text import shorten
 SUMMARY_KIND = "events_summarized"
 
 
-@dataclass(frozen=True)
-class Options:
-    gc_limit: int = 500
-    threshold: int = 200
-    keep: int = 50
-    max_tasks: int = 5
-    fold_limit: int = 5000
-    scan_recent: int = 2000
-    retention: timedelta = timedelta(days=30)
-    prune_limit: int = 500
-    request_retention: timedelta = timedelta(days=maintain_rows.REQUEST_RETENTION_DAYS)
-    checkpoint: bool = True
-    index_batches: int = 4
+class Options(
+    namedtuple(
+        "Options",
+        "gc_limit threshold keep max_tasks fold_limit scan_recent retention prune_limit"
+        " request_retention checkpoint index_batches",
+        defaults=(
+            500,
+            200,
+            50,
+            5,
+            5000,
+            2000,
+            timedelta(days=30),
+            500,
+            timedelta(days=maintain_rows.REQUEST_RETENTION_DAYS),
+            True,
+            4,
+        ),
+    )
+):
+    """What one maintenance pass may do. A named tuple, not a dataclass: `vybe schema`
+    loads this module for its declaration and would pay for dataclasses and inspect."""
+
+    __slots__ = ()
 
     def check(self) -> Options:
         if not 1 <= self.keep < self.threshold:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from collections import namedtuple
 
 from vybe import clock, jsonio
 from vybe.actions import limits
@@ -19,6 +18,10 @@ from vybe.store import projects as project_rows
 from vybe.store import tasks as task_rows
 from vybe.text import shorten
 
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from typing import Any
+
 SCOPES = ("global", "project", "task", "agent")
 KINDS = ("fact", "directive", "lesson")
 TYPES = ("string", "number", "boolean", "json", "array")
@@ -29,23 +32,18 @@ GC_LIMIT_MAX = 100_000
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")  # JSON digits: ASCII only
 
 
-@dataclass(frozen=True)
-class MemoryInput:
-    """What a caller asks to store; ``check`` validates it before any write."""
+class MemoryInput(
+    namedtuple(
+        "MemoryInput",
+        "key value value_type scope scope_id kind pinned half_life_days expires_in expires_at"
+        " source_task_id source_event_id supersedes",
+        defaults=(None, "global", None, "fact", False, None, None, None, None, None, None),
+    )
+):
+    """What a caller asks to store; ``check`` validates it before any write. A named tuple,
+    not a dataclass: ``vybe memory get`` would pay for dataclasses and inspect at start-up."""
 
-    key: str
-    value: str
-    value_type: str | None = None
-    scope: str = "global"
-    scope_id: str | None = None
-    kind: str = "fact"
-    pinned: bool = False
-    half_life_days: float | None = None
-    expires_in: str | None = None
-    expires_at: str | None = None
-    source_task_id: str | None = None
-    source_event_id: int | None = None
-    supersedes: str | None = None
+    __slots__ = ()
 
 
 def _typed(doc: dict, name: str, kind: type | tuple[type, ...], label: str) -> Any:
@@ -182,7 +180,7 @@ def check(spec: MemoryInput) -> MemoryInput:
         _timestamp(spec.expires_at)
     if spec.supersedes is not None:
         limits.text("supersedes", spec.supersedes, KEY_MAX, required=True)
-    return replace(spec, value_type=value_type, half_life_days=half_life)
+    return spec._replace(value_type=value_type, half_life_days=half_life)
 
 
 def _duration(text: str) -> Any:
@@ -306,7 +304,7 @@ def write(conn: sqlite3.Connection, agent: str, spec: MemoryInput) -> dict:
 def set_memory(store: Store, agent: str, request_id: str, spec: MemoryInput) -> dict:
     checked = check(spec)
     return store.idempotent(
-        agent, request_id, "memory.set", asdict(checked), lambda c: write(c, agent, checked)
+        agent, request_id, "memory.set", checked._asdict(), lambda c: write(c, agent, checked)
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import asdict, fields, replace
 from typing import Any
 
 from vybe import clock
@@ -16,7 +15,7 @@ from vybe.store import Store
 from vybe.store import events as event_rows
 
 PARTS = {"task_id", "event", "memories", "artifacts", "task_status"}
-MEMORY_FIELDS = {f.name for f in fields(memories.MemoryInput)}
+MEMORY_FIELDS = set(memories.MemoryInput._fields)
 MEMORIES_MAX = 100
 
 
@@ -81,7 +80,7 @@ def _memories(items: Any) -> list[dict]:
     if len(items) > MEMORIES_MAX:
         raise InvalidInput(f"at most {MEMORIES_MAX} memories per push")
     return [
-        asdict(memories.check(memories.from_document(_object(item, "memory", MEMORY_FIELDS))))
+        memories.check(memories.from_document(_object(item, "memory", MEMORY_FIELDS)))._asdict()
         for item in items
     ]
 
@@ -114,12 +113,12 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
         for item in doc.get("memories", []):
             spec = memories.MemoryInput(**item)
             if spec.source_event_id is None and result["event_id"] is not None:
-                spec = replace(spec, source_event_id=result["event_id"])
+                spec = spec._replace(source_event_id=result["event_id"])
             if spec.source_task_id is None and task is not None:
-                spec = replace(spec, source_task_id=task["id"])
+                spec = spec._replace(source_task_id=task["id"])
             if spec.scope_id is None and task is not None and spec.scope in ("task", "project"):
                 own = task["id"] if spec.scope == "task" else task["project_id"]
-                spec = replace(spec, scope_id=own)
+                spec = spec._replace(scope_id=own)
             written = memories.write(conn, agent, spec)
             result["memories"].append(
                 {

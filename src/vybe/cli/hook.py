@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from vybe import config
 from vybe.cli.hook_run import TARGETS
 from vybe.operations.model import CLI_ONLY, Operation, Param
+
+# pathlib stays out (~3 ms): `vybe schema` loads this module for its declarations.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex."}
 TARGET_PARAMS = (
@@ -24,10 +28,14 @@ def _targets(v: dict) -> list[str]:
 
 
 def _project(v: dict) -> Path | None:
+    from pathlib import Path
+
     return Path.cwd() if v["project"] else None
 
 
 def install(inv, v: dict) -> dict:
+    from pathlib import Path
+
     from vybe.integrations import install as installer
 
     outcomes = {

@@ -4,8 +4,6 @@ the session operations every surface offers, declared in vybe.operations.session
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from vybe.actions import limits
 from vybe.cli.chat import MODEL, choice
@@ -14,7 +12,11 @@ from vybe.operations import sessions as shared
 from vybe.operations.common import LIMIT, SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+# pathlib and typing stay out: `vybe schema` loads this module for its declarations.
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    from typing import Any
+
     from vybe.operations.model import Run
 
 GROUPS = shared.GROUPS
@@ -45,6 +47,8 @@ def show(inv, v: dict) -> dict:
 
 
 def context(inv, v: dict) -> dict:
+    from pathlib import Path
+
     from vybe.agent.inspect import next_request
     from vybe.agent.setup import limits, model_info
 
@@ -86,6 +90,8 @@ def say(inv, v: dict) -> dict:
 def import_(inv, v: dict) -> dict:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
+    from pathlib import Path
+
     from vybe.integrations import claude_transcript, codex_rollout
     from vybe.integrations.claude_code import import_skipping_hooked
 
@@ -126,6 +132,8 @@ def _engine(inv, v: dict) -> Any:
 
 
 def checkpoint(inv, v: dict) -> dict:
+    from pathlib import Path
+
     from vybe.agent.checkpoints import force
 
     engine, info = _engine(inv, v)
@@ -137,6 +145,8 @@ def checkpoint(inv, v: dict) -> dict:
 
 
 def replay(inv, v: dict) -> dict:
+    from pathlib import Path
+
     from vybe.agent.replay import replay as run_replay
 
     engine, _ = _engine(inv, v)
