@@ -63,6 +63,15 @@ WORDS = [
     "context",
 ]
 TYPES = ("user", "assistant", "tool", "tool", "tool", "assistant")
+HARD = [
+    ("prefix of one letter", "t*", "words"),
+    ("AND of four common words", "ledger AND billing AND tables AND invoice", "words"),
+    ("rare phrase of common words", '"ledger ledger ledger"', "words"),
+    ("literal, common trigrams", "/srv/app", "literal"),
+    ("literal, 3 common letters", "ing", "literal"),
+    ("literal, rare, common trigrams", "ledger ledger ledger", "literal"),
+    ("literal, no match", "zzzq", "literal"),
+]
 
 
 def _text(rng: random.Random, n: int, kind: str) -> str:
@@ -153,6 +162,17 @@ def main() -> None:
         session = f"claude:s{args.messages // 4000}"
         ms = _median_ms(lambda: actions.search(store, SearchQuery("ledger", session_id=session)))
         print(f"{'word+session':<14}{ms:>10.2f}")
+        # The hard ones: every term common, few or no rows matching them all (the time bound
+        # is what keeps these short).
+        print(f"{'hard query':<30}{'search ms':>10}  complete")
+        for name, query, mode in HARD:
+            found: dict = {}
+
+            def run(q=query, m=mode, into=found):
+                into.update(actions.search(store, SearchQuery(q), m))
+
+            ms = _median_ms(run, rounds=3)
+            print(f"{name:<30}{ms:>10.1f}  {found['complete']}")
         store.close()
         write = Store(Path(folder) / "write.db")
         prompt = _text(random.Random(1), 5, "user")

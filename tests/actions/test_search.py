@@ -301,3 +301,59 @@ def test_a_filter_applies_before_the_window_so_older_matches_of_a_session_are_fo
     found = find(store, text, mode=mode, session_id="s0", limit=1)  # a window of 3
     assert [(h["session_id"], h["seq"]) for h in found["hits"]] == [("s0", 1)]
     assert find(store, text, mode=mode, until="2000-01-01T00:00:00.000000Z")["count"] == 0
+
+
+def test_the_window_is_the_newest_matches_by_time_messages_and_events_alike(store, monkeypatch):
+    """Messages and events number their rows apart: the window goes by when each was
+    written, not by row id, so events newer than every message are ranked too."""
+    monkeypatch.setattr(search_rows, "RANK_WINDOW", 3)
+    for n in range(6):
+        say(store, "s1", "assistant", f"cache note {n}")
+    event = event_rows.NewEvent("progress", "a1", "cache event")
+    for _ in range(2):
+        store.transact(lambda conn: event_rows.insert(conn, event, "2099-01-01T00:00:00.000000Z"))
+    found = find(store, "cache", limit=2)  # a window of 3: two events and one message
+    assert [h["source"] for h in found["hits"]] == ["event", "event"]
+    assert found["ranked_newest"] == 3
+
+
+def test_equal_scores_across_messages_and_events_come_newest_first(store):
+    event = event_rows.NewEvent("progress", "a1", "cache")
+    store.transact(lambda conn: event_rows.insert(conn, event, "2000-01-01T00:00:00.000000Z"))
+    say(store, "s1", "assistant", "progress cache")
+    store.transact(lambda conn: event_rows.insert(conn, event, "2099-01-01T00:00:00.000000Z"))
+    hits = find(store, "cache")["hits"]
+    assert [h["created_at"] for h in hits] == sorted((h["created_at"] for h in hits), reverse=True)
+    assert [h["source"] for h in hits] == ["event", "message", "event"]
+
+
+def test_a_search_past_its_time_bound_answers_what_it_found_and_says_from_when(store, monkeypatch):
+    for n in range(10):
+        say(store, "s1", "assistant", f"cache note {n}")
+    assert find(store, "cache")["complete"] is True
+    monkeypatch.setattr(search_rows, "BATCH", 2)  # rows read between looks at the clock
+    monkeypatch.setattr(search_rows, "SECONDS", 0)
+    found = find(store, "cache")
+    assert found["complete"] is False
+    assert [h["seq"] for h in found["hits"]] == [10, 9]
+    assert found["searched_since"] == found["hits"][-1]["created_at"]
+
+
+def test_a_session_filter_searches_only_that_sessions_rows(store, monkeypatch):
+    """The session's rows are where its matches can be: the scan starts and stops there."""
+    say(store, "s0", "user", "deploy.sh failed in the old session")
+    for n in range(50):
+        say(store, "s1", "user", f"deploy.sh failed again {n}")
+    monkeypatch.setattr(search_rows, "BATCH", 2)
+    monkeypatch.setattr(search_rows, "SECONDS", 0)  # only the first batch is read
+    found = find(store, "deploy.sh", session_id="s0")
+    assert [(h["session_id"], h["seq"]) for h in found["hits"]] == [("s0", 1)]
+    assert found["complete"] is True
+
+
+def test_literal_hits_come_newest_first_whatever_their_score(store):
+    say(store, "s1", "tool", "ENOENT: /srv/a.py ENOENT: /srv/a.py ENOENT: /srv/a.py")
+    say(store, "s1", "tool", "a long output that ends in ENOENT: /srv/a.py once, much later")
+    found = find(store, "ENOENT: /srv/a.py", mode="literal")
+    assert [h["seq"] for h in found["hits"]] == [2, 1]
+    assert found["ranked_newest"] is None

@@ -10,8 +10,6 @@ single word) as literal, anything else as words.
 
 from __future__ import annotations
 
-import sqlite3
-
 from vybe import clock
 from vybe.actions import limits
 from vybe.errors import InvalidInput, VybeError
@@ -120,7 +118,7 @@ def snippet(text: str, needles: list[str], width: int = SNIPPET_CHARS) -> str:
     )
 
 
-def _hit(row: sqlite3.Row, needles: list[str]) -> dict:
+def _hit(row: dict, needles: list[str]) -> dict:
     if row["event_id"] is None:
         return {
             "source": "message",
@@ -154,18 +152,20 @@ def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> 
             "vybe data query",
         )
     with store.snapshot() as conn:
-        rows = search_rows.search(conn, query)
+        found = search_rows.search(conn, query)
         backlog = search_rows.backlog(conn)
     needles = _needles(query)
-    hits = [_hit(row, needles) for row in rows[: query.limit]]
-    more = len(rows) > query.limit
+    hits = [_hit(row, needles) for row in found.rows[: query.limit]]
+    more = len(found.rows) > query.limit
     return {
         "query": query.text,
         "mode": "literal" if query.literal else "words",
         "count": len(hits),
         "offset": query.offset,
         "next_offset": query.offset + query.limit if more else None,
-        "ranked_newest": query.window if rows and rows[0]["found"] >= query.window else None,
+        "ranked_newest": found.ranked_newest,
+        "complete": found.searched_since is None,
+        "searched_since": found.searched_since,
         "index_complete": not backlog,
         "hits": hits,
     }

@@ -95,6 +95,8 @@ OPERATIONS = (
             "mode": "string",
             "count": "integer",
             "next_offset": "integer",
+            "complete": "boolean",
+            "searched_since": "string",
             "index_complete": "boolean",
             "hits": "array",
         },

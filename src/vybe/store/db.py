@@ -499,7 +499,7 @@ def query_readonly(
     """The rows of one read-only statement, at most ``limit`` of them and ``max_bytes`` of
     JSON, and whether any were left out. Past ``seconds`` it is QUERY_TIMEOUT; a Ctrl-C
     while SQLite runs stops it and comes back as KeyboardInterrupt."""
-    stop = _Deadline(seconds)
+    stop = Deadline(seconds)
     conn.set_progress_handler(stop, 10_000)
     try:
         cursor = conn.execute(sql)
@@ -518,7 +518,7 @@ def query_readonly(
         conn.set_progress_handler(None, 0)
 
 
-class _Deadline:
+class Deadline:
     """SQLite's progress handler: a non-zero answer interrupts the statement. A Ctrl-C
     raises inside the handler (Python runs signal handlers there), which sqlite3 takes as
     an interruption and swallows; so a statement interrupted before its deadline was
