@@ -17,12 +17,19 @@ demo: $(STAMP)
 
 # The suite on every core, a test file per worker (module fixtures are built once); then
 # the tests that race N OS processes for the store, with the machine to themselves.
+# Python's bytecode cache stays on for the suite even where the environment turns it off
+# (PYTHONDONTWRITEBYTECODE): without it every `vybe` process a test starts compiles the
+# package again (twice the CPU of a cached start) and every pytest process rewrites the
+# asserts of every test module it collects again.
+test: export PYTHONDONTWRITEBYTECODE :=
+# The serial phase collects only the files that hold serial tests, not the whole suite again.
+test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
 test: $(STAMP)
 	$(VENV)/bin/ruff check
 	$(VENV)/bin/ruff format --check
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres
-	$(PY) -m pytest -m serial --ignore=tests/postgres
+	$(PY) -m pytest -m serial $(SERIAL)
 
 # The contract modules again on a real PostgreSQL server (pgserver's binaries), in one process
 # so one server serves them all and the process races run alone: about 100 s on 2

@@ -1,6 +1,8 @@
 """One scripted misbehaviour per row of the seed's checks-and-fallbacks table, and the
 guarantee that holds after each."""
 
+import copy
+
 import pytest
 
 from tests.context.sessions import MISSION, SYSTEM, S, edit, final, opening, tool, work
@@ -10,18 +12,20 @@ from vybe.context.assemble import load as load_view
 from vybe.context.assemble import recollection
 from vybe.context.budget import ModelLimits, compute, estimate
 from vybe.context.engine import Engine
+from vybe.context.record import MemoryRecord
 from vybe.context.recorder import record_user
 from vybe.context.turn import BUDGET_USED, REFUSAL
 from vybe.errors import ModelError
 from vybe.llm.base import Reply, ToolCall, ToolSpec
 from vybe.llm.scripted import ScriptedModel
+from vybe.store import Store
+from vybe.store.record import SqliteRecord
 
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
 ENTRY = "- " + MISSION
 
 
-@pytest.fixture
-def primed(record, tmp_path):
+def prime(record):
     """A session with one accepted checkpoint, then enough new work to be due again."""
     opening(record)
     work(record, 40)
@@ -29,6 +33,25 @@ def primed(record, tmp_path):
     assert first.checkpointed
     record_user(record, S, "Prefer small commits, please.")
     work(record, 30, start=40)
+
+
+@pytest.fixture(scope="module")
+def primed_once(tmp_path_factory):
+    """The primed session built once per kind of record; each test gets its own copy."""
+    memory = MemoryRecord()
+    prime(memory)
+    store = Store(tmp_path_factory.mktemp("primed") / "vybe.db")
+    prime(SqliteRecord(store))
+    yield {"memory": memory, "sqlite": store}
+    store.close()
+
+
+@pytest.fixture
+def primed(record, primed_once):
+    """This test's own primed session, in the record kind it runs on."""
+    if isinstance(record, MemoryRecord):
+        return copy.deepcopy(primed_once["memory"])
+    primed_once["sqlite"].conn.backup(record.store.conn)
     return record
 
 
