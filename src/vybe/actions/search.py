@@ -13,7 +13,7 @@ from __future__ import annotations
 from vybe import clock
 from vybe.actions import limits
 from vybe.errors import InvalidInput, VybeError
-from vybe.store import Store
+from vybe.store import Store, search_syntax
 from vybe.store import search as search_rows
 
 QUERY_MAX = 1000
@@ -92,8 +92,7 @@ def _needles(query: search_rows.SearchQuery) -> list[str]:
     """What a snippet centres on: the literal text, or the query's plain words."""
     if query.literal:
         return [query.text]
-    words = query.text.replace('"', " ").replace("(", " ").replace(")", " ").split()
-    return [w.rstrip("*") for w in words if w not in ("AND", "OR", "NOT") and w.rstrip("*")]
+    return [term.text for term in search_syntax.terms(search_syntax.parse(query.text))]
 
 
 def snippet(text: str, needles: list[str], width: int = SNIPPET_CHARS) -> str:
