@@ -26,31 +26,28 @@ if TYPE_CHECKING:
 
 TIMEOUT_MS = 5000
 _JOIN = {"AND": " && ", "OR": " || ", "NOT": " && !! "}
-# Each source: its table, its alias, its hit number, its words and its literal text.
-_MESSAGES = ("messages", "m", "2 * m.id", "m.content_text", "vybe_search_literal(m.content_text)")
-_EVENTS = (
-    "events",
-    "e",
-    "2 * e.id + 1",
-    "e.kind || ' ' || e.message",
-    "e.kind || ' ' || e.message",
-)
-_TEXT = "COALESCE(m.content_text, e.kind || ' ' || e.message)"
-_LITERAL = "COALESCE(vybe_search_literal(m.content_text), e.kind || ' ' || e.message)"
+_EVENT = "e.kind || ' ' || e.message"
+# Each source: its table, its alias, its words' table, its hit number, its literal text.
+_MESSAGES = ("messages", "m", "message_words", "2 * {id}", "vybe_search_literal(m.content_text)")
+_EVENTS = ("events", "e", "event_words", "2 * {id} + 1", _EVENT)
+# The newest `window` matches, each with what scores it (``body``: its words or its literal
+# text, carried up so nothing is read twice); the page of them that ranks best; then its
+# rows, looked up one by one (a join over ``hit / 2`` would walk a whole index).
 _PAGE = """
-SELECT w.hit, w.found, m.session_id, m.context_seq, m.type, m.content_text,
+SELECT p.hit, p.found, m.session_id, m.context_seq, m.type, m.content_text,
     e.id AS event_id, e.kind, e.agent_name, e.task_id, e.project_id, e.message,
     COALESCE(m.created_at, e.created_at) AS created_at
 FROM (
-    SELECT n.hit, COUNT(*) OVER () AS found, {score} AS score
-    FROM (SELECT hit FROM ({newest}) AS found ORDER BY hit DESC LIMIT %(window)s) AS n
-    LEFT JOIN messages AS m ON n.hit %% 2 = 0 AND m.id = n.hit / 2
-    LEFT JOIN events AS e ON n.hit %% 2 = 1 AND e.id = n.hit / 2
-) AS w
-LEFT JOIN messages AS m ON w.hit %% 2 = 0 AND m.id = w.hit / 2
-LEFT JOIN events AS e ON w.hit %% 2 = 1 AND e.id = w.hit / 2
-ORDER BY w.score DESC, w.hit DESC
-LIMIT %(limit)s OFFSET %(offset)s
+    SELECT hit, found, score FROM (
+        SELECT n.hit, COUNT(*) OVER () AS found, {score} AS score
+        FROM (SELECT hit, body FROM ({newest}) AS found ORDER BY hit DESC LIMIT %(window)s) AS n
+    ) AS w
+    ORDER BY score DESC, hit DESC
+    LIMIT %(limit)s OFFSET %(offset)s
+) AS p
+LEFT JOIN LATERAL (SELECT * FROM messages WHERE p.hit %% 2 = 0 AND id = p.hit / 2) AS m ON true
+LEFT JOIN LATERAL (SELECT * FROM events WHERE p.hit %% 2 = 1 AND id = p.hit / 2) AS e ON true
+ORDER BY p.score DESC, p.hit DESC
 """
 
 
@@ -93,39 +90,51 @@ def _filters(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
     return "".join(" AND " + w for w in where)
 
 
-def _match(query: SearchQuery, params: dict[str, object]) -> tuple[str, str]:
-    """How a row of a source is matched (a condition on its words or its literal text,
-    ``{words}`` / ``{literal}`` standing for them) and how a hit is scored."""
-    if query.literal:
-        params["needle"] = query.text
-        folded = "lower(%(needle)s)"
-        match = (
-            "vybe_trigrams({literal}) @> vybe_trigram_probe(%(needle)s)"
-            f" AND strpos(lower({{literal}}), {folded}) > 0"
-        )
-        occurs = f"(length(lower({_LITERAL})) - length(replace(lower({_LITERAL}), {folded}, '')))"
-        score = f"{occurs} / length({folded}) / ln(length({_LITERAL}) + 2.0)"
-        return match, score
-    expression = tsquery(search_syntax.parse(query.text), params)
-    match = f"vybe_search_words({{words}}) @@ {expression}"
-    score = f"ts_rank(vybe_search_words({_TEXT}), {expression}, 1)"
-    return match, score
+def _literal(source: tuple[str, ...], query: SearchQuery, params: dict[str, object], _: str) -> str:
+    """The newest rows of one source that hold the literal text, as the hits they are."""
+    table, alias, _words_table, hit, literal = source
+    return (
+        f"SELECT {hit.format(id=alias + '.id')} AS hit, {literal} AS body FROM {table} AS {alias}"
+        f" WHERE vybe_trigrams({literal}) @> vybe_trigram_probe(%(needle)s)"
+        f" AND strpos(lower({literal}), lower(%(needle)s)) > 0{_filters(alias, query, params)}"
+        f" ORDER BY {alias}.id DESC LIMIT %(window)s"
+    )
+
+
+def _words(
+    source: tuple[str, ...], query: SearchQuery, params: dict[str, object], match: str
+) -> str:
+    """The newest rows of one source whose words match, joined to the source only when a
+    filter needs its columns."""
+    table, alias, words, hit, _ = source
+    filters = _filters(alias, query, params)
+    joined = f" JOIN {table} AS {alias} ON {alias}.id = s.id" if filters else ""
+    return (
+        f"SELECT {hit.format(id='s.id')} AS hit, s.words AS body FROM {words} AS s{joined}"
+        f" WHERE s.words @@ {match}{filters} ORDER BY s.id DESC LIMIT %(window)s"
+    )
+
+
+def _score(query: SearchQuery, match: str) -> str:
+    """A hit's score, higher first: ts_rank of its words, or how often the literal text
+    occurs in it for its length (as bm25 favours short texts that repeat the term)."""
+    if not query.literal:
+        return f"ts_rank(n.body, {match}, 1)"
+    folded = "lower(n.body)"
+    occurs = f"(length({folded}) - length(replace({folded}, lower(%(needle)s), '')))"
+    return f"{occurs}::float / length(%(needle)s) / ln(length({folded}) + 2.0)"
 
 
 def search(conn: Any, query: SearchQuery) -> list[dict[str, Any]]:
     """One page of hits, best first, plus one more row when there is a next page."""
-    params: dict[str, object] = {}
-    match, score = _match(query, params)
-    branches = [
-        f"(SELECT {hit} AS hit FROM {table} AS {alias}"
-        f" WHERE {match.format(words=words, literal=literal)}{_filters(alias, query, params)}"
-        f" ORDER BY {alias}.id DESC LIMIT %(window)s)"
-        for table, alias, hit, words, literal in _sources(query)
-    ]
-    if not branches:
+    params: dict[str, object] = {"needle": query.text}
+    match = "" if query.literal else tsquery(search_syntax.parse(query.text), params)
+    branch = _literal if query.literal else _words
+    newest = [f"({branch(source, query, params, match)})" for source in _sources(query)]
+    if not newest:
         return []
     params.update(window=query.window, limit=query.limit + 1, offset=query.offset)
-    sql = _PAGE.format(score=score, newest=" UNION ALL ".join(branches))
+    sql = _PAGE.format(score=_score(query, match), newest=" UNION ALL ".join(newest))
     raw = conn.raw
     raw.execute(f"SET LOCAL statement_timeout = {int(TIMEOUT_MS)}")
     try:

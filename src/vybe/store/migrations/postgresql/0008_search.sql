@@ -1,24 +1,27 @@
--- Full-text search on PostgreSQL's own machinery, from built-ins only (no extension: the
--- server may not allow CREATE EXTENSION, and pg_trgm is not everywhere), as expression
--- indexes: PostgreSQL keeps an index in step with its table inside the writing
--- transaction, so there is no trigger to write and nothing a reader of `SELECT *` sees.
+-- Full-text search on PostgreSQL's own machinery, from built-ins only: no extension (the
+-- server may refuse CREATE EXTENSION, and pg_trgm is not in every build), so one way that
+-- works on every server.
 --
--- * words: a tsvector GIN index over the text with ASCII punctuation turned to spaces and
---   the `simple` configuration (lower case, no stemming, no stop words), so a text splits
---   into the runs of letters and digits SQLite's unicode61 tokenizer makes (`read-only`
---   is `read` and `only`, `/srv/app/config.yaml` is `srv app config yaml`).
--- * literal: a GIN index over each text's set of (lower-cased) trigrams; a query's
---   trigrams pick the candidates, strpos on the text keeps those that hold it as written.
+-- * words: each message's and event's tsvector in message_words / event_words (GIN),
+--   written by a trigger inside the transaction that writes the row; the `simple`
+--   configuration (lower case, no stemming, no stop words) over the text with punctuation
+--   as spaces, so a text splits into the runs of letters and digits SQLite's unicode61
+--   tokenizer makes (`read-only` is `read only`, `/srv/app/config.yaml` `srv app config
+--   yaml`). Stored, not recomputed: a phrase query rechecks positions and ts_rank ranks
+--   from the stored vector. Tables of their own, so `SELECT *` on events shows no vector.
+-- * literal: an expression GIN index over each text's (lower-cased) trigrams, which the
+--   server keeps in step with the table; a query's trigrams pick the candidates, strpos on
+--   the text keeps those that hold it as written.
 --
 -- What each row contributes is what SQLite's search_messages and search_events views say:
 -- a message's words are its first 100,000 characters; its literal text is its first 6,000
 -- and last 2,000 characters when it is longer than 8,000; an event contributes its kind
--- and message. CREATE INDEX indexes the rows already there, under the migration's
--- advisory lock, so search_backlog (read by the indexing of `vybe upgrade`) stays empty.
+-- and message. The rows already there are indexed here, under the migration's advisory
+-- lock, so search_backlog (read by the indexing of `vybe upgrade`) stays empty.
 
 CREATE FUNCTION vybe_search_text(t text) RETURNS text
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT translate(t, '!"#$%&''()*+,-./:;<=>?@[\]^_`{|}~', '                                ')
+    SELECT regexp_replace(t, '[[:punct:]]', ' ', 'g')
 $$;
 
 CREATE FUNCTION vybe_search_words(t text) RETURNS tsvector
@@ -40,24 +43,58 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT CASE WHEN length(t) > 8000 THEN left(t, 6000) || ' ' || right(t, 2000) ELSE t END
 $$;
 
+-- Every trigram of a text, lower-cased: the runs of three characters from each of the
+-- first three offsets (regexp_matches reads a text once; substr at each offset would read
+-- a multibyte text from its start every time).
 CREATE FUNCTION vybe_trigrams(t text) RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT COALESCE(array_agg(DISTINCT substr(f, i, 3)), '{}')
-    FROM lower(t) AS f, generate_series(1, length(f) - 2) AS i
+    SELECT COALESCE(array_agg(m[1]), '{}')
+    FROM lower(t) AS f, generate_series(1, 3) AS o, regexp_matches(substr(f, o), '...', 'g') AS m
 $$;
 
--- What a literal query looks up: at most 17 of its trigrams, spread along it (a long
--- query would otherwise read a posting list per trigram); strpos checks the rest.
+-- What a literal query looks up: the trigrams that tile its first 60 characters, and its
+-- last (a long query would otherwise read a posting list per trigram); strpos checks the
+-- rest.
 CREATE FUNCTION vybe_trigram_probe(t text) RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT COALESCE(array_agg(DISTINCT substr(f, i, 3)), '{}')
-    FROM lower(t) AS f, generate_series(1, length(f) - 2, GREATEST(1, (length(f) - 2) / 16)) AS i
+    SELECT array_agg(m[1]) || right(lower(t), 3)
+    FROM regexp_matches(left(lower(t), 60), '...', 'g') AS m
 $$;
 
-CREATE INDEX messages_search_words ON messages USING gin (vybe_search_words(content_text));
+CREATE TABLE message_words (
+    id BIGINT PRIMARY KEY REFERENCES messages (id),
+    words tsvector NOT NULL
+);
+
+CREATE TABLE event_words (
+    id BIGINT PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
+    words tsvector NOT NULL
+);
+
+CREATE FUNCTION vybe_index_words() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_TABLE_NAME = 'messages' THEN
+        INSERT INTO message_words (id, words) VALUES (NEW.id, vybe_search_words(NEW.content_text));
+    ELSE
+        INSERT INTO event_words (id, words)
+        VALUES (NEW.id, vybe_search_words(NEW.kind || ' ' || NEW.message));
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE TRIGGER messages_search AFTER INSERT ON messages
+FOR EACH ROW EXECUTE FUNCTION vybe_index_words();
+
+CREATE TRIGGER events_search AFTER INSERT ON events
+FOR EACH ROW EXECUTE FUNCTION vybe_index_words();
+
+INSERT INTO message_words (id, words) SELECT id, vybe_search_words(content_text) FROM messages;
+INSERT INTO event_words (id, words) SELECT id, vybe_search_words(kind || ' ' || message) FROM events;
+
+CREATE INDEX message_words_match ON message_words USING gin (words);
+CREATE INDEX event_words_match ON event_words USING gin (words);
 CREATE INDEX messages_search_literal ON messages
     USING gin (vybe_trigrams(vybe_search_literal(content_text)));
-CREATE INDEX events_search_words ON events USING gin (vybe_search_words(kind || ' ' || message));
 CREATE INDEX events_search_literal ON events USING gin (vybe_trigrams(kind || ' ' || message));
 
 -- Read by the indexing of `vybe upgrade` and `vybe maintain`: always empty here.
