@@ -103,6 +103,7 @@ def test_words_split_where_sqlite_splits_them_not_at_paths_urls_or_emails(store)
     for word in ("billing", "config", "yaml", "example", "ops"):
         assert find(store, word, mode="words")["count"] == 1, word
     assert find(store, '"app config"', mode="words")["count"] == 1
+    assert find(store, "tt:tool", mode="words")["count"] == 0  # a filter's tag is no word
 
 
 def test_a_search_past_its_time_limit_is_query_timeout(store, monkeypatch):

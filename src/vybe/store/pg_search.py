@@ -6,12 +6,15 @@ a parameter through ``phraseto_tsquery`` (the text is tokenized, never parsed as
 ranked with ``ts_rank``; literal queries pick candidates by trigrams and keep those whose
 text holds the query (strpos, case folded), ranked by how often it occurs.
 
-As on SQLite, a hit is 2·id for message ``id``, 2·id + 1 for event ``id``; the newest
+As on SQLite, a hit is 2·id for message ``id``, 2·id + 1 for event ``id``; a word query's
+filters (type, session, agent, project) are tag terms of the stored vectors; the newest
 ``window`` matches that pass the filters are ranked; the server stops a search that runs
 past ``TIMEOUT_MS`` (QUERY_TIMEOUT). Imported only on a PostgreSQL store.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 from psycopg import errors as pg_errors
 from psycopg.rows import dict_row
@@ -71,6 +74,7 @@ def _sources(query: SearchQuery) -> list[tuple[str, ...]]:
 
 
 def _filters(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
+    """A source's filters as conditions on its columns."""
     where = []
     if query.since:
         where.append(f"{alias}.created_at >= %(since)s")
@@ -101,17 +105,36 @@ def _literal(source: tuple[str, ...], query: SearchQuery, params: dict[str, obje
     )
 
 
+def _tags(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
+    """The filters a source's words carry as tags (vybe_search_tags), as tsquery terms."""
+    values = (
+        [("tt", query.type), ("ts", query.session_id)]
+        if alias == "m"
+        else [("tt", query.type), ("ta", query.agent), ("tp", query.project_id)]
+    )
+    out = ""
+    for prefix, value in values:
+        if value:
+            digest = value if prefix == "tt" else hashlib.md5(value.encode()).hexdigest()
+            params[f"tag_{prefix}"] = f"'{prefix}:{digest}'"
+            out += f" && %(tag_{prefix})s::tsquery"
+    return out
+
+
 def _words(
     source: tuple[str, ...], query: SearchQuery, params: dict[str, object], match: str
 ) -> str:
-    """The newest rows of one source whose words match, joined to the source only when a
-    filter needs its columns."""
+    """The newest rows of one source whose words and tags match, joined to the source only
+    for a time range (the one filter not in the tags)."""
     table, alias, words, hit, _ = source
-    filters = _filters(alias, query, params)
-    joined = f" JOIN {table} AS {alias} ON {alias}.id = s.id" if filters else ""
+    times = _filters(
+        alias, query._replace(type=None, session_id=None, agent=None, project_id=None), params
+    )
+    joined = f" JOIN {table} AS {alias} ON {alias}.id = s.id" if times else ""
     return (
         f"SELECT {hit.format(id='s.id')} AS hit, s.words AS body FROM {words} AS s{joined}"
-        f" WHERE s.words @@ {match}{filters} ORDER BY s.id DESC LIMIT %(window)s"
+        f" WHERE s.words @@ ({match}{_tags(alias, query, params)}){times}"
+        f" ORDER BY s.id DESC LIMIT %(window)s"
     )
 
 
