@@ -356,8 +356,8 @@ class Store:
                 with suppress(sqlite3.Error):
                     self.conn.execute("ROLLBACK")
 
-    def search(self, conn: sqlite3.Connection, query: Any) -> list[Any]:
-        """One page of search hits (vybe.store.search), read inside ``snapshot``."""
+    def search(self, conn: sqlite3.Connection, query: Any) -> Any:
+        """One page of search hits (vybe.store.search.Found), read inside ``snapshot``."""
         from vybe.store import search
 
         return search.search(conn, query)

@@ -21,36 +21,43 @@ from psycopg.rows import dict_row
 
 from vybe.errors import VybeError
 from vybe.store import search_syntax
-from vybe.store.search import SearchQuery
+from vybe.store.search import Found, SearchQuery
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-TIMEOUT_MS = 5000
+TIMEOUT_MS = 1500  # SQLite's search stops at the same bound
 _JOIN = {"AND": " && ", "OR": " || ", "NOT": " && !! "}
 _EVENT = "e.kind || ' ' || e.message"
 # Each source: its table, its alias, its words' table, its hit number, its literal text.
-_MESSAGES = ("messages", "m", "message_words", "2 * {id}", "vybe_search_literal(m.content_text)")
-_EVENTS = ("events", "e", "event_words", "2 * {id} + 1", _EVENT)
-# The newest `window` matches, each with what scores it (``body``: its words or its literal
-# text, carried up so nothing is read twice); the page of them that ranks best; then its
-# rows, looked up one by one (a join over ``hit / 2`` would walk a whole index).
+_MESSAGES = ("messages", "m", "message_words", "2 * n.id", "vybe_search_literal(m.content_text)")
+_EVENTS = ("events", "e", "event_words", "2 * n.id + 1", _EVENT)
+# The newest `want` matches by time, messages and events alike, each with what scores it
+# (``body``: its words or its literal text, carried up so nothing is read twice); the page
+# of them that ranks best (equal scores newest first); then its rows, looked up one by one
+# (a join over ``hit / 2`` would walk a whole index).
 _PAGE = """
 SELECT p.hit, p.found, m.session_id, m.context_seq, m.type, m.content_text,
     e.id AS event_id, e.kind, e.agent_name, e.task_id, e.project_id, e.message,
-    COALESCE(m.created_at, e.created_at) AS created_at
+    p.created_at
 FROM (
-    SELECT hit, found, score FROM (
-        SELECT n.hit, COUNT(*) OVER () AS found, {score} AS score
-        FROM (SELECT hit, body FROM ({newest}) AS found ORDER BY hit DESC LIMIT %(window)s) AS n
+    SELECT hit, found, score, created_at FROM (
+        SELECT n.hit, n.created_at, COUNT(*) OVER () AS found, {score} AS score
+        FROM (SELECT * FROM ({newest}) AS found ORDER BY created_at DESC, hit DESC
+            LIMIT %(want)s) AS n
     ) AS w
-    ORDER BY score DESC, hit DESC
+    ORDER BY score DESC, created_at DESC, hit DESC
     LIMIT %(limit)s OFFSET %(offset)s
 ) AS p
 LEFT JOIN LATERAL (SELECT * FROM messages WHERE p.hit %% 2 = 0 AND id = p.hit / 2) AS m ON true
 LEFT JOIN LATERAL (SELECT * FROM events WHERE p.hit %% 2 = 1 AND id = p.hit / 2) AS e ON true
-ORDER BY p.score DESC, p.hit DESC
+ORDER BY p.score DESC, p.created_at DESC, p.hit DESC
+"""
+# One source's newest matches (``{match}``: their ids and bodies), with when each was written.
+_NEWEST = """
+SELECT {hit} AS hit, n.body, t.created_at
+FROM ({match} LIMIT %(want)s) AS n, LATERAL (SELECT created_at FROM {table} WHERE id = n.id) AS t
 """
 
 
@@ -97,12 +104,13 @@ def _filters(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
 def _literal(source: tuple[str, ...], query: SearchQuery, params: dict[str, object], _: str) -> str:
     """The newest rows of one source that hold the literal text, as the hits they are."""
     table, alias, _words_table, hit, literal = source
-    return (
-        f"SELECT {hit.format(id=alias + '.id')} AS hit, {literal} AS body FROM {table} AS {alias}"
+    match = (
+        f"SELECT {alias}.id, {literal} AS body FROM {table} AS {alias}"
         f" WHERE vybe_trigrams({literal}) @> vybe_trigram_probe(%(needle)s)"
         f" AND strpos(lower({literal}), lower(%(needle)s)) > 0{_filters(alias, query, params)}"
-        f" ORDER BY {alias}.id DESC LIMIT %(window)s"
+        f" ORDER BY {alias}.id DESC"
     )
+    return _NEWEST.format(hit=hit, match=match, table=table)
 
 
 def _tags(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
@@ -131,37 +139,34 @@ def _words(
         alias, query._replace(type=None, session_id=None, agent=None, project_id=None), params
     )
     joined = f" JOIN {table} AS {alias} ON {alias}.id = s.id" if times else ""
-    return (
-        f"SELECT {hit.format(id='s.id')} AS hit, s.words AS body FROM {words} AS s{joined}"
-        f" WHERE s.words @@ ({match}{_tags(alias, query, params)}){times}"
-        f" ORDER BY s.id DESC LIMIT %(window)s"
+    found = (
+        f"SELECT s.id, s.words AS body FROM {words} AS s{joined}"
+        f" WHERE s.words @@ ({match}{_tags(alias, query, params)}){times} ORDER BY s.id DESC"
     )
+    return _NEWEST.format(hit=hit, match=found, table=table)
 
 
 def _score(query: SearchQuery, match: str) -> str:
-    """A hit's score, higher first: ts_rank of its words, or how often the literal text
-    occurs in it for its length (as bm25 favours short texts that repeat the term)."""
-    if not query.literal:
-        return f"ts_rank(n.body, {match}, 1)"
-    folded = "lower(n.body)"
-    occurs = f"(length({folded}) - length(replace({folded}, lower(%(needle)s), '')))"
-    return f"{occurs}::float / length(%(needle)s) / ln(length({folded}) + 2.0)"
+    """A hit's score, higher first: ts_rank of its words; literal hits come newest first."""
+    return "0" if query.literal else f"ts_rank(n.body, {match}, 1)"
 
 
-def search(conn: Any, query: SearchQuery) -> list[dict[str, Any]]:
-    """One page of hits, best first, plus one more row when there is a next page."""
+def search(conn: Any, query: SearchQuery) -> Found:
+    """One page of hits, best first, plus one more row when there is a next page: the
+    newest ``window`` word matches ranked, or the newest literal ones."""
     params: dict[str, object] = {"needle": query.text}
     match = "" if query.literal else tsquery(search_syntax.parse(query.text), params)
     branch = _literal if query.literal else _words
     newest = [f"({branch(source, query, params, match)})" for source in _sources(query)]
     if not newest:
-        return []
-    params.update(window=query.window, limit=query.limit + 1, offset=query.offset)
+        return Found([], None, None)
+    want = query.offset + query.limit + 1 if query.literal else query.window
+    params.update(want=want, limit=query.limit + 1, offset=query.offset)
     sql = _PAGE.format(score=_score(query, match), newest=" UNION ALL ".join(newest))
     raw = conn.raw
-    raw.execute(f"SET LOCAL statement_timeout = {int(TIMEOUT_MS)}")
+    raw.execute(f"SET LOCAL statement_timeout = {max(1, int(TIMEOUT_MS))}")
     try:
-        return raw.cursor(row_factory=dict_row).execute(sql, params).fetchall()
+        rows = raw.cursor(row_factory=dict_row).execute(sql, params).fetchall()
     except pg_errors.QueryCanceled:
         raise VybeError(
             f"the search ran past its time limit of {TIMEOUT_MS / 1000:g} s and was stopped",
@@ -169,3 +174,5 @@ def search(conn: Any, query: SearchQuery) -> list[dict[str, Any]]:
             context={"seconds": TIMEOUT_MS / 1000},
             suggested_action="search for rarer words, or narrow by --session-id, --type, --since",
         ) from None
+    full = not query.literal and bool(rows) and rows[0]["found"] >= query.window
+    return Found(rows, query.window if full else None, None)

@@ -421,7 +421,7 @@ class PgStore(Store):
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
 
-    def search(self, conn: Any, query: Any) -> list[Any]:
+    def search(self, conn: Any, query: Any) -> Any:
         """One page of search hits on the server's own full-text search (pg_search)."""
         from vybe.store import pg_search
 
