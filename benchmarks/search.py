@@ -5,10 +5,13 @@ ids and error lines) is built through the triggers that index it, then each quer
 through the search action (words, prefix, phrase, literal path, a session filter) and as the
 `LIKE '%…%'` scan a person would write by hand. Also: the cost the index adds to one write.
 
-    python benchmarks/search.py [--messages 1000000] [--store PATH]
+    python benchmarks/search.py [--messages 1000000] [--store PATH] [--postgres]
 
 ``--store PATH`` keeps the built store there and reuses it on the next run (building a
-million messages takes minutes).
+million messages takes minutes). ``--postgres`` runs the same on a PostgreSQL server
+started here (tests/postgres/server.py: pgserver's binaries, else the system's), against
+``ILIKE`` (SQLite's LIKE folds ASCII case; PostgreSQL's does not), and prints its version and
+settings.
 """
 
 from __future__ import annotations
@@ -16,12 +19,15 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.postgres.server
+
 from vybe.actions import search as actions
-from vybe.store import Store
+from vybe.store import Store, open_store
 from vybe.store.search import SearchQuery
 
 WORDS = [
@@ -83,9 +89,8 @@ def _text(rng: random.Random, n: int, kind: str) -> str:
     return words
 
 
-def build(path: Path, messages: int) -> float:
+def build(store: Store, messages: int) -> float:
     """Insert ``messages`` rows in sessions of 2,000; returns seconds taken."""
-    store = Store(path)
     rng = random.Random(7)
     started = time.perf_counter()
     batch = 20_000
@@ -109,7 +114,6 @@ def build(path: Path, messages: int) -> float:
             )
 
         store.transact(body)
-    store.close()
     return time.perf_counter() - started
 
 
@@ -122,74 +126,104 @@ def _median_ms(call, rounds: int = 7) -> float:
     return statistics.median(times)
 
 
+def report(store: Store, messages: int, like: str) -> None:
+    """Each query through the search action against the same needle as a ``like`` scan."""
+    cases = [
+        ("word", "ledger", "ledger"),
+        ("prefix", "migra*", "migra"),
+        ("phrase", '"oldest first"', "oldest first"),
+        ("literal path", "/srv/app17/module_42.py", "/srv/app17/module_42.py"),
+        ("literal id", "task_123457", "task_123457"),
+    ]
+    # LIKE 21: the first 21 rows a scan meets, unranked (fast when the needle is common);
+    # LIKE all: every match, which ranking them would need (a scan of the whole table).
+    print(f"{'query':<14}{'search ms':>10}{'LIKE 21 ms':>11}{'LIKE all ms':>12}{'ratio':>8}")
+    for name, query, needle in cases:
+        ms = _median_ms(lambda q=query: actions.search(store, SearchQuery(q)))
+        first, every = (
+            _median_ms(
+                lambda n=needle, sql=sql: store.conn.execute(sql, (f"%{n}%",)).fetchall(),
+                rounds=3,
+            )
+            for sql in (
+                f"SELECT id FROM messages WHERE content_text {like} ? LIMIT 21",
+                f"SELECT id FROM messages WHERE content_text {like} ?",
+            )
+        )
+        print(f"{name:<14}{ms:>10.2f}{first:>11.1f}{every:>12.1f}{every / ms:>7.0f}x")
+    session = f"claude:s{messages // 4000}"
+    ms = _median_ms(lambda: actions.search(store, SearchQuery("ledger", session_id=session)))
+    print(f"{'word+session':<14}{ms:>10.2f}")
+    # The hard ones: every term common, few or no rows matching them all (the time bound
+    # is what keeps these short).
+    print(f"{'hard query':<30}{'search ms':>10}  complete")
+    for name, query, mode in HARD:
+        found: dict = {}
+
+        def run(q=query, m=mode, into=found):
+            into.update(actions.search(store, SearchQuery(q), m))
+
+        ms = _median_ms(run, rounds=3)
+        print(f"{name:<30}{ms:>10.1f}  {found['complete']}")
+
+
+def write_ms(store: Store) -> float:
+    """One prompt written, its index entries with it."""
+    prompt = _text(random.Random(1), 5, "user")
+
+    def one_prompt(conn) -> None:
+        conn.execute(
+            "INSERT INTO sessions (id, created_at) VALUES ('w', 't') ON CONFLICT DO NOTHING"
+        )
+        conn.execute(
+            "INSERT INTO messages (session_id, context_seq, type, content_text, tokens,"
+            " created_at) SELECT 'w', COALESCE(MAX(context_seq), 0) + 1, 'user', ?, 9, 't'"
+            " FROM messages WHERE session_id = 'w'",
+            (prompt,),
+        )
+
+    return _median_ms(lambda: store.transact(one_prompt), rounds=200)
+
+
+def on_postgres(messages: int) -> None:
+    from tests.postgres.server import running
+
+    with running() as server:
+        server.admin("CREATE DATABASE bench")
+        store = open_store(server.url("bench"))
+        shown = ", ".join(f"{k}={v}" for k, v in server.settings.items() if k != "port")
+        print(f"{server.version}; {shown}")
+        took = build(store, messages)
+        store.conn.raw.execute("ANALYZE")
+        size = store.conn.raw.execute("SELECT pg_database_size('bench')").fetchone()[0]
+        print(f"{messages:,} messages indexed in {took:.1f} s; database {size / 1e6:,.0f} MB")
+        report(store, messages, "ILIKE")
+        print(f"one indexed prompt written: {write_ms(store):.2f} ms")
+        store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--store", type=Path, help="keep the built store here, and reuse it")
+    parser.add_argument("--postgres", action="store_true", help="on a PostgreSQL server")
     args = parser.parse_args()
+    if args.postgres:
+        on_postgres(args.messages)
+        return
     with tempfile.TemporaryDirectory() as folder:
         path = args.store or Path(folder) / "vybe.db"
-        if path.exists():
+        store = Store(path)
+        if path.stat().st_size > 1 << 20:
             print(f"reusing {path}")
         else:
-            took = build(path, args.messages)
+            took = build(store, args.messages)
             print(f"{args.messages:,} messages indexed in {took:.1f} s")
         print(f"store {path.stat().st_size / 1e6:,.0f} MB")
-        store = Store(path)
-        cases = [
-            ("word", "ledger", "ledger"),
-            ("prefix", "migra*", "migra"),
-            ("phrase", '"oldest first"', "oldest first"),
-            ("literal path", "/srv/app17/module_42.py", "/srv/app17/module_42.py"),
-            ("literal id", "task_123457", "task_123457"),
-        ]
-        # LIKE 21: the first 21 rows a scan meets, unranked (fast when the needle is common);
-        # LIKE all: every match, which ranking them would need (a scan of the whole table).
-        print(f"{'query':<14}{'search ms':>10}{'LIKE 21 ms':>11}{'LIKE all ms':>12}{'ratio':>8}")
-        for name, query, needle in cases:
-            ms = _median_ms(lambda q=query: actions.search(store, SearchQuery(q)))
-            first, every = (
-                _median_ms(
-                    lambda n=needle, sql=sql: store.conn.execute(sql, (f"%{n}%",)).fetchall(),
-                    rounds=3,
-                )
-                for sql in (
-                    "SELECT id FROM messages WHERE content_text LIKE ? LIMIT 21",
-                    "SELECT id FROM messages WHERE content_text LIKE ?",
-                )
-            )
-            print(f"{name:<14}{ms:>10.2f}{first:>11.1f}{every:>12.1f}{every / ms:>7.0f}x")
-        session = f"claude:s{args.messages // 4000}"
-        ms = _median_ms(lambda: actions.search(store, SearchQuery("ledger", session_id=session)))
-        print(f"{'word+session':<14}{ms:>10.2f}")
-        # The hard ones: every term common, few or no rows matching them all (the time bound
-        # is what keeps these short).
-        print(f"{'hard query':<30}{'search ms':>10}  complete")
-        for name, query, mode in HARD:
-            found: dict = {}
-
-            def run(q=query, m=mode, into=found):
-                into.update(actions.search(store, SearchQuery(q), m))
-
-            ms = _median_ms(run, rounds=3)
-            print(f"{name:<30}{ms:>10.1f}  {found['complete']}")
+        report(store, args.messages, "LIKE")
         store.close()
         write = Store(Path(folder) / "write.db")
-        prompt = _text(random.Random(1), 5, "user")
-
-        def one_prompt(conn) -> None:
-            conn.execute(
-                "INSERT INTO sessions (id, created_at) VALUES ('w', 't') ON CONFLICT DO NOTHING"
-            )
-            conn.execute(
-                "INSERT INTO messages (session_id, context_seq, type, content_text, tokens,"
-                " created_at) SELECT 'w', COALESCE(MAX(context_seq), 0) + 1, 'user', ?, 9, 't'"
-                " FROM messages WHERE session_id = 'w'",
-                (prompt,),
-            )
-
-        per_write = _median_ms(lambda: write.transact(one_prompt), rounds=200)
-        print(f"one indexed prompt written: {per_write:.2f} ms")
+        print(f"one indexed prompt written: {write_ms(write):.2f} ms")
         write.close()
 
 

@@ -71,3 +71,15 @@ def test_the_server_goes_on_from_the_files_ids_and_request_ids(on_file, vybe):
     assert vybe("task", "create", "--title", "other", "--request-id", "made").error_code == (
         "IDEMPOTENCY_MISMATCH"
     )
+
+
+def _found(vybe: Vybe, query: str) -> list[tuple]:
+    hits = vybe.ok("search", query, "--limit", "1000")["hits"]
+    return sorted((h["source"], h.get("session_id"), h.get("seq"), h.get("event_id")) for h in hits)
+
+
+def test_a_copied_store_is_searched_on_the_server_as_on_the_file(on_file, vybe):
+    on_file.ok("session", "say", "s1", "migrate the billing tables; keep /srv/app/ledger.py")
+    on_file.ok("store", "copy", "--to", vybe.url)
+    for query in ("billing", "/srv/app/ledger.py", "note", '"a note"', "note*", "ledger.py"):
+        assert _found(vybe, query) == _found(on_file, query) != [], query

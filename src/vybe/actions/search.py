@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from vybe import clock
 from vybe.actions import limits
-from vybe.errors import InvalidInput, VybeError
-from vybe.store import Store
+from vybe.errors import InvalidInput
+from vybe.store import Store, search_syntax
 from vybe.store import search as search_rows
 
 QUERY_MAX = 1000
@@ -92,8 +92,7 @@ def _needles(query: search_rows.SearchQuery) -> list[str]:
     """What a snippet centres on: the literal text, or the query's plain words."""
     if query.literal:
         return [query.text]
-    words = query.text.replace('"', " ").replace("(", " ").replace(")", " ").split()
-    return [w.rstrip("*") for w in words if w not in ("AND", "OR", "NOT") and w.rstrip("*")]
+    return [term.text for term in search_syntax.terms(search_syntax.parse(query.text))]
 
 
 def snippet(text: str, needles: list[str], width: int = SNIPPET_CHARS) -> str:
@@ -143,16 +142,8 @@ def _hit(row: dict, needles: list[str]) -> dict:
 def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> dict:
     """One page of hits, best first, with the offset of the next page when there is one."""
     query = _validated(query, mode)
-    if not store.full_text_search:
-        raise VybeError(
-            "full-text search needs the SQLite store; this one is on a PostgreSQL server",
-            code="SEARCH_UNAVAILABLE",
-            context={"store": store.path},
-            suggested_action="search a SQLite copy of the store, or use vybe events / "
-            "vybe data query",
-        )
     with store.snapshot() as conn:
-        found = search_rows.search(conn, query)
+        found = store.search(conn, query)
         backlog = search_rows.backlog(conn)
     needles = _needles(query)
     hits = [_hit(row, needles) for row in found.rows[: query.limit]]

@@ -145,10 +145,7 @@ def args_digest(args: dict[str, Any]) -> str:
 class Store:
     """The vybe database of one process; with ``create=False`` it must already exist.
 
-    ``found_journal_mode`` is the mode the file had when opened, before it is set to WAL;
-    ``full_text_search`` says whether the search indexes of migration 0008 are there."""
-
-    full_text_search = True
+    ``found_journal_mode`` is the mode the file had when opened, before it is set to WAL."""
 
     def __init__(
         self,
@@ -358,6 +355,12 @@ class Store:
                 # must not hide the error that the read itself met.
                 with suppress(sqlite3.Error):
                     self.conn.execute("ROLLBACK")
+
+    def search(self, conn: sqlite3.Connection, query: Any) -> Any:
+        """One page of search hits (vybe.store.search.Found), read inside ``snapshot``."""
+        from vybe.store import search
+
+        return search.search(conn, query)
 
     def idempotent(
         self,

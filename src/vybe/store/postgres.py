@@ -252,7 +252,6 @@ class PgStore(Store):
     """The vybe database on a PostgreSQL server; ``create=False`` wants it migrated already."""
 
     dialect = "postgresql"
-    full_text_search = False  # FTS5 is SQLite's; `vybe search` is SEARCH_UNAVAILABLE here
 
     def __init__(
         self, url: str, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
@@ -421,6 +420,12 @@ class PgStore(Store):
             conn.raw.execute("COMMIT")
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
+
+    def search(self, conn: Any, query: Any) -> Any:
+        """One page of search hits on the server's own full-text search (pg_search)."""
+        from vybe.store import pg_search
+
+        return pg_search.search(conn, query)
 
     # --- health -------------------------------------------------------------------
 

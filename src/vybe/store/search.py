@@ -1,8 +1,9 @@
 """Full-text search over the record and the event log (the indexes of migration 0008).
 
 A hit's row id says where it lives: 2·id is message ``id``, 2·id + 1 event ``id``. Word
-queries go to ``search_words`` (FTS5 syntax, bm25 ranking, filters as tag terms); literal
-queries to ``search_literal`` (trigrams: the text exactly as written, case folded).
+queries (vybe.store.search_syntax, written in FTS5's terms) go to ``search_words`` (bm25
+ranking, filters as tag terms); literal queries to ``search_literal`` (trigrams: the text
+exactly as written, case folded).
 
 Ranking is bounded: the newest ``window`` matches are ranked (bm25), so a term found in half
 a million messages costs what a rare one does; the result says when the window was full.
@@ -16,6 +17,7 @@ import sqlite3
 from collections import namedtuple
 
 from vybe.errors import InvalidInput
+from vybe.store import search_syntax
 from vybe.store.db import Deadline
 
 
@@ -47,63 +49,8 @@ def tag(prefix: str, value: str) -> str:
     return prefix + value.encode("utf-8", "surrogatepass").hex().upper()
 
 
-def _bare(chunk: str) -> bool:
-    """Whether FTS5 reads ``chunk`` as one bareword (ASCII letters, digits, ``_``, any
-    non-ASCII character), optionally a prefix (``*``) or first-token (``^``) one."""
-    core = chunk.removeprefix("^").removesuffix("*")
-    return bool(core) and all(c.isalnum() or c == "_" or not c.isascii() for c in core)
-
-
-def _chunk(chunk: str) -> str:
-    """A word as FTS5 should read it: a bareword as is, anything else (``read-only``,
-    ``it's``, ``TODO:``) as the phrase of its tokens, so no punctuation is taken for syntax
-    (a ``:`` for a column filter of the index, a ``-`` for a column exclusion)."""
-    if chunk == "^" or _bare(chunk):  # a lone ^ marks the phrase that follows
-        return chunk
-    star = "*" if chunk.endswith("*") else ""
-    return '"' + chunk.removesuffix("*") + '"' + star
-
-
-def _body(text: str) -> str:
-    """The person's query as the expression inside ``body : (...)``: quoted phrases,
-    parentheses, operators and barewords as written, other words quoted; parentheses must
-    balance, or a ``)`` would close the group and escape the filters ANDed after it."""
-    out, depth, i = [], 0, 0
-    while i < len(text):
-        char = text[i]
-        if char == '"':  # a phrase as written, up to its closing quote ("" is a quote)
-            end = i + 1
-            while (end := text.find('"', end)) >= 0 and text[end + 1 : end + 2] == '"':
-                end += 2
-            stop = len(text) if end < 0 else end + 1
-            out.append(text[i:stop] + ("*" if text[stop : stop + 1] == "*" else ""))
-            i = stop + (text[stop : stop + 1] == "*")
-        elif char in "()":
-            depth += 1 if char == "(" else -1
-            if depth < 0:
-                break
-            out.append(char)
-            i += 1
-        elif char.isspace():
-            out.append(" ")
-            i += 1
-        else:
-            end = i
-            while end < len(text) and not text[end].isspace() and text[end] not in '"()':
-                end += 1
-            out.append(_chunk(text[i:end]))
-            i = end
-    if depth:
-        raise InvalidInput(
-            "the search query's parentheses do not balance",
-            context={"field": "query"},
-            suggested_action="close every ( with a ), or quote the text",
-        )
-    return "".join(out)
-
-
 def _words_match(query: SearchQuery) -> str:
-    terms = [f"body : ({_body(query.text)})"]
+    terms = [f"body : ({search_syntax.fts5(search_syntax.parse(query.text))})"]
     if query.type:
         terms.append(f"tags : tt{query.type}")
     if query.session_id:

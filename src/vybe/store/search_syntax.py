@@ -1,0 +1,175 @@
+"""The word-query language of ``vybe search``, parsed once for every store.
+
+A query is terms — words, ``"quoted phrases"`` (``""`` is a quote inside one), either one
+ending in ``*`` for a prefix — joined by ``AND`` (also implied between neighbours), ``OR``
+and ``NOT`` (binary: ``a NOT b`` is a without b), grouped with parentheses. Operators are
+upper case; ``and``, ``or``, ``not`` are words. As in SQLite's FTS5, NOT binds tightest,
+then AND, then OR.
+
+``parse`` turns the person's text into a tree or refuses it (INVALID_INPUT); each store
+writes the tree in its own engine's terms: ``fts5`` here, PostgreSQL's tsquery in
+vybe.store.pg_search. Every term reaches the engine quoted, as text to tokenize, never as
+syntax: no punctuation can name a column or an operator of the index.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from vybe.errors import InvalidInput
+
+MAX_DEPTH = 32  # parentheses nested deeper are refused (the parsers recurse)
+OPERATORS = ("AND", "OR", "NOT")
+
+
+class Term(namedtuple("Term", "text prefix")):
+    """A word or a phrase (its text as written), matched as a prefix when ``prefix``."""
+
+    __slots__ = ()
+
+
+class Op(namedtuple("Op", "name operands")):
+    """``a AND b AND …``, ``a OR b OR …`` or ``a NOT b NOT …`` (a without b, nor …)."""
+
+    __slots__ = ()
+
+
+def _refused(reason: str, action: str = 'quote a phrase ("…"), or search with --mode literal'):
+    return InvalidInput(
+        f"the search query is not valid full-text syntax: {reason}",
+        context={"field": "query", "reason": reason},
+        suggested_action=action,
+    )
+
+
+def _phrase(text: str, i: int) -> tuple[str, int]:
+    """The phrase whose opening quote is at ``i`` (unescaped) and the index after it."""
+    out, end = [], i + 1
+    while True:
+        close = text.find('"', end)
+        if close < 0:
+            raise _refused("a quoted phrase is not closed")
+        out.append(text[end:close])
+        if text[close + 1 : close + 2] != '"':
+            return '"'.join(out), close + 1
+        end = close + 2
+
+
+def tokens(text: str) -> list[Term | str]:
+    """The query as ``(``, ``)``, operator names and Terms."""
+    out: list[Term | str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        if char.isspace():
+            i += 1
+        elif char in "()":
+            out.append(char)
+            i += 1
+        elif char == '"':
+            phrase, i = _phrase(text, i)
+            prefix = text[i : i + 1] == "*"
+            out.append(Term(phrase, prefix))
+            i += prefix
+        else:
+            end = i
+            while end < len(text) and not text[end].isspace() and text[end] not in '"()':
+                end += 1
+            chunk = text[i:end]
+            i = end
+            if chunk in OPERATORS:
+                out.append(chunk)
+            else:
+                out.append(Term(chunk.rstrip("*"), chunk.endswith("*")))
+    return out
+
+
+class _Parser:
+    def __init__(self, items: list[Term | str]) -> None:
+        self.items, self.at = items, 0
+
+    def peek(self) -> Term | str | None:
+        return self.items[self.at] if self.at < len(self.items) else None
+
+    def take(self) -> Term | str | None:
+        item = self.peek()
+        self.at += 1
+        return item
+
+    def expression(self, depth: int) -> Term | Op:
+        nodes = [self.conjunction(depth)]
+        while self.peek() == "OR":
+            self.take()
+            nodes.append(self.conjunction(depth))
+        return _op("OR", nodes)
+
+    def conjunction(self, depth: int) -> Term | Op:
+        nodes = [self.negation(depth)]
+        while (item := self.peek()) == "AND" or isinstance(item, Term) or item == "(":
+            if item == "AND":
+                self.take()
+            nodes.append(self.negation(depth))
+        return _op("AND", nodes)
+
+    def negation(self, depth: int) -> Term | Op:
+        nodes = [self.primary(depth)]
+        while self.peek() == "NOT":
+            self.take()
+            nodes.append(self.primary(depth))
+        return _op("NOT", nodes)
+
+    def primary(self, depth: int) -> Term | Op:
+        item = self.take()
+        if isinstance(item, Term):
+            if not item.text:
+                raise _refused("a term has no text")
+            return item
+        if item == "(":
+            if depth >= MAX_DEPTH:
+                raise _refused(f"parentheses nest deeper than {MAX_DEPTH}")
+            node = self.expression(depth + 1)
+            if self.take() != ")":
+                raise _unbalanced()
+            return node
+        if item == ")":
+            raise _unbalanced()
+        where = "at the end" if item is None else f"before {item}"
+        raise _refused(f"a term is missing {where}")
+
+
+def _op(name: str, nodes: list[Term | Op]) -> Term | Op:
+    return nodes[0] if len(nodes) == 1 else Op(name, tuple(nodes))
+
+
+def _unbalanced() -> InvalidInput:
+    return InvalidInput(
+        "the search query's parentheses do not balance",
+        context={"field": "query"},
+        suggested_action="close every ( with a ), or quote the text",
+    )
+
+
+def parse(text: str) -> Term | Op:
+    """The query's tree: a Term or an Op of trees."""
+    items = tokens(text)
+    if items.count("(") != items.count(")"):
+        raise _unbalanced()
+    parser = _Parser(items)
+    tree = parser.expression(0)
+    if parser.peek() is not None:
+        raise _unbalanced() if parser.peek() == ")" else _refused(f"{parser.peek()} is misplaced")
+    return tree
+
+
+def terms(tree: Term | Op) -> list[Term]:
+    """The terms of a tree, left to right."""
+    if isinstance(tree, Term):
+        return [tree]
+    return [term for node in tree.operands for term in terms(node)]
+
+
+def fts5(tree: Term | Op) -> str:
+    """The tree in SQLite FTS5's query syntax, every term a quoted string."""
+    if isinstance(tree, Term):
+        return '"' + tree.text.replace('"', '""') + '"' + ("*" if tree.prefix else "")
+    return "(" + f" {tree.name} ".join(map(fts5, tree.operands)) + ")"

@@ -1,0 +1,132 @@
+"""tests/actions/test_search.py on PostgreSQL, and what only the server's search must show:
+the same hits, ranks, filters and pages from the server's own full-text search; hostile
+queries answered or refused with INVALID_INPUT, never INTERNAL; a search that runs too long
+stopped (QUERY_TIMEOUT); a store copied from SQLite searchable at once."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.actions.test_search import *  # noqa: F403
+from tests.actions.test_search import find, log, say
+from vybe.errors import InvalidInput, VybeError
+from vybe.store import Store, copy, pg_search
+
+# Stores made before the index and the contentless index's own rows are SQLite's: the
+# server indexes every row at once, and its form of the pruning test is below.
+del test_an_upgraded_store_indexes_what_it_held_in_batches_newest_first  # noqa: F821
+del test_pruning_an_event_the_backlog_has_not_reached_leaves_the_index_sound  # noqa: F821
+del test_a_pruned_event_leaves_the_index  # noqa: F821
+del test_a_bad_query_is_invalid_input_and_changes_nothing  # noqa: F821
+# SQLite's search reads in batches and answers what it found when its time is up; the
+# server's is one statement, stopped by statement_timeout (QUERY_TIMEOUT, tested below).
+del test_a_search_past_its_time_bound_answers_what_it_found_and_says_from_when  # noqa: F821
+del test_a_session_filter_searches_only_that_sessions_rows  # noqa: F821
+
+
+@pytest.fixture
+def store(pg_store):
+    return pg_store
+
+
+def _dump(store) -> list:
+    raw = store.conn.raw
+    return [raw.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("messages", "events")]
+
+
+@pytest.mark.parametrize(
+    ("text", "mode", "filters"),
+    [
+        ('"unterminated', "words", {}),
+        ("AND OR", "words", {}),
+        ("NOT billing", "words", {}),
+        ("billing NOT", "words", {}),
+        ("", "auto", {}),
+        ("x" * 1001, "auto", {}),
+        ("ab", "literal", {}),
+        ("a\x00b", "auto", {}),
+        ("billing", "auto", {"limit": 0}),
+        ("billing", "auto", {"since": "yesterday"}),
+        ("x) OR (y", "words", {}),
+        ("(" * 600 + "x" + ")" * 400, "words", {}),
+        ("(" * 40 + "x" + ")" * 40, "words", {}),
+        ("()", "words", {}),
+        ("*", "words", {}),
+    ],
+)
+def test_a_bad_query_is_invalid_input_and_changes_nothing(store, text, mode, filters):
+    say(store, "s1", "user", "billing")
+    before = _dump(store)
+    with pytest.raises(InvalidInput):
+        find(store, text, mode=mode, **filters)
+    assert _dump(store) == before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "'; DROP TABLE messages; --",
+        "billing:* & !x | (y <-> z)",
+        "\\' \\\\ '' %s %(t0)s {words} $1",
+        "é" * 900,  # one word past the longest a tsvector holds
+        "ü*" * 400,
+        '"' + "a " * 490 + '"*',
+        " OR ".join(["billing"] * 200),
+        "billing " + " NOT x" * 150,
+        '"-" billing',
+        "-* billing",
+        "日本語 emoji 🚀 billing",
+        "\u200b\ufeff billing",
+    ],
+)
+@pytest.mark.parametrize("mode", ["words", "literal", "auto"])
+def test_a_hostile_query_is_answered_or_refused_never_an_internal_error(store, text, mode):
+    say(store, "s1", "user", "billing '; DROP TABLE messages; -- $1 %s 日本語 🚀")
+    try:
+        found = find(store, text, mode=mode)
+    except InvalidInput as refused:
+        assert refused.context["field"] == "query"
+    else:
+        assert found["count"] >= 0
+    assert find(store, "billing")["count"] == 1  # the table is still there
+
+
+def test_a_pruned_event_leaves_the_index(store):
+    log(store, "progress", "ephemeral detail")
+    log(store, "progress", "newest event")
+    store.transact(lambda c: c.execute("UPDATE events SET archived_at = 'x' WHERE id = 1"))
+    store.transact(lambda c: c.execute("DELETE FROM events WHERE id = 1"))
+    assert find(store, "ephemeral")["count"] == 0
+    assert find(store, "ephemeral detail", mode="literal")["count"] == 0
+
+
+def test_words_split_where_sqlite_splits_them_not_at_paths_urls_or_emails(store):
+    say(store, "s1", "tool", "wrote /srv/billing/app/config.yaml and mailed ops@example.com")
+    for word in ("billing", "config", "yaml", "example", "ops"):
+        assert find(store, word, mode="words")["count"] == 1, word
+    assert find(store, '"app config"', mode="words")["count"] == 1
+    assert find(store, "tt:tool", mode="words")["count"] == 0  # a filter's tag is no word
+
+
+def test_a_search_past_its_time_limit_is_query_timeout(store, monkeypatch):
+    for n in range(200):
+        say(store, "s1", "tool", f"line {n} of a long log about billing " * 40)
+    monkeypatch.setattr(pg_search, "TIMEOUT_MS", 1)
+    with pytest.raises(VybeError) as stopped:
+        find(store, "billing", mode="literal")
+    assert stopped.value.code == "QUERY_TIMEOUT"
+    monkeypatch.undo()
+    assert find(store, "billing", limit=500)["count"] == 200  # the next search is served
+
+
+def test_a_store_copied_from_sqlite_is_searchable_on_the_server(tmp_path, pg_store):
+    source = Store(tmp_path / "vybe.db")
+    say(source, "s1", "user", "migrate the billing tables; keep /srv/app/ledger.py")
+    log(source, "progress", "billing moved", agent="worker-1")
+    copy.to_server(source, pg_store)
+    source.close()
+    assert find(pg_store, "billing")["count"] == 2
+    assert find(pg_store, "/srv/app/ledger.py")["hits"][0]["session_id"] == "s1"
+    assert find(pg_store, "billing", agent="worker-1")["hits"][0]["kind"] == "progress"
+    say(pg_store, "s1", "user", "billing once more")  # the copied sequences go on
+    assert find(pg_store, "billing", type="user")["count"] == 2
