@@ -8,8 +8,10 @@ what made these commands slow (docs/architecture.md, performance budgets).
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,6 +61,9 @@ sys.argv = ["vybe", *sys.argv[1:]]
 main()
 sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)))
 """
+
+
+FIXTURES = Path(__file__).parent.parent / "integrations" / "fixtures"
 
 
 def loaded(vybe, args: list[str], payload: dict | None = None) -> set[str]:
@@ -169,3 +174,51 @@ def test_the_status_line_imports_no_heavy_module_and_no_regular_expressions(vybe
     modules = loaded(vybe, ["statusline"], {"session_id": "s1", "cwd": str(tmp_path)})
     assert "vybe.integrations.statusline" in modules
     assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()
+
+
+def imported_rows(vybe, session: str) -> list[str]:
+    conn = sqlite3.connect(vybe.db_path)
+    try:
+        rows = conn.execute(
+            "SELECT type FROM messages WHERE session_id = ? ORDER BY context_seq", (session,)
+        )
+        return [kind for (kind,) in rows]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    ("target", "transcript", "also"),
+    [
+        ("claude", "transcript.jsonl", {"re", "enum"}),
+        ("codex", "rollout.jsonl", set()),  # its failed command's output has an exit line
+    ],
+)
+def test_a_stop_that_imports_the_transcript_loads_neither_the_engine_nor_re(
+    vybe, tmp_path, target, transcript, also
+):
+    """Stop imports the turn's transcript lines on every turn: the importer records through
+    the stdlib-only recorder, not through the engine's model types (dataclasses, inspect and
+    typing cost Stop ~67 ms), and compiles no pattern for lines that cannot match one."""
+    vybe.ok("init")
+    payload = {
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "hook_event_name": "Stop",
+        "transcript_path": str(FIXTURES / target / transcript),
+    }
+    modules = loaded(vybe, ["hook", "run", target], payload)
+    assert not (vybe.home / "config" / "hooks.log").exists()
+    assert {"user", "assistant", "tool"} <= set(imported_rows(vybe, f"{target}:s1"))
+    assert heavy_in(modules, HEAVY | HOOK_ONLY | {"vybe.context.record"} | also) == set()
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_session_end_and_pre_compact_load_no_heavy_module(vybe, tmp_path, target):
+    vybe.ok("init")
+    base = {"session_id": "s1", "cwd": str(tmp_path), "transcript_path": ""}
+    for event in ("SessionEnd", "PreCompact"):
+        payload = {**base, "hook_event_name": event, "reason": "other", "trigger": "auto"}
+        modules = loaded(vybe, ["hook", "run", target], payload)
+        assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set(), event
+    assert not (vybe.home / "config" / "hooks.log").exists()

@@ -423,7 +423,7 @@ def import_lock(store: Any) -> str:
 
 
 def import_skipping_hooked(
-    record: Any, session_id: str, path: Path, stamp: str, run: Any, wait: float | None = None
+    record: Any, session_id: str, path: str | Path, stamp: str, run: Any, wait: float | None = None
 ) -> Any:
     """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
     recorded there since the last import; the wrapper, its ``result`` set.
@@ -452,18 +452,16 @@ def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
     another import holds the lock (the next hook goes on from where the last import ended).
     ``importer()`` gives (stamp, import function), loaded only when there is a file: the
     importers' modules cost a hook tens of ms."""
-    from pathlib import Path
-
     from vybe.errors import DatabaseLocked
     from vybe.store.record import SqliteRecord
 
     add_kept_prompts(hook)
-    path = Path(hook.text("transcript_path"))
-    if not hook.text("transcript_path") or not path.is_file():
+    path = hook.text("transcript_path")
+    if not path or not os.path.isfile(path):
         return None
     stamp, run = importer()
 
-    def bounded(record: Any, session_id: str, file: Path) -> Any:
+    def bounded(record: Any, session_id: str, file: str) -> Any:
         from vybe.integrations.transcript_import import Budget
 
         return run(
