@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 
@@ -104,3 +105,23 @@ def test_context_over_the_hook_limit_is_cut_within_it_and_says_so():
     context = output["hookSpecificOutput"]["additionalContext"]
     assert len(context) <= hooks.CONTEXT_LIMIT
     assert context.endswith("\n[cut to fit the hook limit]")
+
+
+def test_a_hook_process_leaves_the_wal_checkpoint_to_later_with_its_writes_committed(agent):
+    """Closed as the store's last connection, a hook's connection would copy the WAL into
+    the database with two fsyncs on every prompt; the executable leaves the connection to
+    the process's end instead. The prompt is committed all the same: a new connection reads
+    it, from the WAL the next checkpoint copies. In-process (no such end), it is closed."""
+    agent.vybe.ok("init")
+    wal = agent.vybe.db_path.with_name(agent.vybe.db_path.name + "-wal")
+    prompt = agent.event("claude", "user_prompt_submit", prompt="keep the WAL")
+    run = agent.process("claude", json.dumps(prompt).encode())
+    assert (run.code, agent.log) == (0, "")
+    assert wal.exists() and wal.stat().st_size > 0
+    reader = sqlite3.connect(agent.vybe.db_path)
+    sql = "SELECT content_text FROM messages WHERE source = 'prompt_hook'"
+    assert reader.execute(sql).fetchall() == [("keep the WAL",)]
+    reader.close()  # the last connection: it copies the WAL into the database
+    assert not wal.exists()
+    agent.send("claude", "user_prompt_submit", prompt="in-process")
+    assert not wal.exists()

@@ -80,9 +80,14 @@ class Hook:
         value = self.payload.get(name)
         return value if isinstance(value, str) else ""
 
-    def close(self) -> None:
+    def close(self, process_ends: bool = False) -> None:
+        """Close the store; when the process ends right after (the executable's hook), it is
+        left for the process's end (``Store.close_at_exit``)."""
         if self._store is not None:
-            self._store.close()
+            if process_ends:
+                self._store.close_at_exit()
+            else:
+                self._store.close()
 
 
 Handler = Callable[[Hook], "str | None"]
@@ -155,17 +160,18 @@ def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -
         pass
 
 
-def run(target: str, raw: bytes) -> str:
-    """The stdout for one hook call (a JSON object, or nothing); kept in capture mode."""
+def run(target: str, raw: bytes, process_ends: bool = False) -> str:
+    """The stdout for one hook call (a JSON object, or nothing); kept in capture mode.
+    ``process_ends``: the process ends once the answer is written (see ``Hook.close``)."""
     started = time.perf_counter()
-    answer = answer_for(target, raw)
+    answer = answer_for(target, raw, process_ends)
     folder = os.environ.get(CAPTURE_ENV)
     if folder:
         capture(folder, target, raw, started, answer)
     return answer
 
 
-def answer_for(target: str, raw: bytes) -> str:
+def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
     event = "?"
     hook: Hook | None = None
     try:
@@ -183,6 +189,6 @@ def answer_for(target: str, raw: bytes) -> str:
     finally:
         if hook is not None:
             try:
-                hook.close()
+                hook.close(process_ends)
             except Exception as error:
                 log_failure(target, event, error)
