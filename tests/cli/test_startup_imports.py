@@ -112,13 +112,15 @@ def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
 @pytest.mark.parametrize("source", ["startup", "compact"])
 def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target, source):
     """re with enum costs ~2.5 ms: only a handler that matches text imports it (the
-    executable is a script file, not pip's wrapper, for the same reason)."""
+    executable is a script file, not pip's wrapper, for the same reason); the person's
+    words that all fit the compaction's budget are given back without being ranked."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
-    loaded(
-        vybe,
-        ["hook", "run", target],
-        {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "use tabs"},
-    )
+    for prompt in ("use tabs", "ok", "never push to main"):
+        loaded(
+            vybe,
+            ["hook", "run", target],
+            {**payload, "hook_event_name": "UserPromptSubmit", "prompt": prompt},
+        )
     modules = loaded(vybe, ["hook", "run", target], {**payload, "source": source})
     assert f"vybe.integrations.{'claude_code' if target == 'claude' else target}" in modules
     assert heavy_in(modules, {"re", "enum"}) == set()
@@ -221,4 +223,30 @@ def test_session_end_and_pre_compact_load_no_heavy_module(vybe, tmp_path, target
         payload = {**base, "hook_event_name": event, "reason": "other", "trigger": "auto"}
         modules = loaded(vybe, ["hook", "run", target], payload)
         assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set(), event
+    assert not (vybe.home / "config" / "hooks.log").exists()
+
+
+# What a SessionStart after a compaction loads beyond a startup's: the record's rows, the
+# choice of the person's words and the compaction's receipt. Nothing else (a hand-off's
+# context, the receipts' reports) unless the brief has one to show.
+COMPACT_ONLY = {
+    "gc",
+    "vybe.context",
+    "vybe.context.tokens",
+    "vybe.context.types",
+    "vybe.store.record",
+    "vybe.store.receipts",
+    "vybe.integrations.user_words",
+    "vybe.integrations.compaction",
+}
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_a_session_start_after_compaction_loads_only_what_it_gives_back(vybe, tmp_path, target):
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    prompt = {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "use tabs"}
+    loaded(vybe, ["hook", "run", target], prompt)
+    startup = loaded(vybe, ["hook", "run", target], {**payload, "source": "startup"})
+    compact = loaded(vybe, ["hook", "run", target], {**payload, "source": "compact"})
+    assert compact - startup == COMPACT_ONLY
     assert not (vybe.home / "config" / "hooks.log").exists()
