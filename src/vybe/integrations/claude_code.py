@@ -582,7 +582,8 @@ def plan_approved(hook: Hook) -> str | None:
 
 
 def maintain_if_due(hook: Hook) -> bool:
-    """Start ``vybe maintain`` detached when the last run is older than MAINTAIN_EVERY."""
+    """Start ``vybe maintain`` detached when the last run is older than MAINTAIN_EVERY, and
+    forget the commit looks of sessions long gone."""
     import subprocess
     import sys
     import time
@@ -596,6 +597,9 @@ def maintain_if_due(hook: Hook) -> bool:
     config.make_private_dir(folder)
     with open(stamp, "a", opener=config.private_opener):
         os.utime(stamp)
+    from vybe.integrations import commits
+
+    commits.forget_stale_looks(hook.settings.db_path)
     subprocess.Popen(
         [
             sys.executable,
