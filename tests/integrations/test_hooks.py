@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -125,3 +126,20 @@ def test_a_hook_process_leaves_the_wal_checkpoint_to_later_with_its_writes_commi
     assert not wal.exists()
     agent.send("claude", "user_prompt_submit", prompt="in-process")
     assert not wal.exists()
+
+
+def test_captured_payloads_are_private_whatever_the_umask(agent, tmp_path):
+    """Capture mode keeps what the agents send, the person's words included: 600 files in a
+    700 folder, as every file vybe writes."""
+    folder = tmp_path / "captured"
+    agent.vybe.env["VYBE_HOOK_CAPTURE"] = str(folder)
+    before = os.umask(0o022)
+    try:
+        agent.send("claude", "user_prompt_submit", prompt="my secret plan")
+    finally:
+        os.umask(before)
+    files = sorted(folder.iterdir())
+    assert [p.name.endswith(".json") for p in files] == [True, False]  # and timings.jsonl
+    assert {p.stat().st_mode & 0o777 for p in files} == {0o600}
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert "my secret plan" in files[0].read_text()

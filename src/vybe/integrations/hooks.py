@@ -145,16 +145,19 @@ def handlers(target: str) -> Mapping[str, Handler]:
 
 
 def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -> None:
-    """Keep one payload (``<ns>-<target>-<event>.json``) and its timing; never raises."""
+    """Keep one payload (``<ns>-<target>-<event>.json``) and its timing; never raises. The
+    files are 600 in a 700 folder whatever the umask: they hold the person's words."""
     try:
         event = str(parse(raw).get("hook_event_name") or "unknown")
-        os.makedirs(folder, exist_ok=True)
+        config.make_private_dir(folder)
         stamp = time.time_ns()
-        with open(os.path.join(folder, f"{stamp}-{target}-{event}.json"), "wb") as handle:
+        path = os.path.join(folder, f"{stamp}-{target}-{event}.json")
+        with open(path, "wb", opener=config.private_opener) as handle:
             handle.write(raw)
         line = {"target": target, "event": event, "ms": (time.perf_counter() - started) * 1000}
         line.update(at_ns=stamp, answered=bool(answer))
-        with open(os.path.join(folder, "timings.jsonl"), "a", encoding="utf-8") as handle:
+        timings = os.path.join(folder, "timings.jsonl")
+        with open(timings, "a", encoding="utf-8", opener=config.private_opener) as handle:
             handle.write(jsonio.dumps(line) + "\n")
     except Exception:
         pass
