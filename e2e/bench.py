@@ -18,6 +18,7 @@ The floor (``python -c "import sqlite3"`` on its own) is timed in the same round
 from __future__ import annotations
 
 import json
+import resource
 import shlex
 import statistics
 import subprocess
@@ -38,10 +39,15 @@ PYTHON = str(Path(VYBE).with_name("python"))
 FLOOR = [PYTHON, "-c", "import sqlite3"]
 
 
-def timed(claude: Claude, prompt: str) -> float:
+def timed(claude: Claude, prompt: str) -> tuple[float, float]:
+    """Wall time and CPU time (Claude Code and every hook process it waited for) of a turn:
+    on a loaded machine the CPU time still says what each arm costs."""
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     claude.turn(prompt)
-    return time.monotonic() - started
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
 
 
 def floor_ms() -> float:
@@ -75,20 +81,33 @@ def arms(server: fakes.Anthropic) -> tuple[dict[str, Claude], Sandbox]:
     return {"bare": bare, "true": noop, "python": python, "vybe": Claude(hooked_box)}, hooked_box
 
 
-def report(samples: dict[str, list[float]], floor: list[float], hooked_box: Sandbox) -> None:
+def report(samples: dict[str, list], floor: list[float], hooked_box: Sandbox) -> None:
     runs = len(floor)
-    ms = {name: statistics.median(values) * 1000 for name, values in samples.items()}
+    wall = {
+        name: statistics.median(w for w, _ in values) * 1000 for name, values in samples.items()
+    }
+    cpu = {name: statistics.median(c for _, c in values) * 1000 for name, values in samples.items()}
     events = Counter(line["event"] for line in hooked_box.hook_times())
     per_turn = sum(events.values()) / (runs + 1)  # the warm-up turn fired them too
-    print(f"claude -p, median of {runs} alternating runs (hook processes per turn: {per_turn:g})")
-    for name, value in ms.items():
-        print(f"  {name:7} {value:6.0f} ms  {value - ms['bare']:+5.0f} ms on bare")
+    with open("/proc/loadavg") as handle:
+        load = " ".join(handle.read().split()[:3])
+    print(f"claude -p, median of {runs} alternating runs (hook processes per turn: {per_turn:g});")
+    print(f"load average after: {load}")
+    for name in samples:
+        print(
+            f"  {name:7} wall {wall[name]:6.0f} ms ({wall[name] - wall['bare']:+5.0f})"
+            f"   cpu {cpu[name]:6.0f} ms ({cpu[name] - cpu['bare']:+5.0f})"
+        )
     print(f"  floor (python -c 'import sqlite3'): {statistics.median(floor):.1f} ms")
-    print("added per headless turn, split:")
-    print(f"  Claude Code running hooks (true):   {ms['true'] - ms['bare']:5.0f} ms")
-    print(f"  the interpreter's start (python):   {ms['python'] - ms['true']:5.0f} ms")
-    print(f"  vybe's own work (vybe - python):    {ms['vybe'] - ms['python']:5.0f} ms")
-    print(f"  in all (vybe - bare):               {ms['vybe'] - ms['bare']:5.0f} ms")
+    print("added per headless turn, split (wall, cpu):")
+    parts = [
+        ("Claude Code running hooks (true - bare)", "true", "bare"),
+        ("the interpreter's start (python - true)", "python", "true"),
+        ("vybe's own work (vybe - python)", "vybe", "python"),
+        ("in all (vybe - bare)", "vybe", "bare"),
+    ]
+    for label, arm, base in parts:
+        print(f"  {label:40} {wall[arm] - wall[base]:5.0f} ms  {cpu[arm] - cpu[base]:5.0f} ms")
     per_event = defaultdict(list)
     for line in hooked_box.hook_times():
         per_event[line["event"]].append(line["ms"])
@@ -102,7 +121,7 @@ def main(runs: int) -> None:
     clients, hooked_box = arms(server)
     for claude in clients.values():
         timed(claude, "warm up")
-    samples: dict[str, list[float]] = {name: [] for name in clients}
+    samples: dict[str, list] = {name: [] for name in clients}
     floor = []
     for n in range(runs):
         for name, claude in clients.items():
