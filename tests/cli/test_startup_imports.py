@@ -253,3 +253,14 @@ def test_a_session_start_after_compaction_loads_only_what_it_gives_back(vybe, tm
     compact = loaded(vybe, ["hook", "run", target], {**payload, "source": "compact"})
     assert compact - startup == COMPACT_ONLY
     assert not (vybe.home / "config" / "hooks.log").exists()
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_a_prompt_that_asks_nothing_about_status_compiles_no_pattern(vybe, tmp_path, target):
+    """Every prompt is checked for a status question ("where are we?"): by its words first,
+    so re (with enum, ~2.5 ms) is loaded only for a prompt that holds one."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit"}
+    modules = loaded(vybe, ["hook", "run", target], {**payload, "prompt": "add a test"})
+    assert heavy_in(modules, {"re", "enum"}) == set()
+    asked = loaded(vybe, ["hook", "run", target], {**payload, "prompt": "where are we?"})
+    assert "re" in asked

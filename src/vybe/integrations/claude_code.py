@@ -46,6 +46,16 @@ STATUS_ASK = (
     r"(?i)\b(brief me|status|where (are|were) we|what'?s next"
     r"|what (was|am) i (doing|working on))\b"
 )
+# What every match of STATUS_ASK holds (casefolded): a prompt without one needs no re.
+STATUS_WORDS = (
+    "brief me",
+    "status",
+    "where are we",
+    "where were we",
+    "s next",
+    "what am i",
+    "what was i",
+)
 VYBE_TASK_ID = r"\btask_\d{6,}_[0-9a-f]{4,}\b"
 # A resumed thread that holds the brief gets a delta: how far back to look for it, and what
 # a compaction leaves in Claude's transcript and in Codex's rollout (the brief is gone then).
@@ -334,11 +344,19 @@ def user_prompt(hook: Hook) -> str | None:
         prompt_spool.keep(hook.settings.db_path, row, kept)
         return None
     _log_prompt(hook.store, row, kept)
-    import re
-
-    if re.search(STATUS_ASK, prompt):
+    if asks_for_status(prompt):
         return brief_prompt(hook)
     return focus_line(hook) or None
+
+
+def asks_for_status(prompt: str) -> bool:
+    """A question about where things stand ("where are we?", "brief me", "what's next")."""
+    folded = prompt.casefold()
+    if not any(word in folded for word in STATUS_WORDS):
+        return False
+    import re
+
+    return re.search(STATUS_ASK, prompt) is not None
 
 
 def _preview(value: Any, limit: int) -> str:
