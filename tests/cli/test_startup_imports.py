@@ -230,11 +230,12 @@ def test_session_end_and_pre_compact_load_no_heavy_module(vybe, tmp_path, target
 
 
 # What a SessionStart after a compaction loads beyond a startup's: the record's rows, the
-# choice of the person's words and the compaction's receipt. Nothing else (a hand-off's
-# context, the receipts' reports) unless the brief has one to show.
+# choice of the person's words, the compaction's receipt and its line. Nothing else (a
+# hand-off's context, the receipts' reports) unless the brief has one to show.
 COMPACT_ONLY = {
     "gc",
     "vybe.context",
+    "vybe.context.receipt",
     "vybe.context.tokens",
     "vybe.context.types",
     "vybe.store.record",
