@@ -1,6 +1,6 @@
-"""Hook latency: UserPromptSubmit and SessionStart on a store of 100k events and 10k memories,
-and `vybe statusline` on the same store, against a bare `python -c "import sqlite3"`
-measured in the same run. Goal: at most 2x.
+"""Hook latency: every event Claude Code sends (Stop importing a new turn of the transcript
+each run) on a store of 100k events and 10k memories, and `vybe statusline` on the same
+store, against a bare `python -c "import sqlite3"` measured in the same run. Goal: at most 2x.
 
 Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
 """
@@ -56,6 +56,24 @@ def seed(env: dict[str, str], db: Path, events: int, memories: int, project: str
     conn.close()
 
 
+class Transcript:
+    """A Claude transcript that gains one turn (the prompt, the reply) before each Stop."""
+
+    def __init__(self, path: Path, session: str) -> None:
+        self.path, self.session, self.turns = path, session, 0
+        path.write_text("")
+
+    def add_turn(self) -> None:
+        self.turns += 1
+        n, base = self.turns, {"sessionId": self.session, "isSidechain": False}
+        user = {**base, "type": "user", "uuid": f"u{n}", "message": {"content": f"step {n}"}}
+        content = [{"type": "text", "text": f"done with step {n}"}]
+        reply = {"id": f"msg_{n}", "role": "assistant", "content": content}
+        lines = [user, {**base, "type": "assistant", "uuid": f"a{n}", "message": reply}]
+        with self.path.open("a") as handle:
+            handle.write("".join(json.dumps(line) + "\n" for line in lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
@@ -75,21 +93,27 @@ def main() -> None:
         }
         seed(env, db, args.events, args.memories, project)
         common = {"session_id": "bench", "cwd": project, "transcript_path": ""}
+        transcript = Transcript(home / "transcript.jsonl", "bench")
+        turn = {"transcript_path": str(transcript.path)}
         payloads = {
             "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
             "SessionStart startup": {"hook_event_name": "SessionStart", "source": "startup"},
             "SessionStart compact": {"hook_event_name": "SessionStart", "source": "compact"},
+            "Stop (a new turn)": {"hook_event_name": "Stop", **turn},
+            "PreCompact": {"hook_event_name": "PreCompact", "trigger": "auto"},
+            "SessionEnd": {"hook_event_name": "SessionEnd", "reason": "other", **turn},
         }
         runs = {"python -c import sqlite3": Run([sys.executable, "-c", "import sqlite3"], env)}
         for name, payload in payloads.items():
             stdin = json.dumps({**common, **payload}).encode()
-            runs[name] = Run([VYBE, "hook", "run", "claude"], env, stdin)
+            before = transcript.add_turn if name.startswith("Stop") else None
+            runs[name] = Run([VYBE, "hook", "run", "claude"], env, stdin, before)
         runs["statusline"] = Run([VYBE, "statusline"], env, json.dumps(common).encode())
         figures = interleaved(runs, args.runs)
         base = figures["python -c import sqlite3"]
         print(
             f"store: {args.events} events, {args.memories} memories;"
-            f" median of {args.runs} interleaved runs"
+            f" median of {args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f}"
         )
         for name, ms in figures.items():
             print(f"{name:28} {ms:7.1f} ms  {ms / base:.2f}x")

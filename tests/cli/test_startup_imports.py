@@ -8,8 +8,10 @@ what made these commands slow (docs/architecture.md, performance budgets).
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +63,9 @@ sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)))
 """
 
 
+FIXTURES = Path(__file__).parent.parent / "integrations" / "fixtures"
+
+
 def loaded(vybe, args: list[str], payload: dict | None = None) -> set[str]:
     stdin = json.dumps(payload) if payload else ""
     done = subprocess.run(
@@ -107,13 +112,15 @@ def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
 @pytest.mark.parametrize("source", ["startup", "compact"])
 def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target, source):
     """re with enum costs ~2.5 ms: only a handler that matches text imports it (the
-    executable is a script file, not pip's wrapper, for the same reason)."""
+    executable is a script file, not pip's wrapper, for the same reason); the person's
+    words that all fit the compaction's budget are given back without being ranked."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
-    loaded(
-        vybe,
-        ["hook", "run", target],
-        {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "use tabs"},
-    )
+    for prompt in ("use tabs", "ok", "never push to main"):
+        loaded(
+            vybe,
+            ["hook", "run", target],
+            {**payload, "hook_event_name": "UserPromptSubmit", "prompt": prompt},
+        )
     modules = loaded(vybe, ["hook", "run", target], {**payload, "source": source})
     assert f"vybe.integrations.{'claude_code' if target == 'claude' else target}" in modules
     assert heavy_in(modules, {"re", "enum"}) == set()
@@ -139,11 +146,14 @@ def test_vybe_executable_imports_no_regular_expressions(vybe, tmp_path):
     "event", [*SHARED_EVENTS, {"hook_event_name": "PostToolUse", "tool_response": {"exit_code": 1}}]
 )
 def test_codex_hook_imports_no_heavy_module(vybe, tmp_path, event):
+    """Nor does it read Codex's config.toml: whether Codex trusts the hooks is doctor's
+    question (``vybe doctor``, ``vybe hook install --codex``), never a hook's."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
     modules = loaded(vybe, ["hook", "run", "codex"], payload)
     assert "vybe.integrations.codex" in modules
     assert not (vybe.home / "config" / "hooks.log").exists()
-    assert heavy_in(modules, HEAVY | HOOK_ONLY) == set()
+    trust = {"tomllib", "vybe.integrations.codex_config"}
+    assert heavy_in(modules, HEAVY | HOOK_ONLY | trust) == set()
 
 
 @pytest.mark.parametrize(
@@ -169,3 +179,89 @@ def test_the_status_line_imports_no_heavy_module_and_no_regular_expressions(vybe
     modules = loaded(vybe, ["statusline"], {"session_id": "s1", "cwd": str(tmp_path)})
     assert "vybe.integrations.statusline" in modules
     assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()
+
+
+def imported_rows(vybe, session: str) -> list[str]:
+    conn = sqlite3.connect(vybe.db_path)
+    try:
+        rows = conn.execute(
+            "SELECT type FROM messages WHERE session_id = ? ORDER BY context_seq", (session,)
+        )
+        return [kind for (kind,) in rows]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    ("target", "transcript", "also"),
+    [
+        ("claude", "transcript.jsonl", {"re", "enum"}),
+        ("codex", "rollout.jsonl", set()),  # its failed command's output has an exit line
+    ],
+)
+def test_a_stop_that_imports_the_transcript_loads_neither_the_engine_nor_re(
+    vybe, tmp_path, target, transcript, also
+):
+    """Stop imports the turn's transcript lines on every turn: the importer records through
+    the stdlib-only recorder, not through the engine's model types (dataclasses, inspect and
+    typing cost Stop ~67 ms), and compiles no pattern for lines that cannot match one."""
+    vybe.ok("init")
+    payload = {
+        "session_id": "s1",
+        "cwd": str(tmp_path),
+        "hook_event_name": "Stop",
+        "transcript_path": str(FIXTURES / target / transcript),
+    }
+    modules = loaded(vybe, ["hook", "run", target], payload)
+    assert not (vybe.home / "config" / "hooks.log").exists()
+    assert {"user", "assistant", "tool"} <= set(imported_rows(vybe, f"{target}:s1"))
+    assert heavy_in(modules, HEAVY | HOOK_ONLY | {"vybe.context.record"} | also) == set()
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_session_end_and_pre_compact_load_no_heavy_module(vybe, tmp_path, target):
+    vybe.ok("init")
+    base = {"session_id": "s1", "cwd": str(tmp_path), "transcript_path": ""}
+    for event in ("SessionEnd", "PreCompact"):
+        payload = {**base, "hook_event_name": event, "reason": "other", "trigger": "auto"}
+        modules = loaded(vybe, ["hook", "run", target], payload)
+        assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set(), event
+    assert not (vybe.home / "config" / "hooks.log").exists()
+
+
+# What a SessionStart after a compaction loads beyond a startup's: the record's rows, the
+# choice of the person's words, the compaction's receipt and its line. Nothing else (a
+# hand-off's context, the receipts' reports) unless the brief has one to show.
+COMPACT_ONLY = {
+    "gc",
+    "vybe.context",
+    "vybe.context.receipt",
+    "vybe.context.tokens",
+    "vybe.context.types",
+    "vybe.store.record",
+    "vybe.store.receipts",
+    "vybe.integrations.user_words",
+    "vybe.integrations.compaction",
+}
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_a_session_start_after_compaction_loads_only_what_it_gives_back(vybe, tmp_path, target):
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    prompt = {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "use tabs"}
+    loaded(vybe, ["hook", "run", target], prompt)
+    startup = loaded(vybe, ["hook", "run", target], {**payload, "source": "startup"})
+    compact = loaded(vybe, ["hook", "run", target], {**payload, "source": "compact"})
+    assert compact - startup == COMPACT_ONLY
+    assert not (vybe.home / "config" / "hooks.log").exists()
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_a_prompt_that_asks_nothing_about_status_compiles_no_pattern(vybe, tmp_path, target):
+    """Every prompt is checked for a status question ("where are we?"): by its words first,
+    so re (with enum, ~2.5 ms) is loaded only for a prompt that holds one."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit"}
+    modules = loaded(vybe, ["hook", "run", target], {**payload, "prompt": "add a test"})
+    assert heavy_in(modules, {"re", "enum"}) == set()
+    asked = loaded(vybe, ["hook", "run", target], {**payload, "prompt": "where are we?"})
+    assert "re" in asked

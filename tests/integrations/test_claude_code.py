@@ -10,6 +10,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from tests.conftest import TRANSCRIPTS, VYBE
 from vybe import locks
 from vybe.integrations.claude_code import PROMPT_WAITS_FOR_IMPORT, import_lock
@@ -431,3 +433,25 @@ def test_a_hooks_resume_writes_a_few_pages_and_nothing_to_the_ledger(agent):
         keeper.close()
     assert agent.rows("SELECT COUNT(*) FROM idempotency") == ledger
     assert agent.rows("SELECT MAX(access_count) FROM memory") == [(0,)]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asks"),
+    [
+        ("Where are we?", True),
+        ("BRIEF ME please", True),
+        ("whats next", True),
+        ("What's next on the list?", True),
+        ("what was I working on yesterday", True),
+        ("status", True),
+        ("fix the statuses of the build", False),  # not the word
+        ("where were the logs written?", False),
+        ("add a test", False),
+    ],
+)
+def test_a_status_question_gets_the_brief_and_any_other_prompt_the_focus(agent, prompt, asks):
+    task = agent.vybe.task("Port billing")
+    agent.vybe.ok("task", "begin", "--id", task, agent="claude")
+    context = agent.send("claude", "user_prompt_submit", prompt=prompt).context
+    assert ("== VYBE" in context) is asks, context
+    assert context.startswith("vybe focus: Port billing") is not asks

@@ -3,7 +3,9 @@ linked to the focus task: seen by the next hook, whoever made them (a real git r
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 
 import pytest
 
@@ -93,3 +95,25 @@ def test_outside_a_repository_there_is_nothing_to_look_at(agent):
     agent.send("claude", "session_start_startup")
     agent.send("claude", "stop")
     assert commit_events(agent) == [] and agent.log == ""
+
+
+def looks(agent) -> list:
+    return sorted(agent.vybe.db_path.with_name(agent.vybe.db_path.name + "-git").iterdir())
+
+
+def test_a_look_is_private_renewed_while_its_session_runs_and_forgotten_long_after(agent, repo):
+    """The look of a session no hook has looked from for 30 days goes with the housekeeping
+    SessionEnd starts; one whose hooks still run is renewed (at most daily), so it stays."""
+    agent.send("claude", "session_start_startup", session_id="long-gone")
+    [gone] = looks(agent)
+    agent.send("codex", "session_start_startup")
+    [running] = [p for p in looks(agent) if p != gone]
+    assert {running.stat().st_mode & 0o777, gone.stat().st_mode & 0o777} == {0o600}
+    long_ago = time.time() - 40 * 24 * 3600
+    for look in (running, gone):
+        os.utime(look, (long_ago, long_ago))
+    agent.send("codex", "stop")  # the Codex session goes on
+    assert running.stat().st_mtime > long_ago
+    agent.send("claude", "session_end")  # maintenance is due: the stale look goes
+    assert running in looks(agent) and gone not in looks(agent)
+    assert agent.log == ""

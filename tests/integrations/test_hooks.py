@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sqlite3
 import subprocess
 import sys
 
@@ -104,3 +106,40 @@ def test_context_over_the_hook_limit_is_cut_within_it_and_says_so():
     context = output["hookSpecificOutput"]["additionalContext"]
     assert len(context) <= hooks.CONTEXT_LIMIT
     assert context.endswith("\n[cut to fit the hook limit]")
+
+
+def test_a_hook_process_leaves_the_wal_checkpoint_to_later_with_its_writes_committed(agent):
+    """Closed as the store's last connection, a hook's connection would copy the WAL into
+    the database with two fsyncs on every prompt; the executable leaves the connection to
+    the process's end instead. The prompt is committed all the same: a new connection reads
+    it, from the WAL the next checkpoint copies. In-process (no such end), it is closed."""
+    agent.vybe.ok("init")
+    wal = agent.vybe.db_path.with_name(agent.vybe.db_path.name + "-wal")
+    prompt = agent.event("claude", "user_prompt_submit", prompt="keep the WAL")
+    run = agent.process("claude", json.dumps(prompt).encode())
+    assert (run.code, agent.log) == (0, "")
+    assert wal.exists() and wal.stat().st_size > 0
+    reader = sqlite3.connect(agent.vybe.db_path)
+    sql = "SELECT content_text FROM messages WHERE source = 'prompt_hook'"
+    assert reader.execute(sql).fetchall() == [("keep the WAL",)]
+    reader.close()  # the last connection: it copies the WAL into the database
+    assert not wal.exists()
+    agent.send("claude", "user_prompt_submit", prompt="in-process")
+    assert not wal.exists()
+
+
+def test_captured_payloads_are_private_whatever_the_umask(agent, tmp_path):
+    """Capture mode keeps what the agents send, the person's words included: 600 files in a
+    700 folder, as every file vybe writes."""
+    folder = tmp_path / "captured"
+    agent.vybe.env["VYBE_HOOK_CAPTURE"] = str(folder)
+    before = os.umask(0o022)
+    try:
+        agent.send("claude", "user_prompt_submit", prompt="my secret plan")
+    finally:
+        os.umask(before)
+    files = sorted(folder.iterdir())
+    assert [p.name.endswith(".json") for p in files] == [True, False]  # and timings.jsonl
+    assert {p.stat().st_mode & 0o777 for p in files} == {0o600}
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert "my secret plan" in files[0].read_text()

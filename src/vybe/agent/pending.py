@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 from vybe.context.record import MessageRow
+from vybe.context.recorder import unanswered
 from vybe.llm.base import ToolCall
 
 
 def unanswered_calls(rows: list[MessageRow]) -> list[ToolCall]:
     """The calls of the last reply that have no result row after it, in call order."""
-    for index in range(len(rows) - 1, -1, -1):
-        if rows[index].type == "assistant":
-            answered = {r.data.get("tool_call_id") for r in rows[index + 1 :] if r.type == "tool"}
-            calls = rows[index].data.get("tool_calls", ())
-            return [
-                ToolCall(c["id"], c["name"], c["arguments"])
-                for c in calls
-                if c["id"] not in answered
-            ]
-    return []
+    return [ToolCall(c["id"], c["name"], c["arguments"]) for c in unanswered(rows)]
 
 
 def awaits_model(rows: list[MessageRow]) -> bool:

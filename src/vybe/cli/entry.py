@@ -11,16 +11,17 @@ import os
 import sys
 
 
-def main() -> int:
+def main(process_ends: bool = False) -> int:
+    """``process_ends``: called by ``run``, which ends the process once this returns."""
     argv = sys.argv[1:]
     if argv[:2] == ["hook", "run"]:
         from vybe.cli.hook_run import run_handler
 
-        return run_handler(argv[2:])
+        return run_handler(argv[2:], process_ends)
     if argv == ["statusline"]:
         from vybe.integrations import statusline
 
-        return statusline.run()
+        return statusline.run(process_ends)
     from vybe.cli.main import main as cli_main
 
     return cli_main(argv)
@@ -28,7 +29,7 @@ def main() -> int:
 
 def run() -> None:
     """The executable (bin/vybe, python -m vybe): ``main``; a hook then ``leave``s."""
-    code = main()
+    code = main(process_ends=True)
     if sys.argv[1:3] == ["hook", "run"] or sys.argv[1:] == ["statusline"]:
         leave(code)
     sys.exit(code)

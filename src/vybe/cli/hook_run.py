@@ -11,13 +11,14 @@ import sys
 TARGETS = ("claude", "codex")
 
 
-def run_handler(argv: list[str]) -> int:
+def run_handler(argv: list[str], process_ends: bool = False) -> int:
+    """``process_ends``: the executable ends the process once this returns."""
     try:
         from vybe.integrations import hooks
 
         target = argv[0] if argv and argv[0] in TARGETS else "claude"
         raw = sys.stdin.buffer.read(hooks.MAX_INPUT_BYTES + 1)
-        answer = hooks.run(target, raw)
+        answer = hooks.run(target, raw, process_ends)
         if answer:  # UTF-8 whatever the locale (its encoding could not write a brief's "é")
             sys.stdout.flush()
             sys.stdout.buffer.write((answer + "\n").encode("utf-8", "backslashreplace"))

@@ -8,10 +8,9 @@ up to the MIND's total (6000 tokens, scaled alike), whatever its length.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
-from vybe.context.tokens import estimate
+from vybe.context.tokens import compact, estimate, reply_tokens
 from vybe.llm.base import Message, Request, ToolSpec
 
 DEFAULT_WINDOW = 128_000
@@ -95,18 +94,13 @@ def compute(limits: ModelLimits) -> Budget:
     )
 
 
-def _compact(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def message_tokens(message: Message) -> int:
     """Text, plus each tool call's name and compact JSON arguments."""
-    calls = sum(estimate(c.name + _compact(c.arguments)) for c in message.tool_calls)
-    return estimate(message.content) + calls
+    return reply_tokens(message.content, message.tool_calls)
 
 
 def tools_tokens(tools: tuple[ToolSpec, ...]) -> int:
-    return sum(estimate(t.name + t.description + _compact(t.parameters)) for t in tools)
+    return sum(estimate(t.name + t.description + compact(t.parameters)) for t in tools)
 
 
 def request_tokens(request: Request) -> int:

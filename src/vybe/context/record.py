@@ -7,13 +7,11 @@ lists, for tests, benchmarks and sessions that need no file.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Protocol
 
 from vybe import clock
-from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow
-from vybe.errors import InvalidInput
+from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow, check_session_id
 
 __all__ = [
     "Appends",
@@ -25,21 +23,6 @@ __all__ = [
     "Record",
     "check_session_id",
 ]
-
-SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@+=-]{0,255}")
-
-
-def check_session_id(session_id: object) -> str:
-    """A session id the record takes: a letter or digit, then letters, digits and ``_.:@+=-``,
-    at most 256 in all (``claude:<uuid>``, ``ses_…``); ``..``, blanks, slashes are refused."""
-    if isinstance(session_id, str) and SESSION_ID.fullmatch(session_id):
-        return session_id
-    raise InvalidInput(
-        f"{session_id!r} is not a session id",
-        context={"field": "session_id"},
-        suggested_action="use letters, digits and _.:@+=- (at most 256), starting with a letter"
-        " or digit",
-    )
 
 
 class Appends(Protocol):

@@ -1,14 +1,45 @@
-"""Appending a session's inputs and replies to the record, each with its token estimate."""
+"""Appending a session's inputs and replies to the record, each with its token estimate.
+
+Stdlib only (no dataclasses, no typing, no model types): a hook's transcript import records
+through these. A call is anything with ``id``, ``name`` and ``arguments``; a reply anything
+with ``text``, ``tool_calls`` and ``usage``.
+"""
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Any
+from vybe.context.labels import harness_text, source_label, user_text
+from vybe.context.tokens import estimate, reply_tokens
+from vybe.context.types import MessageRow, check_session_id
 
-from vybe.context.budget import estimate, message_tokens
-from vybe.context.labels import Dispatch, harness_text, source_label, user_text
-from vybe.context.record import Appends, MessageRow, check_session_id
-from vybe.llm.base import Message, Reply, ToolCall
+TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Protocol
+
+    from vybe.context.labels import Dispatch
+    from vybe.context.record import Appends
+    from vybe.llm.base import Reply
+
+    class ToolCall(Protocol):
+        """A tool call: the model's ``ToolCall``, or what a transcript import gathers."""
+
+        @property
+        def id(self) -> str: ...
+        @property
+        def name(self) -> str: ...
+        @property
+        def arguments(self) -> dict[str, Any]: ...
+
+
+def unanswered(rows: list[MessageRow]) -> list[dict]:
+    """The calls (as the row holds them: id, name, arguments) of the last reply that have no
+    result row after it, in call order."""
+    for index in range(len(rows) - 1, -1, -1):
+        if rows[index].type == "assistant":
+            answered = {r.data.get("tool_call_id") for r in rows[index + 1 :] if r.type == "tool"}
+            calls = rows[index].data.get("tool_calls", ())
+            return [c for c in calls if c["id"] not in answered]
+    return []
 
 
 def _append(record: Appends, row: MessageRow) -> MessageRow:
@@ -42,6 +73,26 @@ def record_harness(record: Appends, session_id: str, dispatch: Dispatch, text: s
     )
 
 
+def record_reply(
+    record: Appends, session_id: str, text: str, calls: Sequence[ToolCall], data: dict | None = None
+) -> MessageRow:
+    """A reply's text and tool calls (``data`` adds to what the row carries)."""
+    listed = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+    data = {"tool_calls": listed, **(data or {})} if listed else dict(data or {})
+    return _append(
+        record,
+        MessageRow(
+            session_id,
+            0,
+            "assistant",
+            text,
+            source="assistant",
+            data=data,
+            tokens=reply_tokens(text, calls),
+        ),
+    )
+
+
 def record_assistant(
     record: Appends,
     session_id: str,
@@ -51,18 +102,12 @@ def record_assistant(
 ) -> MessageRow:
     """A reply; with the request's estimate and reported usage it anchors later estimates."""
     data: dict[str, Any] = {}
-    if reply.tool_calls:
-        data["tool_calls"] = [asdict(c) for c in reply.tool_calls]
     if reply.usage is not None and request_tokens is not None:
+        from dataclasses import asdict  # a model's reply: the engine has it loaded
+
         data["usage"] = asdict(reply.usage)
         data["request"] = {"tokens": request_tokens, "checkpoint_id": checkpoint_id}
-    tokens = message_tokens(Message("assistant", reply.text, reply.tool_calls))
-    return _append(
-        record,
-        MessageRow(
-            session_id, 0, "assistant", reply.text, source="assistant", data=data, tokens=tokens
-        ),
-    )
+    return record_reply(record, session_id, reply.text, reply.tool_calls, data)
 
 
 def record_tool(

@@ -1,4 +1,5 @@
-"""The record's own types: a row of a session, a memo mark, a checkpoint, an attempt.
+"""The record's own types: a row of a session, a memo mark, a checkpoint, an attempt, and
+which session ids it takes.
 
 The engine defines them and reads them through its record interface; the store's SQLite
 record builds them. A leaf module (stdlib only), since every hook builds these.
@@ -8,9 +9,35 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from vybe.errors import InvalidInput
+
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
+
+
+_ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+SESSION_ID_CHARS = _ALNUM | frozenset("_.:@+=-")
+SESSION_ID_MAX = 256
+
+
+def check_session_id(session_id: object) -> str:
+    """A session id the record takes: a letter or digit, then letters, digits and ``_.:@+=-``,
+    at most 256 in all (``claude:<uuid>``, ``ses_…``); ``..``, blanks, slashes are refused.
+    Checked without a regular expression: every transcript import checks each row's."""
+    if (
+        isinstance(session_id, str)
+        and 0 < len(session_id) <= SESSION_ID_MAX
+        and session_id[0] in _ALNUM
+        and SESSION_ID_CHARS.issuperset(session_id)
+    ):
+        return session_id
+    raise InvalidInput(
+        f"{session_id!r} is not a session id",
+        context={"field": "session_id"},
+        suggested_action="use letters, digits and _.:@+=- (at most 256), starting with a letter"
+        " or digit",
+    )
 
 
 # Named tuples, not dataclasses: every hook builds these, and `import dataclasses` (with

@@ -46,6 +46,16 @@ STATUS_ASK = (
     r"(?i)\b(brief me|status|where (are|were) we|what'?s next"
     r"|what (was|am) i (doing|working on))\b"
 )
+# What every match of STATUS_ASK holds (casefolded): a prompt without one needs no re.
+STATUS_WORDS = (
+    "brief me",
+    "status",
+    "where are we",
+    "where were we",
+    "s next",
+    "what am i",
+    "what was i",
+)
 VYBE_TASK_ID = r"\btask_\d{6,}_[0-9a-f]{4,}\b"
 # A resumed thread that holds the brief gets a delta: how far back to look for it, and what
 # a compaction leaves in Claude's transcript and in Codex's rollout (the brief is gone then).
@@ -334,11 +344,19 @@ def user_prompt(hook: Hook) -> str | None:
         prompt_spool.keep(hook.settings.db_path, row, kept)
         return None
     _log_prompt(hook.store, row, kept)
-    import re
-
-    if re.search(STATUS_ASK, prompt):
+    if asks_for_status(prompt):
         return brief_prompt(hook)
     return focus_line(hook) or None
+
+
+def asks_for_status(prompt: str) -> bool:
+    """A question about where things stand ("where are we?", "brief me", "what's next")."""
+    folded = prompt.casefold()
+    if not any(word in folded for word in STATUS_WORDS):
+        return False
+    import re
+
+    return re.search(STATUS_ASK, prompt) is not None
 
 
 def _preview(value: Any, limit: int) -> str:
@@ -423,7 +441,7 @@ def import_lock(store: Any) -> str:
 
 
 def import_skipping_hooked(
-    record: Any, session_id: str, path: Path, stamp: str, run: Any, wait: float | None = None
+    record: Any, session_id: str, path: str | Path, stamp: str, run: Any, wait: float | None = None
 ) -> Any:
     """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
     recorded there since the last import; the wrapper, its ``result`` set.
@@ -452,18 +470,16 @@ def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
     another import holds the lock (the next hook goes on from where the last import ended).
     ``importer()`` gives (stamp, import function), loaded only when there is a file: the
     importers' modules cost a hook tens of ms."""
-    from pathlib import Path
-
     from vybe.errors import DatabaseLocked
     from vybe.store.record import SqliteRecord
 
     add_kept_prompts(hook)
-    path = Path(hook.text("transcript_path"))
-    if not hook.text("transcript_path") or not path.is_file():
+    path = hook.text("transcript_path")
+    if not path or not os.path.isfile(path):
         return None
     stamp, run = importer()
 
-    def bounded(record: Any, session_id: str, file: Path) -> Any:
+    def bounded(record: Any, session_id: str, file: str) -> Any:
         from vybe.integrations.transcript_import import Budget
 
         return run(
@@ -584,7 +600,8 @@ def plan_approved(hook: Hook) -> str | None:
 
 
 def maintain_if_due(hook: Hook) -> bool:
-    """Start ``vybe maintain`` detached when the last run is older than MAINTAIN_EVERY."""
+    """Start ``vybe maintain`` detached when the last run is older than MAINTAIN_EVERY, and
+    forget the commit looks of sessions long gone."""
     import subprocess
     import sys
     import time
@@ -598,6 +615,9 @@ def maintain_if_due(hook: Hook) -> bool:
     config.make_private_dir(folder)
     with open(stamp, "a", opener=config.private_opener):
         os.utime(stamp)
+    from vybe.integrations import commits
+
+    commits.forget_stale_looks(hook.settings.db_path)
     subprocess.Popen(
         [
             sys.executable,

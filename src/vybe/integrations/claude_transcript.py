@@ -13,25 +13,32 @@ its line}: the next import resumes there (``transcript_import`` holds what Codex
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-from typing import Any
+from vybe.integrations.transcript_import import Builder, Call, first_field, import_file, stem
 
-from vybe.context.record import Record
-from vybe.integrations.transcript_import import (
-    Budget,
-    Builder,
-    ImportResult,
-    first_field,
-    import_file,
-)
-from vybe.llm.base import ToolCall
+TYPE_CHECKING = False  # on the hook path (Claude's Stop): typing costs 2 ms at start-up
+if TYPE_CHECKING:
+    from os import PathLike
+    from typing import Any
+
+    from vybe.context.record import Record
+    from vybe.integrations.transcript_import import Budget, ImportResult
 
 STAMP = "claude_import"
-INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$")
-COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
-COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+# Patterns, compiled (re is imported) only for a line that may hold one: most hold none.
+INTERRUPTED = (r"^\[Request interrupted by user[^\]]*\]$", "[Request interrupted by user")
+COMMAND = (r"<command-name>\s*(/?[^<\s]+)\s*</command-name>", "<command-name>")
+COMMAND_ARGS = r"(?s)<command-args>(.*?)</command-args>"
 NOT_TYPED = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "Caveat:")
+
+
+def _search(pattern: tuple[str, str], text: str) -> Any:
+    """``re.search`` for the pattern; re is not even imported for a text without its mark."""
+    regex, mark = pattern
+    if mark not in text:
+        return None
+    import re
+
+    return re.search(regex, text)
 
 
 def _text_blocks(content: Any) -> str:
@@ -55,13 +62,15 @@ def typed_text(line: dict[str, Any]) -> str | None:
         return None
     text = _text_blocks(content)
     stripped = text.strip()
-    command = COMMAND.search(text)
+    command = _search(COMMAND, text)
     if command:
-        args = COMMAND_ARGS.search(text)
+        import re
+
+        args = re.search(COMMAND_ARGS, text)
         words = args.group(1).strip() if args else ""
         name = command.group(1) if command.group(1).startswith("/") else "/" + command.group(1)
         return f"{name} {words}" if words else None
-    if not stripped or stripped.startswith(NOT_TYPED) or INTERRUPTED.match(stripped):
+    if not stripped or stripped.startswith(NOT_TYPED) or _search(INTERRUPTED, stripped):
         return None
     return text
 
@@ -94,7 +103,7 @@ class _Importer(Builder):
             if block.get("type") == "text" and block.get("text", "").strip():
                 self.text.append(block["text"])
             elif block.get("type") == "tool_use":
-                self.calls.append(ToolCall(block["id"], block["name"], block.get("input") or {}))
+                self.calls.append(Call(block["id"], block["name"], block.get("input") or {}))
 
     def user(self, data: dict[str, Any]) -> None:
         content = data.get("message", {}).get("content")
@@ -111,15 +120,15 @@ class _Importer(Builder):
         self.pending_id = None
 
 
-def transcript_id(path: Path) -> str:
+def transcript_id(path: str | PathLike) -> str:
     """The Claude session id a transcript belongs to (from its lines, else its file name)."""
-    return first_field(path, lambda line: line.get("sessionId")) or path.stem
+    return first_field(path, lambda line: line.get("sessionId")) or stem(path)
 
 
 def import_transcript(
     record: Record,
     session_id: str,
-    path: Path,
+    path: str | PathLike,
     offset: int | None = None,
     budget: Budget | None = None,
 ) -> ImportResult:

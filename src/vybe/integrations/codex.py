@@ -28,12 +28,13 @@ def exit_code(response: Any) -> int | None:
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
         response = response.get("output") or response.get("stderr") or ""
-    if isinstance(response, str):
-        import re
+    head = response[:2000] if isinstance(response, str) else ""
+    if "exit" not in head.lower():  # what every match holds: most outputs need no re
+        return None
+    import re
 
-        found = re.search(EXIT_LINE, response[:2000])
-        return int(found.group(1)) if found else None
-    return None
+    found = re.search(EXIT_LINE, head)
+    return int(found.group(1)) if found else None
 
 
 ROLLOUT_TAIL_BYTES = 256 * 1024  # where a just-finished command's item sits in the rollout

@@ -17,21 +17,18 @@ Rows carry ``data.codex_import`` = {rollout id, byte offset}; see ``transcript_i
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
+from vybe import jsonio
 from vybe.context.labels import Dispatch
-from vybe.context.record import Record
 from vybe.integrations.codex import exit_code
-from vybe.integrations.transcript_import import (
-    Budget,
-    Builder,
-    ImportResult,
-    first_field,
-    import_file,
-)
-from vybe.llm.base import ToolCall
+from vybe.integrations.transcript_import import Builder, Call, first_field, import_file, stem
+
+TYPE_CHECKING = False  # on the hook path (Codex's Stop): typing costs 2 ms at start-up
+if TYPE_CHECKING:
+    from os import PathLike
+    from typing import Any
+
+    from vybe.context.record import Record
+    from vybe.integrations.transcript_import import Budget, ImportResult
 
 STAMP = "codex_import"
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
@@ -64,16 +61,16 @@ def _arguments(item: dict[str, Any]) -> dict[str, Any]:
         return {"input": item.get("input", "")}
     raw = item.get("arguments")
     try:
-        parsed = json.loads(raw) if isinstance(raw, str) else raw
+        parsed = jsonio.loads(raw) if isinstance(raw, str) else raw
     except ValueError:
         parsed = None
     return parsed if isinstance(parsed, dict) else {"arguments": raw}
 
 
-def tool_call(item: dict[str, Any]) -> ToolCall:
+def tool_call(item: dict[str, Any]) -> Call:
     """A call item as the record keeps calls; a shell call without a name is ``shell``."""
     call_id = item.get("call_id") or item.get("id") or ""
-    return ToolCall(str(call_id), str(item.get("name") or "shell"), _arguments(item))
+    return Call(str(call_id), str(item.get("name") or "shell"), _arguments(item))
 
 
 def output(raw: Any) -> tuple[str, bool]:
@@ -83,7 +80,7 @@ def output(raw: Any) -> tuple[str, bool]:
         return text, raw.get("success") is False or exit_code(raw) not in (None, 0)
     text = _texts(raw)
     try:
-        wrapped = json.loads(text) if text.startswith("{") else None
+        wrapped = jsonio.loads(text) if text.startswith("{") else None
     except ValueError:
         wrapped = None
     if isinstance(wrapped, dict) and isinstance(wrapped.get("output"), str):
@@ -165,7 +162,7 @@ class _Importer(Builder):
             self.answer(item.get("call_id"), *output(item.get("output")))
 
 
-def rollout_id(path: Path) -> str:
+def rollout_id(path: str | PathLike) -> str:
     """The Codex session (thread) id of a rollout: its ``session_meta``, else its file name."""
 
     def meta_id(line: dict[str, Any]) -> Any:
@@ -174,13 +171,13 @@ def rollout_id(path: Path) -> str:
             return payload.get("id")
         return None
 
-    return first_field(path, meta_id) or path.stem
+    return first_field(path, meta_id) or stem(path)
 
 
 def import_rollout(
     record: Record,
     session_id: str,
-    path: Path,
+    path: str | PathLike,
     offset: int | None = None,
     budget: Budget | None = None,
 ) -> ImportResult:

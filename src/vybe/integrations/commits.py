@@ -7,13 +7,19 @@ Only when HEAD moved does ``git log`` list the commits between, oldest first; ea
 one ``commit`` event (sha, branch, subject) linked to the agent's focus task, whether the
 agent's shell tool made it or the person did by hand. A commit is logged once whichever
 session or agent sees it. A session's first look only notes where HEAD is.
+
+A look's file (600) is touched at most daily while its session's hooks run; one no hook
+has looked from for LOOK_RETENTION_DAYS is removed with the housekeeping (a session is
+never told it ended: headless runs resume it, and commits made by hand between two runs
+are its own).
 """
 
 from __future__ import annotations
 
 import os
+import time
 
-from vybe import jsonio
+from vybe import config, jsonio
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -21,6 +27,8 @@ if TYPE_CHECKING:
 
 MAX_COMMITS = 100  # listed per hook at most (a rebase of a long branch is not a session's)
 GIT_TIMEOUT = 3.0
+LOOK_RETENTION_DAYS = 30
+TOUCH_EVERY_SECONDS = 24 * 3600
 
 
 def repository(cwd: str) -> tuple[str, str, str] | None:
@@ -81,19 +89,53 @@ def head(cwd: str) -> dict[str, Any] | None:
     return {"root": root, "sha": text, "branch": branch}
 
 
+def looks_folder(db_path: str) -> str:
+    return f"{db_path}-git"
+
+
 def state_path(db_path: str, record_session: str) -> str:
     from vybe.digest import sha256_hex
 
     name = sha256_hex(record_session.encode("utf-8", "surrogatepass"))[:32]
-    return os.path.join(f"{db_path}-git", f"{name}.json")
+    return os.path.join(looks_folder(db_path), f"{name}.json")
 
 
 def _remember(path: str, where: dict[str, Any]) -> None:
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
     temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
+    with open(temporary, "w", encoding="utf-8", opener=config.private_opener) as handle:
         handle.write(jsonio.dumps(where))
     os.replace(temporary, path)
+
+
+def _still_looking(path: str) -> None:
+    """The look's time, renewed at most daily: the session's hooks still run."""
+    try:
+        if time.time() - os.stat(path).st_mtime > TOUCH_EVERY_SECONDS:
+            os.utime(path)
+    except OSError:
+        pass
+
+
+def forget_stale_looks(db_path: str) -> int:
+    """Remove the looks (and a crashed write's temporary files) no hook has renewed for
+    LOOK_RETENTION_DAYS; how many."""
+    folder = looks_folder(db_path)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    cutoff = time.time() - LOOK_RETENTION_DAYS * 24 * 3600
+    removed = 0
+    for name in names:
+        path = os.path.join(folder, name)
+        try:
+            if os.stat(path).st_mtime < cutoff:
+                os.remove(path)
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def _seen(path: str) -> dict[str, Any] | None:
@@ -135,6 +177,7 @@ def since_last_look(db_path: str, record_session: str, cwd: str) -> tuple[list, 
     path = state_path(db_path, record_session)
     seen = _seen(path)
     if seen == where:
+        _still_looking(path)
         return [], lambda: None
     commits = []
     if seen is not None and seen.get("root") == where["root"] and where["sha"]:

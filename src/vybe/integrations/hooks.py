@@ -80,9 +80,14 @@ class Hook:
         value = self.payload.get(name)
         return value if isinstance(value, str) else ""
 
-    def close(self) -> None:
+    def close(self, process_ends: bool = False) -> None:
+        """Close the store; when the process ends right after (the executable's hook), it is
+        left for the process's end (``Store.close_at_exit``)."""
         if self._store is not None:
-            self._store.close()
+            if process_ends:
+                self._store.close_at_exit()
+            else:
+                self._store.close()
 
 
 Handler = Callable[[Hook], "str | None"]
@@ -140,32 +145,36 @@ def handlers(target: str) -> Mapping[str, Handler]:
 
 
 def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -> None:
-    """Keep one payload (``<ns>-<target>-<event>.json``) and its timing; never raises."""
+    """Keep one payload (``<ns>-<target>-<event>.json``) and its timing; never raises. The
+    files are 600 in a 700 folder whatever the umask: they hold the person's words."""
     try:
         event = str(parse(raw).get("hook_event_name") or "unknown")
-        os.makedirs(folder, exist_ok=True)
+        config.make_private_dir(folder)
         stamp = time.time_ns()
-        with open(os.path.join(folder, f"{stamp}-{target}-{event}.json"), "wb") as handle:
+        path = os.path.join(folder, f"{stamp}-{target}-{event}.json")
+        with open(path, "wb", opener=config.private_opener) as handle:
             handle.write(raw)
         line = {"target": target, "event": event, "ms": (time.perf_counter() - started) * 1000}
         line.update(at_ns=stamp, answered=bool(answer))
-        with open(os.path.join(folder, "timings.jsonl"), "a", encoding="utf-8") as handle:
+        timings = os.path.join(folder, "timings.jsonl")
+        with open(timings, "a", encoding="utf-8", opener=config.private_opener) as handle:
             handle.write(jsonio.dumps(line) + "\n")
     except Exception:
         pass
 
 
-def run(target: str, raw: bytes) -> str:
-    """The stdout for one hook call (a JSON object, or nothing); kept in capture mode."""
+def run(target: str, raw: bytes, process_ends: bool = False) -> str:
+    """The stdout for one hook call (a JSON object, or nothing); kept in capture mode.
+    ``process_ends``: the process ends once the answer is written (see ``Hook.close``)."""
     started = time.perf_counter()
-    answer = answer_for(target, raw)
+    answer = answer_for(target, raw, process_ends)
     folder = os.environ.get(CAPTURE_ENV)
     if folder:
         capture(folder, target, raw, started, answer)
     return answer
 
 
-def answer_for(target: str, raw: bytes) -> str:
+def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
     event = "?"
     hook: Hook | None = None
     try:
@@ -183,6 +192,6 @@ def answer_for(target: str, raw: bytes) -> str:
     finally:
         if hook is not None:
             try:
-                hook.close()
+                hook.close(process_ends)
             except Exception as error:
                 log_failure(target, event, error)

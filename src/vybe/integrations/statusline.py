@@ -59,8 +59,9 @@ def _compactions(conn: Any, session_id: str) -> list[str]:
     return parts
 
 
-def line(raw: bytes) -> str:
-    """The status line for one payload."""
+def line(raw: bytes, process_ends: bool = False) -> str:
+    """The status line for one payload; ``process_ends``: the store is left to the process's
+    end (``Store.close_at_exit``: no checkpoint of the hooks' WAL on every status line)."""
     payload = _payload(raw)
     agent = (os.environ.get("VYBE_AGENT") or "claude").strip().lower()
     try:
@@ -81,10 +82,13 @@ def line(raw: bytes) -> str:
     except Exception:
         return "vybe"
     finally:
-        store.close()
+        if process_ends:
+            store.close_at_exit()
+        else:
+            store.close()
 
 
-def run() -> int:
+def run(process_ends: bool = False) -> int:
     """Read the payload, print the line; exit 0 whatever happens."""
     import sys
 
@@ -93,7 +97,7 @@ def run() -> int:
     except (AttributeError, OSError, ValueError):
         raw = b""
     try:
-        sys.stdout.write(line(raw) + "\n")
+        sys.stdout.write(line(raw, process_ends) + "\n")
         sys.stdout.flush()
     except (OSError, ValueError):
         pass

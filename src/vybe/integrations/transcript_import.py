@@ -11,33 +11,50 @@ so every call is answered once.
 
 from __future__ import annotations
 
-import json
+import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, NamedTuple
+from collections import namedtuple
 
-from vybe.agent.pending import unanswered_calls
-from vybe.context.labels import Dispatch
-from vybe.context.record import MessageRow, Record
-from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user
+from vybe import jsonio
+from vybe.context.recorder import (
+    record_harness,
+    record_reply,
+    record_tool,
+    record_user,
+    unanswered,
+)
 from vybe.errors import NotFound
-from vybe.llm.base import Reply, ToolCall
+
+# Claude's Stop hook imports through this on every turn: the standard library only, and
+# neither dataclasses, typing, pathlib nor the engine's model types (they cost a hook
+# process tens of ms).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from os import PathLike
+    from typing import Any
+
+    from vybe.context.labels import Dispatch
+    from vybe.context.record import Record
+    from vybe.context.types import MessageRow
+
+# A tool call as an import gathers it: what the record keeps of one (the engine's ToolCall
+# has the same fields).
+Call = namedtuple("Call", "id name arguments")
 
 NO_RESULT = "(no result was recorded: the call was interrupted)"
 
 
-@dataclass
 class ImportResult:
-    """What one import added, and where the next one starts."""
+    """What one import added, and where the next one starts: ``skipped`` counts complete
+    lines not JSON or of no known shape (left out, never retried); ``more`` says the import
+    stopped at its budget between two messages (the rest comes next time)."""
 
-    session_id: str
-    offset: int
-    lines: int = 0
-    skipped: int = 0  # complete lines not JSON or of no known shape: left out, never retried
-    more: bool = False  # stopped by its budget between two messages: the rest comes next time
-    counts: dict[str, int] = field(default_factory=lambda: {"user": 0, "assistant": 0, "tool": 0})
+    def __init__(self, session_id: str, offset: int) -> None:
+        self.session_id, self.offset = session_id, offset
+        self.lines = self.skipped = 0
+        self.more = False
+        self.counts: dict[str, int] = {"user": 0, "assistant": 0, "tool": 0}
 
 
 class Stamped:
@@ -57,8 +74,8 @@ class Builder:
     def __init__(self, record: Stamped, session_id: str, result: ImportResult) -> None:
         self.record, self.session_id, self.result = record, session_id, result
         self.text: list[str] = []
-        self.calls: list[ToolCall] = []
-        self.unanswered: dict[str, ToolCall] = {}
+        self.calls: list[Call] = []
+        self.unanswered: dict[str, Call] = {}
 
     def line(self, data: dict[str, Any]) -> None:
         """One parsed transcript line; each format says what its lines mean."""
@@ -84,7 +101,7 @@ class Builder:
         if call is not None:
             self.tool(call, output, is_error)
 
-    def tool(self, call: ToolCall, output: str, is_error: bool) -> None:
+    def tool(self, call: Call, output: str, is_error: bool) -> None:
         record_tool(self.record, self.session_id, call, output, is_error=is_error)
         self.result.counts["tool"] += 1
 
@@ -95,8 +112,7 @@ class Builder:
     def flush(self) -> None:
         """Append the reply being gathered, if any."""
         if self.text or self.calls:
-            reply = Reply("\n\n".join(self.text), tuple(self.calls))
-            record_assistant(self.record, self.session_id, reply)
+            record_reply(self.record, self.session_id, "\n\n".join(self.text), self.calls)
             self.result.counts["assistant"] += 1
             self.unanswered.update({c.id: c for c in self.calls})
         self.text, self.calls = [], []
@@ -117,18 +133,23 @@ def last_offset(rows: list[MessageRow], key: str, transcript: str) -> int:
     return 0
 
 
-def first_field(path: Path, pick: Callable[[dict[str, Any]], Any]) -> str | None:
+def first_field(path: str | PathLike, pick: Callable[[dict[str, Any]], Any]) -> str | None:
     """The first non-empty value ``pick`` finds on a line of the file (bad lines skipped)."""
-    with path.open(encoding="utf-8", errors="replace") as handle:
+    with open(path, encoding="utf-8", errors="replace") as handle:
         for raw in handle:
             try:
-                line = json.loads(raw)
+                line = jsonio.loads(raw)
             except ValueError:
                 continue
             value = pick(line) if isinstance(line, dict) else None
             if value:
                 return str(value)
     return None
+
+
+def stem(path: str | PathLike) -> str:
+    """The file's name without its last suffix (``pathlib.PurePath.stem``)."""
+    return os.path.splitext(os.path.basename(path))[0]
 
 
 def resume_point(record: Record, session_id: str, key: str, transcript: str) -> tuple[int, int]:
@@ -149,44 +170,42 @@ def resume_point(record: Record, session_id: str, key: str, transcript: str) -> 
     return offset, max(1, min(reply or stamped + 1, stamped + 1))
 
 
-class Budget(NamedTuple):
-    """How much one import may read before it stops between two messages (the next one goes
-    on from there): a big first import stays inside a hook's timeout."""
+class Budget(namedtuple("Budget", "bytes seconds")):
+    """How much one import may read (bytes, seconds) before it stops between two messages
+    (the next one goes on from there): a big first import stays inside a hook's timeout."""
 
-    bytes: int
-    seconds: float
+    __slots__ = ()
 
 
 def import_file(
     record: Record,
     session_id: str,
-    path: Path,
+    path: str | PathLike,
     offset: int | None,
     *,
     key: str,
-    transcript: Callable[[Path], str],
+    transcript: Callable[[str | PathLike], str],
     builder: Callable[[Stamped, str, ImportResult], Builder],
     budget: Budget | None = None,
 ) -> ImportResult:
     """Append the file's new lines to ``session_id``; ``offset`` None resumes. A file with no
     new bytes costs a stat and a look at the session's newest rows."""
-    if not path.is_file():
+    if not os.path.isfile(path):
         raise NotFound(f"no transcript at {path}", context={"path": str(path)})
     name = transcript(path)
     if offset is None:
         start, tail_from = resume_point(record, session_id, key, name)
-        if path.stat().st_size <= start:
+        if os.path.getsize(path) <= start:
             return ImportResult(session_id, start)
     else:
         start, tail_from = offset, 1
     stamped = Stamped(record, key, name)
     result = ImportResult(session_id, start)
     importer = builder(stamped, session_id, result)
-    importer.unanswered = {
-        c.id: c for c in unanswered_calls(record.messages(session_id, tail_from))
-    }
+    waiting = unanswered(record.messages(session_id, tail_from))
+    importer.unanswered = {c["id"]: Call(c["id"], c["name"], c["arguments"]) for c in waiting}
     stop_at = (start + budget.bytes, time.monotonic() + budget.seconds) if budget else None
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         handle.seek(start)
         for raw in handle:
             if not raw.endswith(b"\n"):
@@ -197,8 +216,8 @@ def import_file(
             stamped.stamp["offset"] = result.offset = result.offset + len(raw)
             result.lines += 1
             try:
-                data = json.loads(raw)
-            except ValueError:
+                data = jsonio.loads(raw.decode("utf-8"))
+            except ValueError:  # UnicodeDecodeError is one
                 result.skipped += 1
                 continue
             if not isinstance(data, dict):

@@ -157,7 +157,11 @@ def choose(rows: list[MessageRow], budget: int = TOKEN_BUDGET) -> list[Chosen]:
     """Pick within ``budget`` tokens; returned in the order the person typed them.
 
     A message too long to keep whole is cut to at most a third of the budget, and the
-    choice goes on: a pasted log must not crowd out the short rule typed before it."""
+    choice goes on: a pasted log must not crowd out the short rule typed before it. When
+    every message fits whole, all are kept and none is ranked (ranking needs re)."""
+    costs = [estimate(row.text) + HEADER_TOKENS for row in rows]
+    if sum(costs) <= budget:
+        return sorted((Chosen(row, row.text, False) for row in rows), key=lambda c: c.row.seq)
     left, chosen = budget, []
     share = max(MIN_CUT_TOKENS, budget // 3)
     for row in rank(rows):

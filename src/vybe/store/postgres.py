@@ -302,6 +302,10 @@ class PgStore(Store):
         if self._raw is not None:
             self._raw.close()
 
+    def close_at_exit(self) -> None:
+        """A server's connection is closed as usual: nothing to save here."""
+        self.close()
+
     def lock_file(self, name: str) -> str:
         """A file this machine's processes take turns on for this server's store (what
         it guards, a transcript import, is local to the machine too)."""
