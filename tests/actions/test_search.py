@@ -131,7 +131,8 @@ def _as_before_the_index(path) -> None:
         "DROP TABLE search_words",
         "DROP TABLE search_literal",
         "DROP TABLE search_backlog",
-        "DELETE FROM schema_migrations WHERE name = '0008_search.sql'",
+        "DELETE FROM schema_migrations"
+        " WHERE name IN ('0008_search.sql', '0011_search_prefixes.sql')",
         "PRAGMA user_version = 7",
     ):
         conn.execute(statement)
@@ -159,6 +160,42 @@ def test_an_upgraded_store_indexes_what_it_held_in_batches_newest_first(tmp_path
     assert done == {"indexed": 6, "complete": True}
     assert find(upgraded, "upgrade")["count"] == 9
     assert find(upgraded, "before the up", mode="literal")["count"] == 8
+    upgraded.close()
+
+
+def test_a_one_letter_prefix_finds_every_word_that_starts_with_it(store):
+    for word in ("tidy", "Tomorrow", "tea", "coffee"):
+        say(store, "s1", "user", f"{word} break")
+    found = find(store, "t*", mode="words")
+    assert sorted(h["seq"] for h in found["hits"]) == [1, 2, 3]
+    assert find(store, "to*", mode="words")["count"] == 1
+
+
+def test_the_prefix_indexes_upgrade_indexes_every_row_again_exactly_once(tmp_path):
+    path = tmp_path / "old.db"
+    store = Store(path)
+    for n in range(3):
+        say(store, "s1", "user", f"tidy remark {n}")
+    log(store, "progress", "tidy log line")
+    store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("DELETE FROM schema_migrations WHERE name = '0011_search_prefixes.sql'")
+    conn.execute("PRAGMA user_version = 10")
+    conn.commit()
+    conn.close()
+    upgraded = Store(path)
+    assert find(upgraded, "t*")["index_complete"] is False
+    assert actions.index_backlog(upgraded, batches=100) == {"indexed": 4, "complete": True}
+    hits = find(upgraded, "t*", mode="words")["hits"]
+    assert sorted((h["source"], h.get("seq") or h.get("event_id")) for h in hits) == [
+        ("event", 1),
+        ("message", 1),
+        ("message", 2),
+        ("message", 3),
+    ]
+    assert find(upgraded, "tidy remark", mode="literal")["count"] == 3
+    sql = "SELECT sql FROM sqlite_master WHERE name = 'search_words'"
+    assert "prefix = '1 2'" in upgraded.conn.execute(sql).fetchone()[0]
     upgraded.close()
 
 
