@@ -124,7 +124,7 @@ def _tags(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
     for prefix, value in values:
         if value:
             digest = value if prefix == "tt" else hashlib.md5(value.encode()).hexdigest()
-            params[f"tag_{prefix}"] = f"'{prefix}:{digest}'"
+            params[f"tag_{prefix}"] = f"':{prefix}:{digest}'"
             out += f" && %(tag_{prefix})s::tsquery"
     return out
 

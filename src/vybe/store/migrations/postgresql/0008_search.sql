@@ -72,10 +72,10 @@ CREATE TABLE event_words (
 );
 
 -- A row's filters as terms of its vector, as SQLite's `tags` column holds them, so a filter
--- is one more posting list GIN intersects rather than rows read and thrown away: `tt:` and
--- the type, `ts:` the md5 of the session, `ta:` of the agent, `tp:` of the project. A
--- query's own terms never hold a `:` (punctuation is a space to them), so no word matches
--- a tag.
+-- is one more posting list GIN intersects rather than rows read and thrown away: `:tt:` and
+-- the type, `:ts:` the md5 of the session, `:ta:` of the agent, `:tp:` of the project. A
+-- query's own terms never hold a `:` (punctuation is a space to them), so no word, and no
+-- prefix (`t*`), matches a tag: a tag begins with one.
 CREATE FUNCTION vybe_search_tags(VARIADIC tags text[]) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT array_to_tsvector(array_remove(tags, NULL))
@@ -84,13 +84,13 @@ $$;
 CREATE FUNCTION vybe_message_words(m messages) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT vybe_search_words(m.content_text)
-        || vybe_search_tags('tt:' || m.type, 'ts:' || md5(m.session_id))
+        || vybe_search_tags(':tt:' || m.type, ':ts:' || md5(m.session_id))
 $$;
 
 CREATE FUNCTION vybe_event_words(e events) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT vybe_search_words(e.kind || ' ' || e.message)
-        || vybe_search_tags('tt:event', 'ta:' || md5(e.agent_name), 'tp:' || md5(e.project_id))
+        || vybe_search_tags(':tt:event', ':ta:' || md5(e.agent_name), ':tp:' || md5(e.project_id))
 $$;
 
 CREATE FUNCTION vybe_index_words() RETURNS trigger LANGUAGE plpgsql AS $$
