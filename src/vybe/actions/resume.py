@@ -116,13 +116,11 @@ def _persist(
     conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None, count_reads: bool
 ) -> dict:
     at = clock.now_iso()
-    current = agent_rows.get(conn, planned.agent)
-    expected = planned.state["version"] if planned.state else None
-    if (current["version"] if current else None) != expected:
-        raise _Stale
-    if current is None:
-        current = agent_rows.ensure(conn, planned.agent, at)
-    expected = current["version"]
+    # The plan holds if the row is as it was read; a missing row reads as a new one, so an
+    # agent's process that made and moved the row meanwhile makes this plan stale.
+    expected = planned.state["version"] if planned.state else agent_rows.NEW_VERSION
+    if planned.state is None:
+        agent_rows.ensure(conn, planned.agent, at)
     task_id = planned.focus.task["id"] if planned.focus.task else None
     if not agent_rows.advance(conn, planned.agent, expected, planned.new_cursor, task_id, at):
         raise _Stale
@@ -162,9 +160,10 @@ def resume(
             _persist, planned=planned, project_dir=project_dir, count_reads=count_reads
         )
         try:
+            # Every write checks itself (the cursor by CAS, access counts are bumps).
             if request_id is None:
-                return store.transact(persist)
-            return store.idempotent(agent, request_id, "resume", args, persist)
+                return store.transact(persist, commutes=True)
+            return store.idempotent(agent, request_id, "resume", args, persist, commutes=True)
         except _Stale:
             import random  # only a lost race needs jitter
 

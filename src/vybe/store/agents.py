@@ -6,6 +6,8 @@ import sqlite3
 
 from vybe.store.rows import to_dict
 
+NEW_VERSION = 1  # a row's version before anything moved it (the column's default)
+
 
 def get(conn: sqlite3.Connection, agent: str) -> dict | None:
     row = conn.execute("SELECT * FROM agent_state WHERE agent_name = ?", (agent,)).fetchone()

@@ -323,11 +323,15 @@ class Store:
                 _backoff(0.01, attempt)
         raise AssertionError("unreachable")
 
-    def transact(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    def transact(self, fn: Callable[[sqlite3.Connection], T], commutes: bool = False) -> T:
         """Run ``fn`` in one BEGIN IMMEDIATE transaction, retrying on busy and CAS conflicts.
 
         Busy retries stop once the busy timeout has passed in all, so a held lock becomes
         DB_LOCKED after about the timeout, not after every attempt has waited it out.
+        ``commutes`` says that every write of ``fn`` is checked by the write itself (a
+        compare-and-set on a version, an insert, a counter bump), so it needs no snapshot
+        of its own: SQLite serializes writers anyway; a server store runs it at READ
+        COMMITTED, where concurrent bumps of one counter wait in turn instead of failing.
         """
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
         for attempt in range(WRITE_ATTEMPTS):
@@ -384,8 +388,10 @@ class Store:
         command: str,
         args: dict[str, Any],
         fn: Callable[[sqlite3.Connection], dict[str, Any]],
+        commutes: bool = False,
     ) -> dict[str, Any]:
-        """Run a mutation once per (agent, request id); a replay returns the first result."""
+        """Run a mutation once per (agent, request id); a replay returns the first result
+        (``commutes`` as ``transact``'s: the ledger's own write is an insert)."""
         if len(request_id) > REQUEST_ID_MAX or not request_id.strip():
             raise InvalidInput(
                 f"a request id is 1 to {REQUEST_ID_MAX} characters",
@@ -438,7 +444,7 @@ class Store:
             ledger.forget_now_and_then(conn, rowid, clock.iso(now - retention))
             return result
 
-        return self.transact(body)
+        return self.transact(body, commutes)
 
 
 READ_PRAGMAS = frozenset(

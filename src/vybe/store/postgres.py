@@ -49,6 +49,9 @@ if TYPE_CHECKING:
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgresql")
 MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
 WRITE = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+# A write whose every statement checks what it changes (``commutes``): rows another
+# transaction holds are waited for and then read anew, not a serialization failure.
+COMMUTING = "BEGIN ISOLATION LEVEL READ COMMITTED"
 READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 # A transaction left open by a client that hangs (not one that dies: the server sees that
 # at once) gives its locks back after this long.
@@ -362,8 +365,8 @@ class PgStore(Store):
 
     # --- transactions -------------------------------------------------------------
 
-    def transact(self, fn: Callable[[Any], T]) -> T:
-        return self._transact(fn, WRITE)
+    def transact(self, fn: Callable[[Any], T], commutes: bool = False) -> T:
+        return self._transact(fn, COMMUTING if commutes else WRITE)
 
     def _transact(self, fn: Callable[[Any], T], begin: str) -> T:
         """Run ``fn`` in one transaction; lost races retried with backoff while the busy
