@@ -14,7 +14,7 @@ from vybe.actions import brief as briefs
 from vybe.actions import focus as focus_rules
 from vybe.actions.projects import ensure as ensure_project
 from vybe.errors import InvalidInput, VersionConflict
-from vybe.store import Store
+from vybe.store import CHECKED, Store
 from vybe.store import agents as agent_rows
 from vybe.store import brief as brief_rows
 from vybe.store import memory as memory_rows
@@ -162,8 +162,8 @@ def resume(
         try:
             # Every write checks itself (the cursor by CAS, access counts are bumps).
             if request_id is None:
-                return store.transact(persist, commutes=True)
-            return store.idempotent(agent, request_id, "resume", args, persist, commutes=True)
+                return store.transact(persist, CHECKED)
+            return store.idempotent(agent, request_id, "resume", args, persist, CHECKED)
         except _Stale:
             import random  # only a lost race needs jitter
 

@@ -39,6 +39,10 @@ MIN_SQLITE = (3, 35, 0)
 WRITE_ATTEMPTS = 8
 REQUEST_ID_MAX = 256
 QUERY_HINT = "check the SQL; tables: messages, checkpoints, checkpoint_attempts"
+# What a write needs of a server's isolation (SQLite serializes every write anyway):
+SNAPSHOT = "snapshot"  # the default: a row changed since the write began is a conflict
+CHECKED = "checked"  # every statement checks what it changes (CAS, inserts, counter bumps)
+SERIAL = "serial"  # reads across rows decide the write (a dependency cycle check)
 
 
 def migration_files() -> list[str]:
@@ -323,15 +327,15 @@ class Store:
                 _backoff(0.01, attempt)
         raise AssertionError("unreachable")
 
-    def transact(self, fn: Callable[[sqlite3.Connection], T], commutes: bool = False) -> T:
+    def transact(self, fn: Callable[[sqlite3.Connection], T], isolation: str = SNAPSHOT) -> T:
         """Run ``fn`` in one BEGIN IMMEDIATE transaction, retrying on busy and CAS conflicts.
 
         Busy retries stop once the busy timeout has passed in all, so a held lock becomes
         DB_LOCKED after about the timeout, not after every attempt has waited it out.
-        ``commutes`` says that every write of ``fn`` is checked by the write itself (a
-        compare-and-set on a version, an insert, a counter bump), so it needs no snapshot
-        of its own: SQLite serializes writers anyway; a server store runs it at READ
-        COMMITTED, where concurrent bumps of one counter wait in turn instead of failing.
+        ``isolation`` says what ``fn`` needs where writers run at once (a server store):
+        SNAPSHOT, CHECKED (READ COMMITTED there: concurrent bumps of one counter wait in
+        turn instead of failing) or SERIAL (SERIALIZABLE: two writes whose reads each miss
+        the other's write cannot both commit). SQLite serializes every writer anyway.
         """
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
         for attempt in range(WRITE_ATTEMPTS):
@@ -388,10 +392,10 @@ class Store:
         command: str,
         args: dict[str, Any],
         fn: Callable[[sqlite3.Connection], dict[str, Any]],
-        commutes: bool = False,
+        isolation: str = SNAPSHOT,
     ) -> dict[str, Any]:
         """Run a mutation once per (agent, request id); a replay returns the first result
-        (``commutes`` as ``transact``'s: the ledger's own write is an insert)."""
+        (``isolation`` as ``transact``'s: the ledger's own write is an insert)."""
         if len(request_id) > REQUEST_ID_MAX or not request_id.strip():
             raise InvalidInput(
                 f"a request id is 1 to {REQUEST_ID_MAX} characters",
@@ -444,7 +448,7 @@ class Store:
             ledger.forget_now_and_then(conn, rowid, clock.iso(now - retention))
             return result
 
-        return self.transact(body, commutes)
+        return self.transact(body, isolation)
 
 
 READ_PRAGMAS = frozenset(

@@ -34,7 +34,15 @@ from vybe.errors import (
     VersionConflict,
 )
 from vybe.store import dialect, redact
-from vybe.store.db import WRITE_ATTEMPTS, Store, _backoff, migration_files
+from vybe.store.db import (
+    CHECKED,
+    SERIAL,
+    SNAPSHOT,
+    WRITE_ATTEMPTS,
+    Store,
+    _backoff,
+    migration_files,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -44,10 +52,14 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgresql")
 MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
-WRITE = "BEGIN ISOLATION LEVEL REPEATABLE READ"
-# A write whose every statement checks what it changes (``commutes``): rows another
-# transaction holds are waited for and then read anew, not a serialization failure.
-COMMUTING = "BEGIN ISOLATION LEVEL READ COMMITTED"
+# A write's BEGIN for what it needs (Store.transact's ``isolation``): CHECKED waits for
+# rows another transaction holds and reads them anew; SERIAL fails one of two writes that
+# each read what the other wrote.
+WRITES = {
+    SNAPSHOT: "BEGIN ISOLATION LEVEL REPEATABLE READ",
+    CHECKED: "BEGIN ISOLATION LEVEL READ COMMITTED",
+    SERIAL: "BEGIN ISOLATION LEVEL SERIALIZABLE",
+}
 READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 # A transaction left open by a client that hangs (not one that dies: the server sees that
 # at once) gives its locks back after this long.
@@ -316,8 +328,8 @@ class PgStore(Store):
 
     # --- transactions -------------------------------------------------------------
 
-    def transact(self, fn: Callable[[Any], T], commutes: bool = False) -> T:
-        return self._transact(fn, COMMUTING if commutes else WRITE)
+    def transact(self, fn: Callable[[Any], T], isolation: str = SNAPSHOT) -> T:
+        return self._transact(fn, WRITES[isolation])
 
     def _transact(self, fn: Callable[[Any], T], begin: str) -> T:
         """Run ``fn`` in one transaction; lost races retried with backoff while the busy
