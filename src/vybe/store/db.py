@@ -364,6 +364,12 @@ class Store:
             raise
         return result
 
+    def read_one(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn``'s answer from a read of one statement, which is consistent on its own (a
+        server store runs it outside any transaction: one round trip, not three)."""
+        with self.snapshot() as conn:
+            return fn(conn)
+
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
         """A read transaction: every query inside sees the same state."""
@@ -427,8 +433,7 @@ class Store:
 
         # A ledger row never changes once written: a retry is answered from a plain read,
         # without waiting for the write lock (the check runs again inside the write below).
-        with self.snapshot() as conn:
-            first = replayed(conn)
+        first = self.read_one(replayed)
         if first is not None:
             return first
 

@@ -370,6 +370,12 @@ class PgStore(Store):
             except psycopg.Error:
                 self._raw.close()  # the next call connects again
 
+    def read_one(self, fn: Callable[[Any], T]) -> T:
+        try:
+            return fn(self._live())
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+
     @contextmanager
     def snapshot(self) -> Iterator[Any]:
         """A read-only transaction: every query inside sees the same state."""
