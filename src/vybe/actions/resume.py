@@ -128,7 +128,7 @@ def _persist(
         ensure_project(conn, planned.project_id, os.path.basename(planned.project_id) or "/")
         agent_rows.set_focus_project(conn, planned.agent, planned.project_id, at)
     if count_reads:
-        memory_rows.touch(conn, planned.prompt.memory_ids, at)
+        memory_rows.touch(conn, planned.prompt.memory_ids, at, deferred=True)
     return planned.result(peek=False)
 
 

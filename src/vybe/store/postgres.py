@@ -163,6 +163,12 @@ class Connection:
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
+        self.later: list[tuple[str, tuple]] = []
+
+    def after_commit(self, sql: str, params: Any) -> None:
+        """Run ``sql`` once this transaction has committed, as a statement of its own (a
+        counter bump: its row locks last one statement, not the whole transaction)."""
+        self.later.append((dialect.to_postgres(sql), tuple(params)))
 
     def cursor(self) -> Cursor:
         return Cursor(self.raw.cursor(row_factory=_named_rows))
@@ -354,6 +360,7 @@ class PgStore(Store):
 
     def _attempt(self, fn: Callable[[Any], T], begin: str) -> T:
         conn = self._live()
+        conn.later.clear()
         conn.raw.execute(begin)
         try:
             result = fn(conn)
@@ -361,6 +368,12 @@ class PgStore(Store):
         except BaseException:
             self._rollback()
             raise
+        for sql, params in conn.later:
+            try:
+                conn.raw.execute(sql, params)
+            except psycopg.Error:
+                break  # a count lost, never the acknowledged write; the next call reconnects
+        conn.later.clear()
         return result
 
     def _rollback(self) -> None:
