@@ -33,7 +33,7 @@ def query(
     limits.text("sql", sql, SQL_MAX, required=True)
     limits.integer("limit", limit, 1, ROWS_MAX)
     if is_url(db_path):
-        from vybe.store.postgres import read_query
+        from vybe.store.pg_query import read_query
 
         rows, truncated = read_query(db_path, sql, limit, max_bytes, seconds, busy_timeout_ms)
         return {"rows": rows, "count": len(rows), "truncated": truncated}

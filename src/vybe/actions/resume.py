@@ -14,7 +14,7 @@ from vybe.actions import brief as briefs
 from vybe.actions import focus as focus_rules
 from vybe.actions.projects import ensure as ensure_project
 from vybe.errors import InvalidInput, VersionConflict
-from vybe.store import Store
+from vybe.store import CHECKED, Store
 from vybe.store import agents as agent_rows
 from vybe.store import brief as brief_rows
 from vybe.store import memory as memory_rows
@@ -116,13 +116,11 @@ def _persist(
     conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None, count_reads: bool
 ) -> dict:
     at = clock.now_iso()
-    current = agent_rows.get(conn, planned.agent)
-    expected = planned.state["version"] if planned.state else None
-    if (current["version"] if current else None) != expected:
-        raise _Stale
-    if current is None:
-        current = agent_rows.ensure(conn, planned.agent, at)
-    expected = current["version"]
+    # The plan holds if the row is as it was read; a missing row reads as a new one, so an
+    # agent's process that made and moved the row meanwhile makes this plan stale.
+    expected = planned.state["version"] if planned.state else agent_rows.NEW_VERSION
+    if planned.state is None:
+        agent_rows.ensure(conn, planned.agent, at)
     task_id = planned.focus.task["id"] if planned.focus.task else None
     if not agent_rows.advance(conn, planned.agent, expected, planned.new_cursor, task_id, at):
         raise _Stale
@@ -130,7 +128,7 @@ def _persist(
         ensure_project(conn, planned.project_id, os.path.basename(planned.project_id) or "/")
         agent_rows.set_focus_project(conn, planned.agent, planned.project_id, at)
     if count_reads:
-        memory_rows.touch(conn, planned.prompt.memory_ids, at)
+        memory_rows.touch(conn, planned.prompt.memory_ids, at, deferred=True)
     return planned.result(peek=False)
 
 
@@ -162,9 +160,10 @@ def resume(
             _persist, planned=planned, project_dir=project_dir, count_reads=count_reads
         )
         try:
+            # Every write checks itself (the cursor by CAS, access counts are bumps).
             if request_id is None:
-                return store.transact(persist)
-            return store.idempotent(agent, request_id, "resume", args, persist)
+                return store.transact(persist, CHECKED)
+            return store.idempotent(agent, request_id, "resume", args, persist, CHECKED)
         except _Stale:
             import random  # only a lost race needs jitter
 

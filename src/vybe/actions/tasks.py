@@ -9,7 +9,7 @@ from datetime import timedelta
 from vybe import clock
 from vybe.actions import limits
 from vybe.errors import AlreadyClaimed, BlockedByDependency, InvalidInput, NotFound, VybeError
-from vybe.store import Store
+from vybe.store import SERIAL, Store
 from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
 from vybe.store import handoffs as handoff_rows
@@ -402,7 +402,9 @@ def depend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) 
         event_id = _event(conn, task, "dependency_added", agent, on) if added else None
         return {"task_id": task_id, "depends_on": on, "added": added, "event_id": event_id}
 
-    return store.idempotent(agent, request_id, "task.depend", {"task_id": task_id, "on": on}, run)
+    # The cycle check reads edges another agent may be adding at once (A->B beside B->A).
+    args = {"task_id": task_id, "on": on}
+    return store.idempotent(agent, request_id, "task.depend", args, run, SERIAL)
 
 
 def undepend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> dict:

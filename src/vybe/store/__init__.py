@@ -3,9 +3,18 @@
 The embedded SQLite store is the default; a PostgreSQL URL selects the server store
 (vybe.store.postgres, which imports psycopg, so it is imported only then)."""
 
-from vybe.store.db import Store, open_readonly
+from vybe.store.db import CHECKED, SERIAL, SNAPSHOT, Store, open_readonly
 
-__all__ = ["Store", "is_url", "open_readonly", "open_store", "redact"]
+__all__ = [
+    "CHECKED",
+    "SERIAL",
+    "SNAPSHOT",
+    "Store",
+    "is_url",
+    "open_readonly",
+    "open_store",
+    "redact",
+]
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 

@@ -6,6 +6,8 @@ import sqlite3
 
 from vybe.store.rows import to_dict
 
+NEW_VERSION = 1  # a row's version before anything moved it (the column's default)
+
 
 def get(conn: sqlite3.Connection, agent: str) -> dict | None:
     row = conn.execute("SELECT * FROM agent_state WHERE agent_name = ?", (agent,)).fetchone()
@@ -22,22 +24,26 @@ def ensure(conn: sqlite3.Connection, agent: str, at: str) -> dict:
 
 
 def set_focus_task(conn: sqlite3.Connection, agent: str, task_id: str | None, at: str) -> None:
-    ensure(conn, agent, at)
-    conn.execute(
-        "UPDATE agent_state SET focus_task_id = ?, version = version + 1, last_active_at = ?"
-        " WHERE agent_name = ?",
-        (task_id, at, agent),
-    )
+    _set_focus(conn, "focus_task_id", agent, task_id, at)
 
 
 def set_focus_project(
     conn: sqlite3.Connection, agent: str, project_id: str | None, at: str
 ) -> None:
-    ensure(conn, agent, at)
+    _set_focus(conn, "focus_project_id", agent, project_id, at)
+
+
+def _set_focus(
+    conn: sqlite3.Connection, column: str, agent: str, value: str | None, at: str
+) -> None:
+    """One statement: the row made already moved (past NEW_VERSION, so a resume planned
+    before it existed is stale), or moved on."""
     conn.execute(
-        "UPDATE agent_state SET focus_project_id = ?, version = version + 1, last_active_at = ?"
-        " WHERE agent_name = ?",
-        (project_id, at, agent),
+        f"INSERT INTO agent_state (agent_name, {column}, version, last_active_at)"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (agent_name) DO UPDATE"
+        f" SET {column} = excluded.{column}, version = agent_state.version + 1,"
+        " last_active_at = excluded.last_active_at",
+        (agent, value, NEW_VERSION + 1, at),
     )
 
 

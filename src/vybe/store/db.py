@@ -39,6 +39,10 @@ MIN_SQLITE = (3, 35, 0)
 WRITE_ATTEMPTS = 8
 REQUEST_ID_MAX = 256
 QUERY_HINT = "check the SQL; tables: messages, checkpoints, checkpoint_attempts"
+# What a write needs of a server's isolation (SQLite serializes every write anyway):
+SNAPSHOT = "snapshot"  # the default: a row changed since the write began is a conflict
+CHECKED = "checked"  # every statement checks what it changes (CAS, inserts, counter bumps)
+SERIAL = "serial"  # reads across rows decide the write (a dependency cycle check)
 
 
 def migration_files() -> list[str]:
@@ -323,11 +327,15 @@ class Store:
                 _backoff(0.01, attempt)
         raise AssertionError("unreachable")
 
-    def transact(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    def transact(self, fn: Callable[[sqlite3.Connection], T], isolation: str = SNAPSHOT) -> T:
         """Run ``fn`` in one BEGIN IMMEDIATE transaction, retrying on busy and CAS conflicts.
 
         Busy retries stop once the busy timeout has passed in all, so a held lock becomes
         DB_LOCKED after about the timeout, not after every attempt has waited it out.
+        ``isolation`` says what ``fn`` needs where writers run at once (a server store):
+        SNAPSHOT, CHECKED (READ COMMITTED there: concurrent bumps of one counter wait in
+        turn instead of failing) or SERIAL (SERIALIZABLE: two writes whose reads each miss
+        the other's write cannot both commit). SQLite serializes every writer anyway.
         """
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
         for attempt in range(WRITE_ATTEMPTS):
@@ -355,6 +363,12 @@ class Store:
                 self.conn.execute("ROLLBACK")
             raise
         return result
+
+    def read_one(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """``fn``'s answer from a read of one statement, which is consistent on its own (a
+        server store runs it outside any transaction: one round trip, not three)."""
+        with self.snapshot() as conn:
+            return fn(conn)
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -384,8 +398,10 @@ class Store:
         command: str,
         args: dict[str, Any],
         fn: Callable[[sqlite3.Connection], dict[str, Any]],
+        isolation: str = SNAPSHOT,
     ) -> dict[str, Any]:
-        """Run a mutation once per (agent, request id); a replay returns the first result."""
+        """Run a mutation once per (agent, request id); a replay returns the first result
+        (``isolation`` as ``transact``'s: the ledger's own write is an insert)."""
         if len(request_id) > REQUEST_ID_MAX or not request_id.strip():
             raise InvalidInput(
                 f"a request id is 1 to {REQUEST_ID_MAX} characters",
@@ -417,8 +433,7 @@ class Store:
 
         # A ledger row never changes once written: a retry is answered from a plain read,
         # without waiting for the write lock (the check runs again inside the write below).
-        with self.snapshot() as conn:
-            first = replayed(conn)
+        first = self.read_one(replayed)
         if first is not None:
             return first
 
@@ -438,7 +453,7 @@ class Store:
             ledger.forget_now_and_then(conn, rowid, clock.iso(now - retention))
             return result
 
-        return self.transact(body)
+        return self.transact(body, isolation)
 
 
 READ_PRAGMAS = frozenset(

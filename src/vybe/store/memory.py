@@ -88,12 +88,21 @@ def get_live(
     return to_dict(row, _NO_JSON, _FLAGS)
 
 
-def touch(conn: sqlite3.Connection, ids: list[str], at: str) -> None:
-    """Count a real read of these entries."""
-    conn.executemany(
-        "UPDATE memory SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ?",
-        [(at, memory_id) for memory_id in ids],
+def touch(conn: sqlite3.Connection, ids: list[str], at: str, *, deferred: bool = False) -> None:
+    """Count a real read of these entries, locking them in key order. ``deferred`` on a
+    server store: the bump runs just after the reading transaction commits, in a statement
+    of its own, so a fleet's resumes hold an entry's lock for one statement each, not a
+    transaction (a client that dies in between loses the count, never the read)."""
+    if not ids:
+        return
+    marks = ", ".join("?" * len(ids))
+    statement = (
+        "UPDATE memory SET access_count = access_count + 1, last_accessed_at = ?"
+        f" WHERE id IN (SELECT id FROM memory WHERE id IN ({marks})"
+        " ORDER BY id /*postgresql: FOR UPDATE*/)"
     )
+    run = getattr(conn, "after_commit", conn.execute) if deferred else conn.execute
+    run(statement, (at, *ids))
 
 
 def set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, at: str) -> dict:

@@ -16,7 +16,6 @@ psycopg is imported here only, and this module only when a URL selects PostgreSQ
 
 from __future__ import annotations
 
-import math
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -31,14 +30,19 @@ from vybe import clock
 from vybe.errors import (
     DatabaseLocked,
     DatabaseUnavailable,
-    InvalidInput,
     ReadOnlyViolation,
     VersionConflict,
-    VybeError,
 )
 from vybe.store import dialect, redact
-from vybe.store.db import QUERY_HINT, WRITE_ATTEMPTS, Store, _backoff, bounded_rows, migration_files
-from vybe.text import shorten
+from vybe.store.db import (
+    CHECKED,
+    SERIAL,
+    SNAPSHOT,
+    WRITE_ATTEMPTS,
+    Store,
+    _backoff,
+    migration_files,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -48,59 +52,18 @@ if TYPE_CHECKING:
 
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgresql")
 MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
-WRITE = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+# A write's BEGIN for what it needs (Store.transact's ``isolation``): CHECKED waits for
+# rows another transaction holds and reads them anew; SERIAL fails one of two writes that
+# each read what the other wrote.
+WRITES = {
+    SNAPSHOT: "BEGIN ISOLATION LEVEL REPEATABLE READ",
+    CHECKED: "BEGIN ISOLATION LEVEL READ COMMITTED",
+    SERIAL: "BEGIN ISOLATION LEVEL SERIALIZABLE",
+}
 READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 # A transaction left open by a client that hangs (not one that dies: the server sees that
 # at once) gives its locks back after this long.
 IDLE_IN_TRANSACTION_MS = 60_000
-# vybe data query: the statements that are not queries.
-COMMANDS = frozenset(
-    (
-        "INSERT",
-        "UPDATE",
-        "DELETE",
-        "MERGE",
-        "UPSERT",
-        "CREATE",
-        "DROP",
-        "ALTER",
-        "TRUNCATE",
-        "GRANT",
-        "REVOKE",
-        "COPY",
-        "SET",
-        "RESET",
-        "DO",
-        "CALL",
-        "BEGIN",
-        "START",
-        "COMMIT",
-        "END",
-        "ROLLBACK",
-        "ABORT",
-        "SAVEPOINT",
-        "RELEASE",
-        "PREPARE",
-        "EXECUTE",
-        "DEALLOCATE",
-        "DISCARD",
-        "VACUUM",
-        "ANALYZE",
-        "CLUSTER",
-        "REINDEX",
-        "LOCK",
-        "LISTEN",
-        "UNLISTEN",
-        "NOTIFY",
-        "SECURITY",
-        "COMMENT",
-        "REFRESH",
-        "IMPORT",
-        "LOAD",
-        "CHECKPOINT",
-        "REASSIGN",
-    )
-)
 # Lost races, retried while the busy budget lasts: another transaction changed the row, a
 # deadlock was broken, a concurrent insert took the same key first.
 RETRIED = (
@@ -200,6 +163,12 @@ class Connection:
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
+        self.later: list[tuple[str, tuple]] = []
+
+    def after_commit(self, sql: str, params: Any) -> None:
+        """Run ``sql`` once this transaction has committed, as a statement of its own (a
+        counter bump: its row locks last one statement, not the whole transaction)."""
+        self.later.append((dialect.to_postgres(sql), tuple(params)))
 
     def cursor(self) -> Cursor:
         return Cursor(self.raw.cursor(row_factory=_named_rows))
@@ -356,14 +325,17 @@ class PgStore(Store):
                     (name, clock.now_iso()),
                 )
                 done.append(name)
+            from vybe.store.pg_query import arrange
+
+            arrange(raw)  # the role `vybe data query` reads as, granted the new tables
             return done
 
         return self._transact(apply, "BEGIN")
 
     # --- transactions -------------------------------------------------------------
 
-    def transact(self, fn: Callable[[Any], T]) -> T:
-        return self._transact(fn, WRITE)
+    def transact(self, fn: Callable[[Any], T], isolation: str = SNAPSHOT) -> T:
+        return self._transact(fn, WRITES[isolation])
 
     def _transact(self, fn: Callable[[Any], T], begin: str) -> T:
         """Run ``fn`` in one transaction; lost races retried with backoff while the busy
@@ -388,6 +360,7 @@ class PgStore(Store):
 
     def _attempt(self, fn: Callable[[Any], T], begin: str) -> T:
         conn = self._live()
+        conn.later.clear()
         conn.raw.execute(begin)
         try:
             result = fn(conn)
@@ -395,6 +368,12 @@ class PgStore(Store):
         except BaseException:
             self._rollback()
             raise
+        for sql, params in conn.later:
+            try:
+                conn.raw.execute(sql, params)
+            except psycopg.Error:
+                break  # a count lost, never the acknowledged write; the next call reconnects
+        conn.later.clear()
         return result
 
     def _rollback(self) -> None:
@@ -403,6 +382,12 @@ class PgStore(Store):
                 self._raw.execute("ROLLBACK")
             except psycopg.Error:
                 self._raw.close()  # the next call connects again
+
+    def read_one(self, fn: Callable[[Any], T]) -> T:
+        try:
+            return fn(self._live())
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
 
     @contextmanager
     def snapshot(self) -> Iterator[Any]:
@@ -451,75 +436,6 @@ class PgStore(Store):
             },
             {"name": "migrations", "ok": not pending, "detail": pending or "up to date"},
         ]
-
-
-def read_query(
-    url: str, sql: str, limit: int, max_bytes: int, seconds: float, lock_timeout_ms: int
-) -> tuple[list[dict[str, Any]], bool]:
-    """The rows of one statement (vybe data query) as ``query_readonly`` bounds them, on a
-    connection of its own whose every transaction is read-only, inside a read-only
-    transaction whose mode can no longer change (a query has run), stopped by the server
-    past ``seconds`` (QUERY_TIMEOUT). Statements that are not queries are refused before
-    they reach the server; a query that would write (a data-modifying WITH) is refused by
-    it."""
-    first = (sql.lstrip(" \t\r\n(").split(None, 1) or [""])[0].upper()
-    if first in COMMANDS:
-        raise _refused_write()
-    options = (
-        f"-c default_transaction_read_only=on -c statement_timeout={int(seconds * 1000)}"
-        f" -c lock_timeout={int(lock_timeout_ms)}"
-    )
-    try:
-        conn = psycopg.connect(url, autocommit=True, options=options)
-    except psycopg.Error as exc:
-        raise translate(exc, redact(url)) from None
-    conn.adapters.register_loader("numeric", _Number)
-    try:
-        conn.execute("BEGIN READ ONLY")
-        conn.execute("SELECT 1")
-        # Parameters (none) make psycopg send one statement by the extended protocol.
-        cursor = conn.execute(sql.replace("%", "%%"), ())
-        if cursor.description is None:
-            return [], False
-        names = [column.name for column in cursor.description]
-        return bounded_rows(cursor, names, limit, max_bytes, _plain)
-    except (pg_errors.ReadOnlySqlTransaction, pg_errors.ActiveSqlTransaction):
-        raise _refused_write() from None
-    except pg_errors.QueryCanceled:
-        raise VybeError(
-            f"the query ran past its time limit of {seconds:g} s and was stopped",
-            code="QUERY_TIMEOUT",
-            context={"seconds": seconds},
-            suggested_action="narrow the query (a WHERE, a LIMIT, no unbounded recursion)",
-        ) from None
-    except psycopg.Error as exc:
-        if _is_gone(exc):
-            raise translate(exc, redact(url)) from None
-        raise InvalidInput(
-            f"the query failed: {str(exc).strip()}",
-            context={"sql": shorten(sql, 500)},
-            suggested_action=QUERY_HINT,
-        ) from None
-    finally:
-        conn.close()
-
-
-def _refused_write() -> ReadOnlyViolation:
-    return ReadOnlyViolation(
-        "this statement would write or change the session; vybe data query only reads",
-        suggested_action="use a SELECT statement",
-    )
-
-
-def _plain(value: object) -> object:
-    """A value JSON can carry: bytes as hex, non-finite floats and other types as text."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, bytes | memoryview):
-        return bytes(value).hex()
-    return str(value)
 
 
 def _script(name: str) -> str:
