@@ -31,11 +31,12 @@ test: $(STAMP)
 	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres
 	$(PY) -m pytest -m serial $(SERIAL)
 
-# The contract modules again on a real PostgreSQL server (pgserver's binaries), in one process
-# so one server serves them all and the process races run alone: about 100 s on 2
-# cores (a server per xdist worker was no faster), so apart from `make test`.
+# The suite again on a real PostgreSQL server (pgserver's binaries): every test that opens a
+# store (the `vybe`, `store` and `store_location` fixtures) runs with --store=postgres, those
+# marked sqlite_only are skipped with their reason, and tests/postgres adds the server's own;
+# in one process, so one server serves them all and the process races run alone.
 test-postgres: $(STAMP)
-	$(PY) -m pytest -p no:xdist tests/postgres
+	$(PY) -m pytest -p no:xdist --store=postgres -rs
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check

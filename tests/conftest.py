@@ -118,6 +118,7 @@ class Vybe:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.db_path = home / "vybe.db"
+        self.location = str(self.db_path)  # what open_store takes: a file or a server's URL
         # Nothing of the developer's own vybe settings (VYBE_PRETTY_JSON, VYBE_CLAIM_LEASE,
         # VYBE_CLOCK_OFFSET, …) reaches a test: each starts from vybe's defaults.
         self.env = {k: v for k, v in os.environ.items() if not k.startswith("VYBE_")}
@@ -168,16 +169,29 @@ class Vybe:
         finally:
             conn.close()
 
-    def refused(self, code: str, *args: str, exit_code: int = 1, **kwargs: Any) -> Result:
-        """Run a command that must fail with ``code`` and leave the store as it was."""
+    def initialized(self) -> None:
+        """The store created, so that what a refused command leaves can be compared."""
         if not self.db_path.exists():
             self.ok("init")
+
+    def close(self) -> None:
+        """Nothing to release: every command opened and closed its own connection."""
+
+    def refused(self, code: str, *args: str, exit_code: int = 1, **kwargs: Any) -> Result:
+        """Run a command that must fail with ``code`` and leave the store as it was."""
+        self.initialized()
         before = self.dump()
         result = self(*args, **kwargs)
         assert result.code == exit_code, result.envelope
         assert result.error_code == code, result.envelope
         assert self.dump() == before
         return result
+
+    def settings(self, agent: str) -> Any:
+        """vybe's settings for ``agent`` on this store, as a surface (MCP, hooks) loads them."""
+        from vybe import config
+
+        return config.load(agent, db_path=self.location)
 
     def sql(self, query: str, params: tuple = ()) -> list[tuple]:
         """Read (or, to test the triggers, write) the store directly."""
@@ -191,6 +205,88 @@ class Vybe:
         return self.sql("SELECT COUNT(*) FROM events")[0][0]
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--store",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="the store every `vybe`, `store` and `store_location` fixture opens: the SQLite "
+        "file (default) or a database on a PostgreSQL server the session starts",
+    )
+
+
+POSTGRES_ONLY = Path(__file__).with_name("postgres")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On PostgreSQL, the tests that open no store (none of the fixtures ``store_location``
+    feeds) ran on SQLite already and are left out; ``sqlite_only`` tests are skipped with
+    the reason they give, and ``postgres_xfail`` ones expected to fail (strictly)."""
+    if config.getoption("store") != "postgres":
+        return
+    kept, left_out = [], []
+    for item in items:
+        on_server = POSTGRES_ONLY in Path(item.path).parents
+        uses_store = "store_location" in getattr(item, "fixturenames", ())
+        (kept if on_server or uses_store else left_out).append(item)
+        for name, mark in (("sqlite_only", pytest.mark.skip), ("postgres_xfail", _xfail)):
+            marker = item.get_closest_marker(name)
+            if marker is not None:
+                reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+                item.add_marker(mark(reason=f"{name}: {reason}"))
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
+
+
+def _xfail(reason: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+@pytest.fixture(scope="session")
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Which store the session's tests run on (``--store``)."""
+    return request.config.getoption("store")
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One real PostgreSQL server for the session, with the migrated test database."""
+    from tests.postgres.database import prepare
+    from tests.postgres.server import FAST, running
+
+    with running(FAST) as server:
+        prepare(server)
+        yield server
+
+
 @pytest.fixture
-def vybe(tmp_path: Path) -> Vybe:
-    return Vybe(tmp_path)
+def store_location(request: pytest.FixtureRequest, store_kind: str, tmp_path: Path) -> str:
+    """A fresh store's location: a SQLite file's path, or the emptied server database's URL."""
+    if store_kind == "postgres":
+        from tests.postgres.database import emptied
+
+        return emptied(request.getfixturevalue("pg_server"))
+    return str(tmp_path / "vybe.db")
+
+
+@pytest.fixture
+def store(store_location: str) -> Iterator[Any]:
+    """A fresh store, opened (and migrated) directly, for tests below the CLI."""
+    from vybe.store import open_store
+
+    opened = open_store(store_location)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def vybe(store_kind: str, store_location: str, tmp_path: Path) -> Iterator[Vybe]:
+    if store_kind == "postgres":
+        from tests.postgres.database import PgVybe
+
+        made: Vybe = PgVybe(tmp_path, store_location)
+    else:
+        made = Vybe(tmp_path)
+    yield made
+    made.close()

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
+from datetime import timedelta
 
-import pytest
-
+from vybe import clock
 from vybe.actions import brief as briefs
 from vybe.actions import memory
 from vybe.actions import resume as resumes
 from vybe.store import Store
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "vybe.db")
-    yield opened
-    opened.close()
 
 
 def remember(store: Store, key: str, value: str = "v", **extra) -> dict:
@@ -26,12 +18,11 @@ def remember(store: Store, key: str, value: str = "v", **extra) -> dict:
 
 def age(store: Store, key: str, days: int) -> None:
     """Make an entry ``days`` older than the newest event."""
-    with sqlite3.connect(store.path) as conn:
-        conn.execute(
-            "UPDATE memory SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ',"
-            " (SELECT MAX(created_at) FROM events), ?) WHERE key = ?",
-            (f"-{days} days", key),
-        )
+    newest = store.conn.execute("SELECT MAX(created_at) FROM events").fetchone()[0]
+    then = clock.iso(clock.parse_iso(newest) - timedelta(days=days))
+    store.transact(
+        lambda conn: conn.execute("UPDATE memory SET updated_at = ? WHERE key = ?", (then, key))
+    )
 
 
 def ranked_keys(store: Store) -> list[str]:

@@ -15,6 +15,14 @@ from vybe.store import record as record_rows
 from vybe.store import search as search_rows
 from vybe.store.search import SearchQuery
 
+# What only SQLite's search has; the server's forms are in tests/postgres/test_search.py.
+UNINDEXED = pytest.mark.sqlite_only("a SQLite store made before its index, indexed in batches")
+CONTENTLESS = pytest.mark.sqlite_only("the rows of SQLite's contentless FTS5 index")
+FTS5_SYNTAX = pytest.mark.sqlite_only("FTS5's query syntax; the server refuses its own")
+BATCHES = pytest.mark.sqlite_only(
+    "SQLite's search reads in batches within its time bound; the server's is one statement"
+)
+
 
 def say(store: Store, session: str, kind: str, text: str) -> None:
     record_rows.append_message(
@@ -25,13 +33,6 @@ def say(store: Store, session: str, kind: str, text: str) -> None:
 def log(store: Store, kind: str, message: str, agent: str = "a1", project: str | None = None):
     event = event_rows.NewEvent(kind, agent, message, project_id=project)
     store.transact(lambda conn: event_rows.insert(conn, event, "2026-12-01T10:00:00.000000Z"))
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "vybe.db")
-    yield opened
-    opened.close()
 
 
 def find(store: Store, text: str, mode: str = "auto", **filters) -> dict:
@@ -140,6 +141,7 @@ def _as_before_the_index(path) -> None:
     conn.close()
 
 
+@UNINDEXED
 def test_an_upgraded_store_indexes_what_it_held_in_batches_newest_first(tmp_path):
     path = tmp_path / "old.db"
     store = Store(path)
@@ -171,6 +173,7 @@ def test_a_one_letter_prefix_finds_every_word_that_starts_with_it(store):
     assert find(store, "to*", mode="words")["count"] == 1
 
 
+@UNINDEXED
 def test_the_prefix_indexes_upgrade_indexes_every_row_again_exactly_once(tmp_path):
     path = tmp_path / "old.db"
     store = Store(path)
@@ -199,6 +202,7 @@ def test_the_prefix_indexes_upgrade_indexes_every_row_again_exactly_once(tmp_pat
     upgraded.close()
 
 
+@UNINDEXED
 def test_pruning_an_event_the_backlog_has_not_reached_leaves_the_index_sound(tmp_path):
     path = tmp_path / "old.db"
     store = Store(path)
@@ -216,6 +220,7 @@ def test_pruning_an_event_the_backlog_has_not_reached_leaves_the_index_sound(tmp
     upgraded.close()
 
 
+@CONTENTLESS
 def test_a_pruned_event_leaves_the_index(store):
     log(store, "progress", "ephemeral detail")
     log(store, "progress", "newest event")
@@ -228,6 +233,7 @@ def test_a_pruned_event_leaves_the_index(store):
     assert rows.fetchone()[0] == 0
 
 
+@FTS5_SYNTAX
 @pytest.mark.parametrize(
     ("text", "mode", "filters"),
     [
@@ -364,6 +370,7 @@ def test_equal_scores_across_messages_and_events_come_newest_first(store):
     assert [h["source"] for h in hits] == ["event", "message", "event"]
 
 
+@BATCHES
 def test_a_search_past_its_time_bound_answers_what_it_found_and_says_from_when(store, monkeypatch):
     for n in range(10):
         say(store, "s1", "assistant", f"cache note {n}")
@@ -376,6 +383,7 @@ def test_a_search_past_its_time_bound_answers_what_it_found_and_says_from_when(s
     assert found["searched_since"] == found["hits"][-1]["created_at"]
 
 
+@BATCHES
 def test_a_session_filter_searches_only_that_sessions_rows(store, monkeypatch):
     """The session's rows are where its matches can be: the scan starts and stops there."""
     say(store, "s0", "user", "deploy.sh failed in the old session")

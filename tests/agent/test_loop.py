@@ -29,18 +29,10 @@ from vybe.llm.anthropic import AnthropicMessages
 from vybe.llm.base import Reply, Request, ToolCall, Watch
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
-from vybe.store import Store
 from vybe.store.record import SqliteRecord
 
 FAST = RetryPolicy(attempts=2, base_delay=0.01, timeout=10)
 CONSTRAINT = "Never touch the production database; only work on staging. Please keep it so."
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "vybe.db")
-    yield opened
-    opened.close()
 
 
 def runner_for(store, server, tmp_path, wire="openai", window=8000, allow_bash=False) -> Runner:

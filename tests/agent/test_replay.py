@@ -15,7 +15,6 @@ from vybe.context.budget import ModelLimits, compute
 from vybe.context.engine import Engine
 from vybe.context.memo import CUT_NOTE
 from vybe.integrations.claude_transcript import import_transcript
-from vybe.store import Store
 from vybe.store.record import SqliteRecord, checkpoint_by_id
 
 COMPACTION = str(TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl")
@@ -23,13 +22,6 @@ REAL = [COMPACTION, str(TRANSCRIPTS / "claude-codemie-code-196820da.jsonl")]
 LIMITS = ModelLimits(window=32_000)
 SHOWN = re.compile(r'<user-message number="(\d+)">\n(.*?)\n</user-message>', re.DOTALL)
 META = ("Caveat:", "<command-name>", "<local-command-stdout>", "This session is being continued")
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "vybe.db")
-    yield opened
-    opened.close()
 
 
 def replayed(store, tmp_path, path: str) -> tuple[SqliteRecord, dict]:

@@ -11,14 +11,6 @@ from vybe.agent.shell import BashPermission
 from vybe.agent.tasks import TaskTools
 from vybe.agent.tools import Toolbox
 from vybe.llm.base import ToolCall
-from vybe.store import Store
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "vybe.db")
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

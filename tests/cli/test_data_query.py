@@ -10,13 +10,17 @@ import time
 import pytest
 
 from vybe.context.recorder import record_user
-from vybe.store import Store
+from vybe.store import open_store
 from vybe.store.record import SqliteRecord
+
+# These call the action with a file's path; tests/postgres/test_data_query.py has the
+# server's forms.
+ON_THE_FILE = pytest.mark.sqlite_only("calls the action with the SQLite file's path")
 
 
 @pytest.fixture
 def recorded(vybe):
-    store = Store(vybe.db_path)
+    store = open_store(vybe.location)
     record = SqliteRecord(store)
     for text in ("first request", "second request", "third request"):
         record_user(record, "s1", text)
@@ -72,6 +76,7 @@ def test_query_works_on_a_fresh_store(vybe):
     assert data["rows"] == [{"n": 0}]
 
 
+@pytest.mark.sqlite_only("SQLite's ATTACH and VACUUM INTO write files")
 @pytest.mark.parametrize("sql", ["ATTACH DATABASE '{f}' AS e", "VACUUM INTO '{f}'"])
 def test_a_query_cannot_create_a_file(recorded, sql, tmp_path):
     target = tmp_path / "made.db"
@@ -80,11 +85,13 @@ def test_a_query_cannot_create_a_file(recorded, sql, tmp_path):
     assert not target.exists()
 
 
+@pytest.mark.sqlite_only("SQLite's blob literals and 1e999")
 def test_blobs_and_infinities_come_back_as_json_text(recorded):
     data = recorded.ok("data", "query", "--sql", "SELECT x'00ff' AS blob, 1e999 AS big")
     assert data["rows"] == [{"blob": "00ff", "big": "inf"}]
 
 
+@pytest.mark.sqlite_only("the path of a SQLite file")
 def test_a_database_path_with_uri_characters_is_opened_as_is(vybe, tmp_path):
     folder = tmp_path / "we?ird#dir"
     folder.mkdir()
@@ -99,6 +106,7 @@ def test_a_database_path_with_uri_characters_is_opened_as_is(vybe, tmp_path):
 FOREVER = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT max(i) FROM n"
 
 
+@ON_THE_FILE
 def test_a_query_past_its_time_limit_is_stopped_with_a_stable_code(recorded):
     from vybe.actions import data as data_query
     from vybe.errors import VybeError
@@ -110,6 +118,7 @@ def test_a_query_past_its_time_limit_is_stopped_with_a_stable_code(recorded):
     assert time.monotonic() - started < 2
 
 
+@ON_THE_FILE
 def test_output_past_the_byte_limit_is_cut_and_flagged(recorded):
     from vybe.actions import data as data_query
 
@@ -125,6 +134,7 @@ def test_output_past_the_byte_limit_is_cut_and_flagged(recorded):
     assert found["count"] == len(found["rows"]) < 5000
 
 
+@pytest.mark.sqlite_only("interrupts SQLite's progress handler on the file's path")
 def test_ctrl_c_stops_a_running_query(recorded):
     from vybe.actions import data as data_query
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 
+import pytest
+
 
 def _task_with_events(vybe, n: int) -> str:
     task = vybe.task("long")
@@ -91,6 +93,7 @@ def test_bad_maintain_input_is_a_json_error(vybe):
     assert vybe("maintain", "--retention", "forever").error_code == "USAGE_ERROR"
 
 
+@pytest.mark.sqlite_only("SQLite's query planner; PostgreSQL's plans: tests/postgres/test_store.py")
 def test_assignee_and_archive_lookups_use_their_partial_indexes(vybe):
     vybe.ok("init")
     with sqlite3.connect(vybe.db_path) as conn:

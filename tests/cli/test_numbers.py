@@ -8,7 +8,6 @@ import json
 import pytest
 
 from vybe.errors import VybeError
-from vybe.store import Store
 
 BAD_NUMBERS = ["1e400", "-1e400", "NaN", "Infinity", "-Infinity", str(2**70), "9" * 5000]
 
@@ -87,8 +86,7 @@ def test_a_store_holding_infinity_still_reads(vybe):
     assert resumed["new_cursor"] > resumed["old_cursor"]
 
 
-def test_a_mutation_whose_result_json_cannot_carry_writes_nothing(tmp_path):
-    store = Store(tmp_path / "v.db")
+def test_a_mutation_whose_result_json_cannot_carry_writes_nothing(store):
 
     def body(conn):
         conn.execute("INSERT INTO agent_state (agent_name, last_active_at) VALUES ('a', 'x')")
@@ -102,10 +100,9 @@ def test_a_mutation_whose_result_json_cannot_carry_writes_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("priority", [2**70, True, 1.5])
-def test_task_create_refuses_a_priority_that_is_not_a_bounded_integer(tmp_path, priority):
+def test_task_create_refuses_a_priority_that_is_not_a_bounded_integer(store, priority):
     from vybe.actions import tasks
 
-    store = Store(tmp_path / "v.db")
     with pytest.raises(VybeError) as raised:
         tasks.create(store, "a", "r", title="t", priority=priority)
     assert raised.value.code == "INVALID_INPUT"

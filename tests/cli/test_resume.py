@@ -7,6 +7,8 @@ import json
 import sqlite3
 import subprocess
 
+import pytest
+
 from tests.conftest import VYBE
 
 
@@ -188,6 +190,7 @@ def _fingerprint(path) -> tuple[str, str]:
     return digest.hexdigest(), hashlib.sha256(dump.encode()).hexdigest()
 
 
+@pytest.mark.sqlite_only("the SQLite file's bytes; on the server: tests/postgres/test_store.py")
 def test_peek_writes_nothing(vybe, tmp_path):
     task = vybe.task("t")
     vybe.ok("remember", "fact=value")

@@ -5,23 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from vybe import config
 from vybe.agent.tasks import TaskTools
 from vybe.integrations.mcp_tools import Tools
 from vybe.llm.base import ToolCall
 from vybe.store import open_store
 
 PROMPT = "Please migrate the billing tables, oldest first; keep /srv/app/ledger.py as it is."
-
-
-def _settings(vybe, agent: str) -> config.Settings:
-    """The fixture's store as a surface finds it: a server's URL, or else a file's path."""
-    return config.load(agent, str(vybe.db_path), getattr(vybe, "url", None))
-
-
-def _store(vybe):
-    settings = _settings(vybe, "chat-agent")
-    return open_store(settings.db_url or settings.db_path)
 
 
 @pytest.fixture
@@ -71,11 +60,11 @@ def test_bad_flags_are_usage_errors(recorded, args):
 
 
 def test_the_mcp_tool_and_the_agent_tool_find_what_the_cli_finds(recorded):
-    tools = Tools(_settings(recorded, "mcp-agent"))
+    tools = Tools(recorded.settings("mcp-agent"))
     cli = recorded.ok("search", "billing", "--session-id", "s1")
     mcp = tools.call("search", {"query": "billing", "session_id": "s1"})
     assert not mcp["isError"] and mcp["structuredContent"]["hits"] == cli["hits"]
-    store = _store(recorded)
+    store = open_store(recorded.location)
     try:
         agent = TaskTools(store, "chat-agent", "ses_1")
         call = ToolCall("c1", "search", {"query": "billing", "session_id": "s1"})
@@ -86,7 +75,7 @@ def test_the_mcp_tool_and_the_agent_tool_find_what_the_cli_finds(recorded):
 
 
 def test_the_mcp_and_agent_tools_refuse_bad_queries_naming_the_argument(recorded):
-    tools = Tools(_settings(recorded, "mcp-agent"))
+    tools = Tools(recorded.settings("mcp-agent"))
     for arguments, field in [
         ({"query": '"open'}, "query"),
         ({"query": "billing", "limit": 0}, "limit"),
@@ -102,7 +91,7 @@ def test_the_mcp_and_agent_tools_refuse_bad_queries_naming_the_argument(recorded
             "INVALID_INPUT",
             field,
         )
-    store = _store(recorded)
+    store = open_store(recorded.location)
     try:
         outcome = TaskTools(store, "a", "ses_1").handlers()["search"](
             ToolCall("c2", "search", {"query": "x) OR (y", "mode": "words"})

@@ -11,6 +11,10 @@ import pytest
 WRITE = ["task", "create", "--title", "t"]
 READ = ["task", "list"]
 
+pytestmark = pytest.mark.sqlite_only(
+    "the SQLite file's faults: paths, folders, foreign files, a writer's lock, WAL mode"
+)
+
 
 @pytest.mark.parametrize("argv", [WRITE, READ], ids=["write", "read"])
 def test_a_db_path_under_a_missing_unwritable_folder_is_db_unavailable(vybe, argv):

@@ -128,6 +128,7 @@ def read_only_store(vybe, tmp_path):
     subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
+@pytest.mark.sqlite_only("a SQLite file on a read-only mount")
 def test_memory_get_on_a_read_only_store_reads_the_entry(read_only_store):
     entry = read_only_store.ok("memory", "get", "-k", "k")["memory"]
     assert entry["value"] == "kept"

@@ -1,16 +1,17 @@
 import pytest
 
 from vybe.context.record import MemoryRecord
-from vybe.store import Store
+from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 
 
-@pytest.fixture(params=["sqlite", "memory"])
-def record(request, tmp_path):
-    """Both implementations of the record: every behaviour must hold on each."""
+@pytest.fixture(params=["store", "memory"])
+def record(request, store_location):
+    """Both implementations of the record: every behaviour must hold on each (the store's on
+    the SQLite file or, under ``--store=postgres``, on the server)."""
     if request.param == "memory":
         yield MemoryRecord()
         return
-    store = Store(tmp_path / "vybe.db")
+    store = open_store(store_location)
     yield SqliteRecord(store)
     store.close()

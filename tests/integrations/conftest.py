@@ -6,7 +6,6 @@ and working folder); ``Agent.process`` starts the installed executable as the ag
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,8 +86,7 @@ class Agent:
         return self.process(target, json.dumps(self.event(target, name, **fields)).encode())
 
     def rows(self, sql: str, *params: Any) -> list[tuple]:
-        with sqlite3.connect(self.vybe.db_path) as conn:
-            return conn.execute(sql, params).fetchall()
+        return self.vybe.sql(sql, params)
 
     @property
     def log(self) -> str:

@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import TRANSCRIPTS, VYBE
 from vybe import locks
 from vybe.integrations.claude_code import PROMPT_WAITS_FOR_IMPORT, import_lock
-from vybe.store import Store
+from vybe.store import open_store
 
 SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"
 PROMPTS = [
@@ -282,7 +282,8 @@ def test_overlapping_stop_imports_append_each_transcript_row_once(agent, tmp_pat
         process.join()
     counts = "SELECT type, COUNT(*) FROM messages GROUP BY type ORDER BY type"
     alone = tmp_path / "alone.db"
-    env = {**agent.vybe.env, "VYBE_DB_PATH": str(alone)}
+    env = {k: v for k, v in agent.vybe.env.items() if k != "VYBE_DB_URL"}
+    env["VYBE_DB_PATH"] = str(alone)  # one import alone, on SQLite: what the eight must equal
     subprocess.run([VYBE, "hook", "run", "claude"], input=stop, env=env, check=True)
     with sqlite3.connect(alone) as conn:
         assert agent.rows(counts) == conn.execute(counts).fetchall() != []
@@ -299,11 +300,14 @@ def _prompt_while_importing(agent, hold: float) -> tuple[list[str], float]:
         agent.send_process("claude", "user_prompt_submit")
         took.append(time.monotonic() - started)
 
-    store = Store(agent.vybe.db_path)
+    store = open_store(agent.vybe.location)
     with locks.exclusive(import_lock(store)):
         sent = threading.Thread(target=prompt)
         sent.start()
         time.sleep(hold)
+        agent.rows(
+            "INSERT INTO sessions (id, created_at) VALUES (?, 't') ON CONFLICT DO NOTHING", SESSION
+        )
         agent.rows(
             "INSERT INTO messages (session_id, context_seq, type, source, content_text, tokens,"
             " created_at) SELECT ?, COALESCE(MAX(context_seq), 0) + 1, 'assistant',"
@@ -407,6 +411,7 @@ def test_a_brief_far_back_in_a_long_transcript_is_still_found(agent, tmp_path):
     assert context.context.startswith("== VYBE (resumed")
 
 
+@pytest.mark.sqlite_only("counts the pages of SQLite's write-ahead log")
 def test_a_hooks_resume_writes_a_few_pages_and_nothing_to_the_ledger(agent):
     """No one can replay a hook's resume, and the brief it injects is not a read by the agent:
     on any store, it writes the agent's own row and little else."""

@@ -9,7 +9,6 @@ import pytest
 from tests.conftest import TRANSCRIPTS
 from vybe.context.record import MemoryRecord
 from vybe.integrations.claude_transcript import import_transcript
-from vybe.store import Store
 from vybe.store.record import SqliteRecord
 
 DATA = TRANSCRIPTS
@@ -83,15 +82,13 @@ def test_sidechain_threads_are_left_out():
     assert texts
 
 
-def test_reimport_adds_nothing(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+def test_reimport_adds_nothing(store):
     record = SqliteRecord(store)
     first = import_transcript(record, "s", PLAIN)
     again = import_transcript(record, "s", PLAIN)
     assert first.lines > 0
     assert again.lines == 0
     assert sum(again.counts.values()) == 0
-    store.close()
 
 
 def test_import_since_the_last_line_continues_a_growing_file(tmp_path):
@@ -139,28 +136,24 @@ class Counted(SqliteRecord):
         return rows
 
 
-def test_an_import_that_finds_nothing_new_reads_no_row_of_the_session(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+def test_an_import_that_finds_nothing_new_reads_no_row_of_the_session(store):
     record = Counted(store)
     assert import_transcript(record, "s", COMPACTION).lines > 0
     record.read = 0
     again = import_transcript(record, "s", COMPACTION)
     assert (again.lines, record.read) == (0, 0)
-    store.close()
 
 
-def test_a_resumed_import_reads_only_the_last_reply_and_what_came_after(tmp_path):
+def test_a_resumed_import_reads_only_the_last_reply_and_what_came_after(store, tmp_path):
     lines = COMPACTION.read_bytes().splitlines(keepends=True)
     growing = tmp_path / "t.jsonl"
     growing.write_bytes(b"".join(lines[:-40]))
-    store = Store(tmp_path / "vybe.db")
     record = Counted(store)
     import_transcript(record, "s", growing)
     before, record.read = len(record.messages("s")), 0
     growing.write_bytes(b"".join(lines))
     import_transcript(record, "s", growing)
     assert 0 < record.read < before / 10
-    store.close()
 
 
 def test_a_budgeted_import_stops_between_messages_and_the_next_goes_on_losing_nothing(tmp_path):

@@ -11,7 +11,6 @@ from tests.conftest import TRANSCRIPTS
 from vybe.context.record import MemoryRecord
 from vybe.errors import NotFound
 from vybe.integrations.codex_rollout import import_rollout, rollout_id
-from vybe.store import Store
 from vybe.store.record import SqliteRecord
 
 V77 = TRANSCRIPTS / "codex-codemie-code-019b7f94-v0.77.jsonl"
@@ -108,14 +107,12 @@ def test_the_session_is_named_by_its_session_meta():
     assert rollout_id(V77) == "019b7f94-51b4-7593-922e-ba12b5b73b52"
 
 
-def test_reimport_adds_nothing(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+def test_reimport_adds_nothing(store):
     record = SqliteRecord(store)
     first = import_rollout(record, "s", V125)
     again = import_rollout(record, "s", V125)
     assert first.lines == 386 and first.offset == V125.stat().st_size
     assert again.lines == 0 and sum(again.counts.values()) == 0
-    store.close()
 
 
 def test_import_since_the_last_line_continues_a_growing_file(tmp_path):

@@ -35,6 +35,7 @@ def roots(vybe) -> str:
     return f'[sandbox_workspace_write]\nwritable_roots = ["{vybe.home}"]\n'
 
 
+@pytest.mark.sqlite_only("Codex's sandbox and MCP entry name the SQLite file (VYBE_DB_PATH)")
 def test_doctor_right_after_install_reports_the_hooks_and_that_codex_has_not_trusted_them(codex):
     installed = codex.ok("hook", "install", "--codex")["codex"]
     assert any("Trust all" in p for p in installed["still_needed"])
@@ -65,6 +66,7 @@ def test_a_store_outside_the_sandboxs_writable_roots_is_named_with_the_fix(codex
     assert setup_check(codex)["ok"]
 
 
+@pytest.mark.sqlite_only("Codex's sandbox and MCP entry name the SQLite file (VYBE_DB_PATH)")
 def test_the_mcp_entry_needs_the_hooks_store_and_required(codex):
     codex.ok("hook", "install", "--codex")
     entry = '[mcp_servers.vybe]\ncommand = "vybe"\nargs = ["mcp", "--agent", "codex"]\n'

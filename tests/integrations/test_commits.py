@@ -3,6 +3,7 @@ linked to the focus task: seen by the next hook, whoever made them (a real git r
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -32,11 +33,13 @@ def repo(agent):
 
 
 def commit_events(agent) -> list[tuple]:
-    return agent.rows(
-        "SELECT message, task_id, json_extract(metadata, '$.sha'),"
-        " json_extract(metadata, '$.branch'), json_extract(metadata, '$.subject')"
-        " FROM events WHERE kind = 'commit' ORDER BY id"
+    rows = agent.rows(
+        "SELECT message, task_id, metadata FROM events WHERE kind = 'commit' ORDER BY id"
     )
+    return [
+        (message, task, *(json.loads(meta).get(k) for k in ("sha", "branch", "subject")))
+        for message, task, meta in rows
+    ]
 
 
 def test_a_commit_made_during_a_session_is_one_event_linked_to_the_focus_task(agent, repo):

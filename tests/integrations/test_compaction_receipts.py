@@ -9,11 +9,10 @@ import shutil
 
 from tests.conftest import TRANSCRIPTS
 from tests.integrations.conftest import FIXTURES, SESSIONS
-from vybe import config
 from vybe.context.receipt import line, ordinal
 from vybe.context.recorder import record_assistant, record_user
 from vybe.llm.base import Reply
-from vybe.store import Store
+from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 
 CLAUDE = f"claude:{SESSIONS['claude']}"
@@ -125,7 +124,7 @@ def test_a_codex_compaction_names_the_prompts_codex_kept_in_its_own_context(agen
 
 def test_vybe_checkpoints_have_receipts_from_their_attempts(vybe):
     vybe.ok("init")
-    store = Store(vybe.db_path)
+    store = open_store(vybe.location)
     record = SqliteRecord(store)
     for n in range(40):
         record_user(record, "s1", f"step {n}: please keep the ledger rounding " + "x " * 300)
@@ -152,7 +151,7 @@ def test_receipts_over_mcp_and_bad_input(vybe):
     from vybe.integrations.mcp_tools import Tools
 
     vybe.ok("session", "say", "s1", RULE)
-    tools = Tools(config.load("mcp-agent", str(vybe.db_path)))
+    tools = Tools(vybe.settings("mcp-agent"))
     found = tools.call("session_receipts", {"session_id": "s1"})
     assert not found["isError"] and found["structuredContent"]["count"] == 0
     missing = tools.call("session_receipts", {"session_id": "nope"})

@@ -116,12 +116,11 @@ def test_bad_hand_offs_are_refused_and_change_nothing(vybe):
 
 
 def test_the_mcp_tool_hands_over_with_context(vybe):
-    from vybe import config
     from vybe.integrations.mcp_tools import Tools
 
     vybe.ok("session", "say", "s1", GOAL)
     task = vybe.task("Port billing")
-    tools = Tools(config.load("claude", str(vybe.db_path)))
+    tools = Tools(vybe.settings("claude"))
     result = tools.call("task_assign", {"task_id": task, "to": "codex", "session_id": "s1"})
     assert not result["isError"] and result["structuredContent"]["context"]["user_words"] == 1
     missing = tools.call("task_assign", {"task_id": task, "to": "codex", "session_id": "nope"})

@@ -55,6 +55,7 @@ def test_a_payload_that_is_not_an_object_is_ignored(agent):
     assert (run.code, run.stdout) == (0, "")
 
 
+@pytest.mark.sqlite_only("a SQLite path that is a folder")
 def test_an_unusable_database_never_blocks_the_prompt(agent):
     agent.vybe.env["VYBE_DB_PATH"] = str(agent.project)  # a folder, not a database
     run = agent.send("claude", "user_prompt_submit")
@@ -62,6 +63,7 @@ def test_an_unusable_database_never_blocks_the_prompt(agent):
     assert "error" in agent.log
 
 
+@pytest.mark.sqlite_only("a SQLite path that is a folder")
 def test_codex_stop_still_answers_json_when_its_handler_fails(agent):
     agent.vybe.env["VYBE_DB_PATH"] = str(agent.project)  # a folder, not a database
     run = agent.send("codex", "stop")

@@ -5,18 +5,9 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from vybe.operations import catalog
 from vybe.operations.model import CLI, MCP, Context
 from vybe.store import Store
-
-
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "vybe.db")
-    yield opened
-    opened.close()
 
 
 def create(store: Store, surface: str, **arguments) -> dict:

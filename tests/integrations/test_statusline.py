@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from tests.conftest import VYBE, in_process
 from tests.integrations.conftest import SESSIONS
 from vybe.cli.entry import main
@@ -52,6 +54,7 @@ def test_the_line_names_the_focus_the_compactions_and_the_words_kept(agent, tmp_
     )
 
 
+@pytest.mark.sqlite_only("a SQLite file that is missing")
 def test_bad_payloads_and_a_missing_store_still_give_a_line(vybe, tmp_path):
     assert run_line(vybe, b"{not json") == "vybe"
     vybe.ok("init")

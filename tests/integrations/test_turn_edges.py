@@ -14,7 +14,7 @@ from vybe import locks
 from vybe.cli.main import run as cli
 from vybe.integrations import claude_code, hooks
 from vybe.integrations.claude_code import import_lock
-from vybe.store import Store
+from vybe.store import Store, open_store
 
 SESSION = f"claude:{SESSIONS['claude']}"
 
@@ -80,7 +80,7 @@ def inprocess(agent, monkeypatch):
 
 
 def _held(agent):
-    store = Store(str(agent.vybe.db_path))
+    store = open_store(agent.vybe.location)
     store.conn.execute("SELECT 1")
     return store, locks.exclusive(import_lock(store))
 
@@ -112,6 +112,7 @@ def test_a_held_import_lock_lets_stop_return_and_the_next_stop_import_everything
     assert _record(inprocess) == [("assistant", "hi"), ("user", "hello")]
 
 
+@pytest.mark.sqlite_only("SQLite's write lock (BEGIN IMMEDIATE) and the file's -pending folder")
 def test_a_prompt_the_locked_store_refuses_is_kept_and_added_in_order_next_time(inprocess):
     prompt = inprocess.event("claude", "user_prompt_submit", prompt="never lose me")
     locker = Store(str(inprocess.vybe.db_path))

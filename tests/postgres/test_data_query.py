@@ -9,30 +9,10 @@ import time
 
 import pytest
 
-from tests.cli.test_data_query import *  # noqa: F403
+from tests.cli import test_data_query as contract
 from vybe.store.postgres import PgStore
 
-# SQLite's own file tricks and the path of its file: no counterpart on a server.
-del test_a_query_cannot_create_a_file  # noqa: F821
-del test_blobs_and_infinities_come_back_as_json_text  # noqa: F821
-del test_a_database_path_with_uri_characters_is_opened_as_is  # noqa: F821
-# These call the action with the SQLite file's path and SQLite's functions: their server
-# forms are below.
-del test_a_query_past_its_time_limit_is_stopped_with_a_stable_code  # noqa: F821
-del test_output_past_the_byte_limit_is_cut_and_flagged  # noqa: F821
-del test_ctrl_c_stops_a_running_query  # noqa: F821
-
-
-@pytest.fixture
-def recorded(vybe):  # the record, written through the server store
-    from vybe.context.recorder import record_user
-    from vybe.store.record import SqliteRecord
-
-    store = PgStore(vybe.url)
-    for text in ("first request", "second request", "third request"):
-        record_user(SqliteRecord(store), "s1", text)
-    store.close()
-    return vybe
+recorded = contract.recorded  # the record, written through this store
 
 
 @pytest.mark.parametrize(

@@ -1,33 +1,15 @@
-"""tests/actions/test_search.py on PostgreSQL, and what only the server's search must show:
-the same hits, ranks, filters and pages from the server's own full-text search; hostile
-queries answered or refused with INVALID_INPUT, never INTERNAL; a search that runs too long
-stopped (QUERY_TIMEOUT); a store copied from SQLite searchable at once."""
+"""What only the server's search must show (tests/actions/test_search.py runs here too,
+under --store=postgres): hostile queries answered or refused with INVALID_INPUT, never
+INTERNAL; a search that runs too long stopped (QUERY_TIMEOUT); a store copied from SQLite
+searchable at once."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.actions.test_search import *  # noqa: F403
 from tests.actions.test_search import find, log, say
 from vybe.errors import InvalidInput, VybeError
 from vybe.store import Store, copy, pg_search
-
-# Stores made before the index and the contentless index's own rows are SQLite's: the
-# server indexes every row at once, and its form of the pruning test is below.
-del test_an_upgraded_store_indexes_what_it_held_in_batches_newest_first  # noqa: F821
-del test_pruning_an_event_the_backlog_has_not_reached_leaves_the_index_sound  # noqa: F821
-del test_a_pruned_event_leaves_the_index  # noqa: F821
-del test_the_prefix_indexes_upgrade_indexes_every_row_again_exactly_once  # noqa: F821
-del test_a_bad_query_is_invalid_input_and_changes_nothing  # noqa: F821
-# SQLite's search reads in batches and answers what it found when its time is up; the
-# server's is one statement, stopped by statement_timeout (QUERY_TIMEOUT, tested below).
-del test_a_search_past_its_time_bound_answers_what_it_found_and_says_from_when  # noqa: F821
-del test_a_session_filter_searches_only_that_sessions_rows  # noqa: F821
-
-
-@pytest.fixture
-def store(pg_store):
-    return pg_store
 
 
 def _dump(store) -> list:
@@ -120,14 +102,14 @@ def test_a_search_past_its_time_limit_is_query_timeout(store, monkeypatch):
     assert find(store, "billing", limit=500)["count"] == 200  # the next search is served
 
 
-def test_a_store_copied_from_sqlite_is_searchable_on_the_server(tmp_path, pg_store):
+def test_a_store_copied_from_sqlite_is_searchable_on_the_server(tmp_path, store):
     source = Store(tmp_path / "vybe.db")
     say(source, "s1", "user", "migrate the billing tables; keep /srv/app/ledger.py")
     log(source, "progress", "billing moved", agent="worker-1")
-    copy.to_server(source, pg_store)
+    copy.to_server(source, store)
     source.close()
-    assert find(pg_store, "billing")["count"] == 2
-    assert find(pg_store, "/srv/app/ledger.py")["hits"][0]["session_id"] == "s1"
-    assert find(pg_store, "billing", agent="worker-1")["hits"][0]["kind"] == "progress"
-    say(pg_store, "s1", "user", "billing once more")  # the copied sequences go on
-    assert find(pg_store, "billing", type="user")["count"] == 2
+    assert find(store, "billing")["count"] == 2
+    assert find(store, "/srv/app/ledger.py")["hits"][0]["session_id"] == "s1"
+    assert find(store, "billing", agent="worker-1")["hits"][0]["kind"] == "progress"
+    say(store, "s1", "user", "billing once more")  # the copied sequences go on
+    assert find(store, "billing", type="user")["count"] == 2

@@ -11,7 +11,7 @@ import pytest
 
 from tests.postgres.server import free_port
 from vybe.actions import tasks
-from vybe.errors import DatabaseLocked, DatabaseUnavailable, NotFound
+from vybe.errors import DatabaseLocked, DatabaseUnavailable
 from vybe.store import db, dialect, open_store
 from vybe.store.postgres import MIGRATIONS_DIR, PgStore
 
@@ -113,17 +113,6 @@ def test_the_db_url_flag_selects_the_server_over_a_db_path(vybe, tmp_path):
     assert not (tmp_path / "elsewhere.db").exists()
 
 
-def test_an_error_inside_a_transaction_rolls_everything_back(pg_store):
-    def half_then_fail(conn) -> None:
-        conn.execute("INSERT INTO projects (id, name, created_at) VALUES ('p', 'p', 't')")
-        raise NotFound("nothing here")
-
-    with pytest.raises(NotFound):
-        pg_store.transact(half_then_fail)
-    assert pg_store.conn.execute("SELECT COUNT(*) FROM projects").fetchone()[0] == 0
-    assert not pg_store.conn.in_transaction
-
-
 def test_a_row_held_past_the_busy_timeout_is_db_locked(pg_url):
     store = open_store(pg_url)
     task = tasks.create(store, "a", "r1", title="t")["task"]
@@ -191,13 +180,11 @@ def test_a_missing_database_is_db_unavailable(pg_server):
         PgStore(pg_server.url("no_such_database"))
 
 
-def test_search_on_the_server_finds_what_was_written_and_maintain_has_nothing_to_index(
-    vybe, pg_store
-):
+def test_search_on_the_server_finds_what_was_written_and_maintain_has_nothing_to_index(vybe, store):
     from vybe.actions import search
     from vybe.store.search import SearchQuery
 
     vybe.ok("note", vybe.task("t"), "a findable word")
-    found = search.search(pg_store, SearchQuery("findable"))
+    found = search.search(store, SearchQuery("findable"))
     assert (found["count"], found["index_complete"]) == (1, True)
     assert vybe.ok("maintain")["search_index"] == {"indexed": 0, "complete": True}

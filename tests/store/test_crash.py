@@ -13,7 +13,12 @@ from vybe.actions import tasks
 from vybe.store import Store
 
 # N OS processes racing for the store: they get the machine to themselves (make test).
-pytestmark = pytest.mark.serial
+pytestmark = [
+    pytest.mark.serial,
+    pytest.mark.sqlite_only(
+        "kill -9 of a writer of the SQLite file; on the server: tests/postgres/test_faults.py"
+    ),
+]
 
 # Notes on one task in a tight loop; a line is printed only after its commit returned.
 WRITER = """

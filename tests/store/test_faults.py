@@ -14,6 +14,10 @@ from vybe.errors import VybeError
 from vybe.store import Store
 from vybe.store.db import migration_files
 
+pytestmark = pytest.mark.sqlite_only(
+    "a SQLite file from a newer vybe, with damaged pages; the server's faults: tests/postgres"
+)
+
 
 def _newer(path) -> None:
     """A store a later vybe migrated: one more migration, one more schema version."""

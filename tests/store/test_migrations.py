@@ -11,6 +11,10 @@ from vybe.errors import DatabaseCorrupt
 from vybe.store import Store
 from vybe.store.db import migration_files, split_statements
 
+pytestmark = pytest.mark.sqlite_only(
+    "SQLite's migrations from older files (user_version, PRAGMAs); the server's: tests/postgres"
+)
+
 
 def store_at(path, version: int) -> None:
     """A database as a vybe that knew only the first ``version`` migrations left it."""

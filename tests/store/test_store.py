@@ -8,25 +8,19 @@ import time
 import pytest
 
 from vybe.errors import DatabaseLocked, NotFound
-from vybe.store import Store
+from vybe.store import Store, open_store
 from vybe.store.db import migration_files
 
 
-@pytest.fixture
-def store(tmp_path):
-    opened = Store(tmp_path / "vybe.db")
-    yield opened
-    opened.close()
-
-
+@pytest.mark.sqlite_only("SQLite's journal mode and user_version")
 def test_a_new_store_is_migrated_and_in_wal_mode(store):
     assert store.pending_migrations() == []
     assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert store.conn.execute("PRAGMA user_version").fetchone()[0] == len(migration_files())
 
 
-def test_migrating_again_applies_nothing(store, tmp_path):
-    again = Store(tmp_path / "vybe.db", migrate=False)
+def test_migrating_again_applies_nothing(store, store_location):
+    again = open_store(store_location, migrate=False)
     assert again.migrate() == []
     again.close()
 
@@ -42,6 +36,9 @@ def test_an_error_inside_a_transaction_rolls_everything_back(store):
     assert not store.conn.in_transaction
 
 
+@pytest.mark.sqlite_only(
+    "SQLite's write lock; the server's row locks: tests/postgres/test_store.py"
+)
 def test_a_held_write_lock_becomes_db_locked_after_about_the_busy_timeout(tmp_path, store):
     holder = sqlite3.connect(tmp_path / "vybe.db", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")

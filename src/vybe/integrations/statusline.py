@@ -66,11 +66,11 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     agent = (os.environ.get("VYBE_AGENT") or "claude").strip().lower()
     try:
         settings = config.load(agent)
-        if not os.path.exists(settings.db_path):
+        if settings.db_url is None and not os.path.exists(settings.db_path):
             return "vybe"
-        from vybe.store import Store
+        from vybe.store import open_store
 
-        store = Store(settings.db_path, BUSY_TIMEOUT_MS, create=False)
+        store = open_store(settings.location, BUSY_TIMEOUT_MS, create=False)
     except Exception:
         return "vybe"
     try:

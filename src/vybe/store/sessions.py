@@ -7,9 +7,10 @@ from typing import Any
 
 
 def list_sessions(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
-    """Newest activity first: counts, tokens, checkpoints and the first typed words."""
+    """Newest activity first: counts, tokens, checkpoints and the first typed words (ordered
+    outside the summary, as PostgreSQL lets ORDER BY name an output column only alone)."""
     rows = conn.execute(
-        "SELECT s.id, s.created_at,"
+        "SELECT * FROM (SELECT s.id, s.created_at,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.type = 'user')"
         "   AS user_messages,"
@@ -19,7 +20,7 @@ def list_sessions(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
         " (SELECT substr(content_text, 1, 120) FROM messages m"
         "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
         "   AS first_words"
-        " FROM sessions s ORDER BY COALESCE(last_at, s.created_at) DESC, s.id LIMIT ?",
+        " FROM sessions s) AS listed ORDER BY COALESCE(last_at, created_at) DESC, id LIMIT ?",
         (limit,),
     ).fetchall()
     return [dict(r) for r in rows]
