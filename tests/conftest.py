@@ -250,7 +250,7 @@ def store_kind(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def pg_server() -> Iterator[Any]:
     """One real PostgreSQL server for the session, with the migrated test database."""
     from tests.postgres.database import prepare
     from tests.postgres.server import FAST, running
