@@ -221,7 +221,7 @@ POSTGRES_ONLY = Path(__file__).with_name("postgres")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On PostgreSQL, the tests that open no store (none of the fixtures ``store_location``
     feeds) ran on SQLite already and are left out; ``sqlite_only`` tests are skipped with
-    the reason they give, and ``postgres_xfail`` ones expected to fail (strictly)."""
+    the reason they give."""
     if config.getoption("store") != "postgres":
         return
     kept, left_out = [], []
@@ -229,18 +229,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         on_server = POSTGRES_ONLY in Path(item.path).parents
         uses_store = "store_location" in getattr(item, "fixturenames", ())
         (kept if on_server or uses_store else left_out).append(item)
-        for name, mark in (("sqlite_only", pytest.mark.skip), ("postgres_xfail", _xfail)):
-            marker = item.get_closest_marker(name)
-            if marker is not None:
-                reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
-                item.add_marker(mark(reason=f"{name}: {reason}"))
+        marker = item.get_closest_marker("sqlite_only")
+        if marker is not None:
+            reason = marker.kwargs.get("reason") or (marker.args[0] if marker.args else "")
+            item.add_marker(pytest.mark.skip(reason=f"sqlite_only: {reason}"))
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
-
-
-def _xfail(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=reason)
 
 
 @pytest.fixture(scope="session")

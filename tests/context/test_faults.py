@@ -21,6 +21,10 @@ from vybe.llm.scripted import ScriptedModel
 from vybe.store import Store
 from vybe.store.record import SqliteRecord
 
+# Each test copies a primed SQLite store (sqlite3's backup); the record on the server is
+# tested through the record fixture elsewhere in tests/context.
+pytestmark = pytest.mark.sqlite_only("each test copies a primed SQLite store (sqlite3 backup)")
+
 LIMITS = ModelLimits(window=32_000, max_output=4_000)
 ENTRY = "- " + MISSION
 

@@ -104,6 +104,7 @@ def looks(agent) -> list:
     return sorted(agent.vybe.db_path.with_name(agent.vybe.db_path.name + "-git").iterdir())
 
 
+@pytest.mark.sqlite_only("the looks live beside the SQLite file (<db>-git/)")
 def test_a_look_is_private_renewed_while_its_session_runs_and_forgotten_long_after(agent, repo):
     """The look of a session no hook has looked from for 30 days goes with the housekeeping
     SessionEnd starts; one whose hooks still run is renewed (at most daily), so it stays."""

@@ -110,6 +110,7 @@ def test_context_over_the_hook_limit_is_cut_within_it_and_says_so():
     assert context.endswith("\n[cut to fit the hook limit]")
 
 
+@pytest.mark.sqlite_only("SQLite's write-ahead log")
 def test_a_hook_process_leaves_the_wal_checkpoint_to_later_with_its_writes_committed(agent):
     """Closed as the store's last connection, a hook's connection would copy the WAL into
     the database with two fsyncs on every prompt; the executable leaves the connection to
