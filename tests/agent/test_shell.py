@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from vybe.agent import shell
 
@@ -19,11 +20,23 @@ def test_a_timeout_keeps_what_was_printed_so_far(tmp_path):
     assert failed and text == "started\n[timed out after 1 s]"
 
 
+def _running(pid: int) -> bool:
+    """Whether the process lives (a zombie waiting for its reaper does not count)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_a_timeout_kills_the_children_too(tmp_path):
-    marker = tmp_path / "still-running"
-    shell.run(tmp_path, f"(sleep 2; touch {marker}) & sleep 5", timeout=1)
-    time.sleep(1.5)
-    assert not marker.exists()
+    pidfile = tmp_path / "child.pid"
+    shell.run(tmp_path, f"(echo $BASHPID > {pidfile}; exec sleep 30) & sleep 5", timeout=1)
+    child = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while _running(child) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _running(child)
 
 
 def test_a_job_left_in_the_background_does_not_hold_the_call(tmp_path):

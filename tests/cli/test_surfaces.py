@@ -11,7 +11,6 @@ from vybe.agent.tasks import specs
 from vybe.cli import parsers
 from vybe.cli.commands import cli_params, every
 from vybe.errors import UsageError
-from vybe.integrations.mcp_tools import tool
 from vybe.operations.common import LIMIT
 from vybe.operations.model import AGENT, CLI, MCP
 
@@ -69,6 +68,8 @@ def test_the_cli_takes_an_integer_within_its_bounds_only(name, param):
 
 @pytest.mark.parametrize("op", TOOLS, ids=[op.tool for op in TOOLS])
 def test_the_mcp_tool_is_the_declaration(op):
+    from vybe.integrations.mcp_tools import tool  # the MCP SDK: only where it is used
+
     schema = tool(op).input_schema
     arguments = op.arguments(MCP)
     assert list(schema["properties"]) == [p.name for p in arguments]

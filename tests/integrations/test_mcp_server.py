@@ -11,10 +11,7 @@ import time
 from concurrent.futures import Future
 from contextlib import AsyncExitStack
 
-import mcp_types
 import pytest
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.conftest import VYBE, Vybe
 from vybe import __version__
@@ -92,6 +89,11 @@ class Served:
         assert self.started.wait(120)
 
     async def _serve(self) -> None:
+        # The SDK is imported where it is used: at module level every xdist worker would pay
+        # its ~1.7 s import while collecting, whichever files it then runs.
+        from mcp import ClientSession
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
         params = StdioServerParameters(
             command=VYBE, args=["mcp", "--agent", "mcp-agent"], env=self.vybe.env
         )
@@ -142,6 +144,8 @@ def test_the_early_initialize_answer_is_the_sdks_own(served):
 
 
 def test_the_handshake_versions_are_the_sdks():
+    import mcp_types
+
     assert mcp_server.HANDSHAKE_VERSIONS == mcp_types.version.HANDSHAKE_PROTOCOL_VERSIONS
     assert mcp_server.HANDSHAKE_VERSIONS[-1] == mcp_types.version.LATEST_HANDSHAKE_VERSION
 
