@@ -12,6 +12,7 @@ import pytest
 
 from tests.integrations.conftest import FIXTURES
 from vybe.integrations import hooks
+from vybe.store import open_store
 
 CONTEXT_EVENTS = {
     "claude": {"SessionStart", "UserPromptSubmit", "PostToolUseFailure"},
@@ -129,6 +130,21 @@ def test_a_hook_process_leaves_the_wal_checkpoint_to_later_with_its_writes_commi
     assert not wal.exists()
     agent.send("claude", "user_prompt_submit", prompt="in-process")
     assert not wal.exists()
+
+
+@pytest.mark.sqlite_only("SQLite's synchronous setting")
+def test_a_hooks_commits_are_synced_as_they_happen_not_at_a_later_checkpoint(agent):
+    """A hook leaves the checkpoint (which would sync its writes) to later, so each of its
+    commits syncs the WAL itself: a power cut right after the prompt loses nothing."""
+    agent.vybe.ok("init")
+    hook = hooks.Hook("claude", "UserPromptSubmit", {}, "claude", agent.vybe.settings("claude"))
+    try:
+        assert tuple(hook.store.conn.execute("PRAGMA synchronous").fetchone()) == (2,)  # FULL
+    finally:
+        hook.close()
+    other = open_store(str(agent.vybe.db_path))
+    assert tuple(other.conn.execute("PRAGMA synchronous").fetchone()) == (1,)  # NORMAL
+    other.close()
 
 
 def test_captured_payloads_are_private_whatever_the_umask(agent, tmp_path):

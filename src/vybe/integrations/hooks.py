@@ -61,6 +61,7 @@ class Hook:
 
             busy = min(self.settings.busy_timeout_ms, HOOK_BUSY_TIMEOUT_MS)
             self._store = open_store(self.settings.location, busy)
+            self._store.sync_each_commit()
         return self._store
 
     @property

@@ -232,6 +232,14 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def sync_each_commit(self) -> None:
+        """Sync the WAL at every commit of this connection (``synchronous=FULL``: one fsync,
+        under a millisecond here). For the hook path, which leaves its connection to the
+        process's end (``close_at_exit``) and so skips the checkpoint that would sync what it
+        wrote: the person's words a hook records then survive a power cut, not only the
+        process."""
+        self.conn.execute("PRAGMA synchronous=FULL")
+
     def close_at_exit(self) -> None:
         """Leave the connection to the process's end, which comes at once through ``os._exit``
         (the hook path): closed as the file's last connection, it would first copy the WAL

@@ -271,6 +271,9 @@ class PgStore(Store):
         if self._raw is not None:
             self._raw.close()
 
+    def sync_each_commit(self) -> None:
+        """A server's commit is durable when it is acknowledged (synchronous_commit)."""
+
     def close_at_exit(self) -> None:
         """A server's connection is closed as usual: nothing to save here."""
         self.close()
