@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -58,6 +60,62 @@ def test_stop_keeps_the_final_reply_the_transcript_has_not_flushed_and_never_twi
         ("user", "hello"),
         ("assistant", "the final reply"),
         ("user", "next"),
+    ]
+
+
+def _call_lines(n: int) -> list[str]:
+    """A failed Bash call as Claude Code writes it: the tool_use line, then its result."""
+    use = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls /x"}}
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": "Exit 2",
+        "is_error": True,
+    }
+    lines = [
+        {"type": "assistant", "message": {"id": f"msg_{n}", "role": "assistant", "content": [use]}},
+        {"type": "user", "message": {"role": "user", "content": [result]}},
+    ]
+    return [
+        json.dumps({"sessionId": SESSIONS["claude"], "uuid": f"c{n}{i}"} | line) + "\n"
+        for i, line in enumerate(lines)
+    ]
+
+
+def test_a_tool_result_flushed_after_stop_kept_the_reply_is_recorded_not_dropped(
+    agent, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(claude_code, "FLUSH_WAIT", 0)  # the file stays behind this Stop
+    use, result = _call_lines(1)
+    _write(agent, tmp_path, _line("user", "fix it", 0), use)
+    agent.send("claude", "stop", last_assistant_message="done: Exit 2")
+    _write(agent, tmp_path, result, _line("assistant", "done: Exit 2", 3), _line("user", "on", 4))
+    agent.send("claude", "stop", last_assistant_message="done: Exit 2")
+    assert _record(agent) == [
+        ("user", "fix it"),
+        ("assistant", ""),
+        ("assistant", "done: Exit 2"),
+        ("tool", "Exit 2"),
+        ("user", "on"),
+    ]
+
+
+def test_stop_waits_for_a_late_flush_so_the_tool_result_lands_before_the_reply(agent, tmp_path):
+    """Claude Code flushes its transcript about every 100 ms: a Stop that finds the file
+    behind waits for it to grow, and the record keeps the order things happened in."""
+    use, result = _call_lines(1)
+    _write(agent, tmp_path, _line("user", "fix it", 0), use)
+    late = "import sys, time; time.sleep(0.1); open(sys.argv[1], 'a').write(sys.argv[2])"
+    writer = subprocess.Popen([sys.executable, "-c", late, str(agent.transcript), result])
+    try:
+        agent.send("claude", "stop", last_assistant_message="done: Exit 2")
+    finally:
+        writer.wait()
+    assert _record(agent) == [
+        ("user", "fix it"),
+        ("assistant", ""),
+        ("tool", "Exit 2"),
+        ("assistant", "done: Exit 2"),
     ]
 
 

@@ -36,6 +36,9 @@ RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no m
 HOOK_SOURCE = "prompt_hook"
 PROMPT_WAITS_FOR_IMPORT = 1.0  # seconds a prompt waits for a running transcript import
 IMPORT_WAIT = 5.0  # seconds an import waits for another one: within every hook's timeout
+# Seconds Stop waits for the transcript to grow when it does not hold the turn's final reply
+# yet (Claude Code flushes it about every 100 ms), before keeping the reply from the payload.
+FLUSH_WAIT = 0.3
 # What one hook's import may read: a first import of a long session goes on next hook
 # (a 3,000-turn, 11 MB transcript took 4.6 s of PreCompact's 10 s in one go).
 IMPORT_BUDGET_BYTES = 4 * 1024 * 1024
@@ -544,8 +547,28 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
 
 def stop(hook: Hook) -> str | None:
     """Import the transcript, and keep the final reply from the payload if it is not in yet."""
-    keep_final_reply(hook, import_since_hooks(hook, transcript_importer))
+    keep_final_reply(hook, after_flush(hook, import_since_hooks(hook, transcript_importer)))
     return None
+
+
+def after_flush(hook: Hook, imported: SkipHooked | None) -> SkipHooked | None:
+    """The import once more when the file grew within FLUSH_WAIT, if it did not hold the
+    turn's final reply: what Claude Code had not flushed yet (the result of the turn's last
+    tool call, often) then lands before the reply, in the order it happened."""
+    import time
+
+    text = hook.text("last_assistant_message")
+    if imported is None or not text.strip() or imported.last_reply == text:
+        return imported
+    if imported.result.more:
+        return imported  # the file holds more than one import reads: the next hook goes on
+    path = hook.text("transcript_path")
+    size, deadline = os.path.getsize(path), time.monotonic() + FLUSH_WAIT
+    while time.monotonic() < deadline:
+        time.sleep(0.02)
+        if os.path.getsize(path) > size:
+            return import_since_hooks(hook, transcript_importer) or imported
+    return imported
 
 
 def task_completed(hook: Hook) -> str | None:

@@ -166,7 +166,7 @@ def resume_point(record: Record, session_id: str, key: str, transcript: str) -> 
         if stamp.get("transcript") == transcript:
             offset, stamped = int(stamp["offset"]), seq
             break
-    reply = record_rows.last_seq(conn, session_id, "assistant")
+    reply = record_rows.last_imported_reply(conn, session_id)
     return offset, max(1, min(reply or stamped + 1, stamped + 1))
 
 
@@ -202,7 +202,11 @@ def import_file(
     stamped = Stamped(record, key, name)
     result = ImportResult(session_id, start)
     importer = builder(stamped, session_id, result)
-    waiting = unanswered(record.messages(session_id, tail_from))
+    # A final reply a Stop hook kept from its payload (source ``<agent>_stop``) can stand
+    # after calls whose results the file had not flushed yet: it answers none of them, so
+    # the results this import reads still find their calls.
+    rows = [r for r in record.messages(session_id, tail_from) if not r.source.endswith("_stop")]
+    waiting = unanswered(rows)
     importer.unanswered = {c["id"]: Call(c["id"], c["name"], c["arguments"]) for c in waiting}
     stop_at = (start + budget.bytes, time.monotonic() + budget.seconds) if budget else None
     with open(path, "rb") as handle:

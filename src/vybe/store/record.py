@@ -21,7 +21,7 @@ __all__ = [
     "SqliteRecord",
     "append_message",
     "checkpoint_by_id",
-    "last_seq",
+    "last_imported_reply",
     "latest_checkpoint",
     "list_attempts",
     "list_messages",
@@ -124,11 +124,14 @@ def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tupl
         cursor.close()
 
 
-def last_seq(conn: sqlite3.Connection, session_id: str, kind: str) -> int:
-    """The number of the session's newest row of type ``kind`` (0 when there is none)."""
+def last_imported_reply(conn: sqlite3.Connection, session_id: str) -> int:
+    """The number of the session's newest reply an import wrote (0 when there is none): not
+    a final reply a Stop hook kept from its payload (source ``<agent>_stop``), which can
+    stand after calls whose results the transcript had not flushed yet."""
     found = conn.execute(
-        "SELECT MAX(context_seq) FROM messages WHERE session_id = ? AND type = ?",
-        (session_id, kind),
+        "SELECT MAX(context_seq) FROM messages WHERE session_id = ? AND type = 'assistant'"
+        " AND source NOT LIKE '%\\_stop' ESCAPE '\\'",
+        (session_id,),
     ).fetchone()
     return int(found[0] or 0)
 
