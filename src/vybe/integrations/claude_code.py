@@ -396,11 +396,6 @@ def tool_failure(hook: Hook, raw: Any, exit_code: int | None = None) -> str | No
     return None
 
 
-# Rows the hooks write that a transcript holds too: the prompt, and the final reply Stop
-# carries (``<target>_stop``).
-HOOKED_SOURCES = (HOOK_SOURCE, "codex_stop", "claude_stop")
-
-
 def _hooked_key(message: MessageRow) -> tuple[str, str, bool]:
     return message.type, message.text, bool(message.data.get("tool_calls"))
 
@@ -435,7 +430,9 @@ def _hooked_since_import(record: Any, session_id: str, stamp: str) -> list[tuple
 
     last = next((seq for seq, _ in record_rows.stamps(record.store.conn, session_id, stamp)), 0)
     rows = record.messages(session_id, last + 1)
-    return [_hooked_key(r) for r in rows if r.source in HOOKED_SOURCES]
+    # Rows the hooks write that a transcript holds too: the prompt, and a kept final reply.
+    hooked = [r for r in rows if r.source == HOOK_SOURCE or record_rows.is_kept_reply(r)]
+    return [_hooked_key(r) for r in hooked]
 
 
 def import_lock(store: Any) -> str:
@@ -538,7 +535,7 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
     with locks.exclusive(import_lock(hook.store), timeout=IMPORT_WAIT):
         if last_reply(hook) == text:
             return
-        source = f"{hook.target}_stop"
+        source = record_rows.kept_reply_source(hook.target)
         row = MessageRow(
             hook.record_session, 0, "assistant", text, source=source, tokens=estimate(text)
         )

@@ -202,10 +202,10 @@ def import_file(
     stamped = Stamped(record, key, name)
     result = ImportResult(session_id, start)
     importer = builder(stamped, session_id, result)
-    # A final reply a Stop hook kept from its payload (source ``<agent>_stop``) can stand
-    # after calls whose results the file had not flushed yet: it answers none of them, so
-    # the results this import reads still find their calls.
-    rows = [r for r in record.messages(session_id, tail_from) if not r.source.endswith("_stop")]
+    from vybe.store.record import is_kept_reply
+
+    # A reply a Stop hook kept answers no call: the results this import reads find theirs.
+    rows = [r for r in record.messages(session_id, tail_from) if not is_kept_reply(r)]
     waiting = unanswered(rows)
     importer.unanswered = {c["id"]: Call(c["id"], c["name"], c["arguments"]) for c in waiting}
     stop_at = (start + budget.bytes, time.monotonic() + budget.seconds) if budget else None

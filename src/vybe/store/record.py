@@ -21,6 +21,8 @@ __all__ = [
     "SqliteRecord",
     "append_message",
     "checkpoint_by_id",
+    "is_kept_reply",
+    "kept_reply_source",
     "last_imported_reply",
     "latest_checkpoint",
     "list_attempts",
@@ -30,6 +32,8 @@ __all__ = [
     "save_attempt",
     "stamps",
 ]
+
+KEPT_REPLY_SUFFIX = "_stop"  # kept_reply_source
 
 _MESSAGE_COLUMNS = (
     "session_id, context_seq, type, source, content_text, content_json, tokens, created_at"
@@ -124,14 +128,24 @@ def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tupl
         cursor.close()
 
 
+def kept_reply_source(agent: str) -> str:
+    """The source of a final reply a Stop hook kept from its payload before the agent's
+    transcript held it (``claude_stop``): it can stand after calls whose results the file
+    had not flushed yet, and answers none of them."""
+    return agent + KEPT_REPLY_SUFFIX
+
+
+def is_kept_reply(row: MessageRow) -> bool:
+    return row.source.endswith(KEPT_REPLY_SUFFIX)
+
+
 def last_imported_reply(conn: sqlite3.Connection, session_id: str) -> int:
-    """The number of the session's newest reply an import wrote (0 when there is none): not
-    a final reply a Stop hook kept from its payload (source ``<agent>_stop``), which can
-    stand after calls whose results the transcript had not flushed yet."""
+    """The number of the session's newest reply an import wrote, not a kept one (0 when
+    there is none)."""
     found = conn.execute(
         "SELECT MAX(context_seq) FROM messages WHERE session_id = ? AND type = 'assistant'"
-        " AND source NOT LIKE '%\\_stop' ESCAPE '\\'",
-        (session_id,),
+        " AND source NOT LIKE ? ESCAPE '\\'",
+        (session_id, "%" + KEPT_REPLY_SUFFIX.replace("_", "\\_")),
     ).fetchone()
     return int(found[0] or 0)
 
