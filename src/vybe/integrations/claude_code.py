@@ -560,11 +560,14 @@ def after_flush(hook: Hook, imported: SkipHooked | None) -> SkipHooked | None:
     if imported.result.more:
         return imported  # the file holds more than one import reads: the next hook goes on
     path = hook.text("transcript_path")
-    size, deadline = os.path.getsize(path), time.monotonic() + FLUSH_WAIT
-    while time.monotonic() < deadline:
-        time.sleep(0.02)
-        if os.path.getsize(path) > size:
-            return import_since_hooks(hook, transcript_importer) or imported
+    try:
+        size, deadline = os.path.getsize(path), time.monotonic() + FLUSH_WAIT
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            if os.path.getsize(path) > size:
+                return import_since_hooks(hook, transcript_importer) or imported
+    except OSError:  # the file went away meanwhile: the reply is kept from the payload
+        pass
     return imported
 
 
