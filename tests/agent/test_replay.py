@@ -15,7 +15,8 @@ from vybe.context.budget import ModelLimits, compute
 from vybe.context.engine import Engine
 from vybe.context.memo import CUT_NOTE
 from vybe.integrations.claude_transcript import import_transcript
-from vybe.store.record import SqliteRecord, checkpoint_by_id
+from vybe.store.checkpoints import checkpoint_by_id
+from vybe.store.record import SqliteRecord
 
 COMPACTION = str(TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl")
 REAL = [COMPACTION, str(TRANSCRIPTS / "claude-codemie-code-196820da.jsonl")]

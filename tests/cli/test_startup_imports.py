@@ -46,12 +46,24 @@ HEAVY = {
     "pathlib",
     # hashlib loads OpenSSL (~2.4 ms): digests come from vybe.digest's built-in SHA-256.
     "hashlib",
+    # The engine's checkpoints, their types and their SQL: no hook reads or writes one.
+    "vybe.context.checkpoints",
+    "vybe.store.checkpoints",
 }
 # A hook answers before argparse or the declarations of the commands could be of any use,
 # and without json, which compiles regular expressions on import (~1.2 ms, and re): its
 # JSON goes through vybe.jsonio, which calls json's own C accelerator. A command parses its
 # line with argparse, which imports re anyway, and prints its envelope with json.
-HOOK_ONLY = {"argparse", "json", "vybe.cli.main", "vybe.cli.commands", "vybe.operations"}
+# Nor contextlib (with abc's machinery, ~4M instructions a process, 3.5% of a session
+# start's): the hook path's context managers are small classes.
+HOOK_ONLY = {
+    "argparse",
+    "contextlib",
+    "json",
+    "vybe.cli.main",
+    "vybe.cli.commands",
+    "vybe.operations",
+}
 
 # Imports nothing of its own (not even json) that the command would not.
 RUN = """
@@ -237,7 +249,6 @@ def test_session_end_and_pre_compact_load_no_heavy_module(vybe, tmp_path, target
 # choice of the person's words, the compaction's receipt and its line. Nothing else (a
 # hand-off's context, the receipts' reports) unless the brief has one to show.
 COMPACT_ONLY = {
-    "gc",
     "vybe.context",
     "vybe.context.receipt",
     "vybe.context.tokens",

@@ -2,8 +2,8 @@
 
 from vybe.context import memo
 from vybe.context.budget import ModelLimits, compute
+from vybe.context.checkpoints import MemoMark
 from vybe.context.record import MessageRow
-from vybe.context.types import MemoMark
 
 BUDGET = compute(ModelLimits(window=200_000))
 ORIGINAL = "- [ ] (#3) Never push to main\n- [x] (#5) Use uv, not pip\n"

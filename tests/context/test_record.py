@@ -5,10 +5,10 @@ import sqlite3
 
 import pytest
 
+from vybe.context.checkpoints import MemoMark
 from vybe.context.labels import Dispatch
 from vybe.context.record import Attempt, Checkpoint, MessageRow
 from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user
-from vybe.context.types import MemoMark
 from vybe.llm.base import Reply, ToolCall, Usage
 from vybe.store import Store
 from vybe.store.record import SqliteRecord

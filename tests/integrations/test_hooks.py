@@ -147,6 +147,19 @@ def test_a_hooks_commits_are_synced_as_they_happen_not_at_a_later_checkpoint(age
     other.close()
 
 
+@pytest.mark.sqlite_only("SQLite's synchronous setting")
+@pytest.mark.parametrize("event", sorted(hooks.UNSYNCED_EVENTS))
+def test_a_hook_that_writes_nothing_of_the_record_does_not_sync_each_commit(agent, event):
+    """A session's start or end writes a cursor, a receipt or an event, never a message:
+    its commits skip the fsync (a power cut may lose those, and no word of the person's)."""
+    agent.vybe.ok("init")
+    hook = hooks.Hook("claude", event, {}, "claude", agent.vybe.settings("claude"))
+    try:
+        assert tuple(hook.store.conn.execute("PRAGMA synchronous").fetchone()) == (1,)  # NORMAL
+    finally:
+        hook.close()
+
+
 def test_captured_payloads_are_private_whatever_the_umask(agent, tmp_path):
     """Capture mode keeps what the agents send, the person's words included: 600 files in a
     700 folder, as every file vybe writes."""

@@ -24,7 +24,8 @@ LEAVES = (
 ALLOWED = {
     "context": ("vybe.llm.base",),  # the engine: a record interface and a model interface
     "llm": (),  # model adapters know nothing of the engine
-    "store": ("vybe.context.types",),  # the SQLite record builds the engine's row types
+    # the SQLite record builds the engine's row types
+    "store": ("vybe.context.types", "vybe.context.checkpoints"),
     "actions": ("vybe.store",),
 }
 NOBODY_BUT = {"vybe.cli": ("cli", "__main__")}

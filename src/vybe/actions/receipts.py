@@ -16,6 +16,7 @@ from __future__ import annotations
 from vybe.actions import limits
 from vybe.errors import NotFound
 from vybe.store import Store
+from vybe.store import checkpoints as checkpoint_rows
 from vybe.store import receipts as receipt_rows
 from vybe.store import record as record_rows
 from vybe.store import sessions as session_rows
@@ -24,7 +25,7 @@ SHORTENED = "memo_over_budget_shortened"
 
 
 def _vybe_receipt(
-    attempt: record_rows.Attempt, checkpoint: record_rows.Checkpoint | None, users: list
+    attempt: checkpoint_rows.Attempt, checkpoint: checkpoint_rows.Checkpoint | None, users: list
 ) -> dict:
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
     if checkpoint is not None:
@@ -85,11 +86,11 @@ def session_receipts(store: Store, session_id: str, limit: int) -> dict:
                 context={"entity": "session", "id": session_id},
                 suggested_action="run `vybe session list` to see session ids",
             )
-        attempts = record_rows.list_attempts(conn, session_id)
+        attempts = checkpoint_rows.list_attempts(conn, session_id)
         harness = receipt_rows.harness_receipts(conn, session_id)
         users = record_rows.messages_of_type(conn, session_id, "user")
         made = {
-            a.checkpoint_id: record_rows.checkpoint_by_id(conn, a.checkpoint_id)
+            a.checkpoint_id: checkpoint_rows.checkpoint_by_id(conn, a.checkpoint_id)
             for a in attempts
             if a.checkpoint_id is not None
         }

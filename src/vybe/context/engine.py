@@ -19,11 +19,11 @@ from vybe import clock
 from vybe.context import assemble, carry, memo
 from vybe.context.assemble import VYBE, View
 from vybe.context.budget import Budget, ModelLimits, compute, estimate, tools_tokens
+from vybe.context.checkpoints import MemoMark
 from vybe.context.projection import Unit, units
 from vybe.context.prompt import digest
 from vybe.context.record import Attempt, Checkpoint, Record, check_session_id
 from vybe.context.turn import TOO_LARGE, TurnInput, TurnResult, run_turn, turn_tools
-from vybe.context.types import MemoMark
 from vybe.context.views import Views
 from vybe.errors import ContextExhausted
 from vybe.llm.base import Model, Request, ToolSpec

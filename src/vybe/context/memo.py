@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 
 from vybe.context.budget import Budget, cut, estimate
+from vybe.context.checkpoints import MemoMark
 from vybe.context.record import MessageRow
-from vybe.context.types import MemoMark
 from vybe.text import ELLIPSIS, shorten
 
 LINE = re.compile(r"^- \[( |x|X)\] \(#(\d+)\) ")

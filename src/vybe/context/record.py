@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from vybe import clock
-from vybe.context.types import Attempt, Checkpoint, MemoMark, MessageRow, check_session_id
+from vybe.context.checkpoints import Attempt, Checkpoint, MemoMark
+from vybe.context.types import MessageRow, check_session_id
 
 __all__ = [
     "Appends",

@@ -19,10 +19,10 @@ from vybe.context.budget import (
     message_tokens,
     tools_tokens,
 )
+from vybe.context.checkpoints import MemoMark
 from vybe.context.prompt import checkpoint_request
 from vybe.context.protocol import REPAIR_LEAD, REQUEST_CLOSE, REQUEST_OPEN
 from vybe.context.scratch import Scratch
-from vybe.context.types import MemoMark
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Model, Reply, Request, ToolCall, ToolSpec
 

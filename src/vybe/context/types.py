@@ -1,8 +1,8 @@
-"""The record's own types: a row of a session, a memo mark, a checkpoint, an attempt, and
-which session ids it takes.
+"""The record's own row type, a message of a session, and which session ids it takes.
 
-The engine defines them and reads them through its record interface; the store's SQLite
-record builds them. A leaf module (stdlib only), since every hook builds these.
+The engine defines it and reads it through its record interface; the store's SQLite record
+builds it. A leaf module (stdlib only), since every hook builds these rows; the types of the
+engine's checkpoints live beside it (vybe.context.checkpoints), which no hook needs.
 """
 
 from __future__ import annotations
@@ -59,43 +59,3 @@ class MessageRow(
     def __new__(cls, *args: Any, **kwargs: Any) -> MessageRow:
         row = super().__new__(cls, *args, **kwargs)
         return row if row.data is not None else row._replace(data={})
-
-
-class MemoMark(namedtuple("MemoMark", "seq checked")):
-    """One memo candidate: a user message by its number, and whether it is kept."""
-
-    __slots__ = ()
-
-
-class Checkpoint(
-    namedtuple(
-        "Checkpoint",
-        "session_id mode first_kept_seq summarized_to_seq mind now memo kept_inputs skills files"
-        " tokens_before tokens_after id created_at",
-        defaults=((), (), (), None, 0, 0, 0, ""),
-    )
-):
-    """An accepted checkpoint; the latest one of a session is the one in effect."""
-
-    __slots__ = ()
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Checkpoint:
-        checkpoint = super().__new__(cls, *args, **kwargs)
-        return checkpoint if checkpoint.files is not None else checkpoint._replace(files={})
-
-
-class Attempt(
-    namedtuple(
-        "Attempt",
-        "session_id mode reason outcome tokens_before tokens_after problems repair_ran fallbacks"
-        " flagged_references rounds usage error run_id checkpoint_id id created_at",
-        defaults=(None, (), False, (), (), 0, None, None, "", None, 0, ""),
-    )
-):
-    """The audit row of one checkpoint attempt, accepted or failed."""
-
-    __slots__ = ()
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Attempt:
-        attempt = super().__new__(cls, *args, **kwargs)
-        return attempt if attempt.usage is not None else attempt._replace(usage={})

@@ -20,6 +20,7 @@ from typing import Any
 
 from vybe.errors import NotFound
 from vybe.integrations import user_words
+from vybe.store import checkpoints as checkpoint_rows
 from vybe.store import handoffs as handoff_rows
 from vybe.store import record as record_rows
 from vybe.store import sessions as session_rows
@@ -74,7 +75,7 @@ def build(store: Any, agent: str, session_id: str | None = None) -> dict | None:
         if session is None:
             return None
         users = record_rows.messages_of_type(conn, session, "user")
-        checkpoint = record_rows.latest_checkpoint(conn, session)
+        checkpoint = checkpoint_rows.latest_checkpoint(conn, session)
         replies = record_rows.messages_of_type(conn, session, "assistant")[-REPLIES:]
         failures = handoff_rows.tool_failures(conn, agent, session, FAILURES)
     chosen = user_words.choose(users, WORDS_TOKENS)

@@ -35,6 +35,10 @@ CONTEXT_EVENTS = {
 }
 # Events whose output must be JSON even when there is nothing to say (Codex Stop).
 JSON_REQUIRED = {"codex": {"Stop"}}
+# Events that write nothing of the record (a brief's cursor, a compaction's receipt, commit
+# and end events): their commits skip the fsync each (``Store.sync_each_commit``) that keeps
+# what the others write, the person's words, through a power cut.
+UNSYNCED_EVENTS = frozenset({"SessionStart", "SessionEnd"})
 
 
 class Hook:
@@ -61,7 +65,8 @@ class Hook:
 
             busy = min(self.settings.busy_timeout_ms, HOOK_BUSY_TIMEOUT_MS)
             self._store = open_store(self.settings.location, busy)
-            self._store.sync_each_commit()
+            if self.event not in UNSYNCED_EVENTS:
+                self._store.sync_each_commit()
         return self._store
 
     @property

@@ -7,8 +7,7 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from collections.abc import Callable
 from datetime import timedelta
 
 from vybe import clock, jsonio
@@ -30,6 +29,7 @@ from vybe.store.rows import strict_json
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
     from typing import Any, TypeVar
 
     T = TypeVar("T")
@@ -144,6 +144,33 @@ def _dangling_references(conn: sqlite3.Connection) -> int:
 def args_digest(args: dict[str, Any]) -> str:
     canonical = jsonio.dumps(args, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha256_hex(canonical.encode("utf-8", "surrogatepass"))
+
+
+class _Snapshot:
+    """``Store.snapshot``'s read transaction, for ``with``. A class, not a contextlib
+    generator: contextlib (with abc) costs every hook process about 4M instructions, 3.5% of
+    a session start's (docs/architecture.md, performance budgets)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def __enter__(self) -> sqlite3.Connection:
+        conn = self.store.conn
+        try:
+            conn.execute("BEGIN")
+        except sqlite3.DatabaseError as exc:
+            raise _translate(exc, self.store.path) from None
+        return conn
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        conn = self.store.conn
+        if conn.in_transaction:
+            try:  # noqa: SIM105 (contextlib is what this class avoids)
+                conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # ending a read loses nothing; a damaged file must not hide the error
+        if isinstance(error, sqlite3.DatabaseError):
+            raise _translate(error, self.store.path) from None
 
 
 # Connections left to the process's end (``Store.close_at_exit``): referenced here so that
@@ -378,20 +405,9 @@ class Store:
         with self.snapshot() as conn:
             return fn(conn)
 
-    @contextmanager
-    def snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction: every query inside sees the same state."""
-        try:
-            self.conn.execute("BEGIN")
-            yield self.conn
-        except sqlite3.DatabaseError as exc:
-            raise _translate(exc, self.path) from None
-        finally:
-            if self.conn.in_transaction:
-                # Ending a read cannot lose anything; on a damaged file it can fail, and
-                # must not hide the error that the read itself met.
-                with suppress(sqlite3.Error):
-                    self.conn.execute("ROLLBACK")
+        return _Snapshot(self)
 
     def search(self, conn: sqlite3.Connection, query: Any) -> Any:
         """One page of search hits (vybe.store.search.Found), read inside ``snapshot``."""

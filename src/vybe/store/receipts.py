@@ -63,13 +63,12 @@ def complete(
                 (session_id, agent, compactor, now),
             ).fetchone()
         lists = [jsonio.dumps(sorted(messages.get(name, []))) for name in LISTS]
-        conn.execute(
+        row = conn.execute(
             "UPDATE compaction_receipts SET completed = 1, completed_at = ?,"
             " tokens_before = COALESCE(?, tokens_before),"
-            " verbatim = ?, kept = ?, cut = ?, released = ? WHERE id = ?",
+            " verbatim = ?, kept = ?, cut = ?, released = ? WHERE id = ? RETURNING *",
             (now, tokens_before, *lists, found[0]),
         )
-        row = conn.execute("SELECT * FROM compaction_receipts WHERE id = ?", (found[0],))
         return _receipt(row.fetchone())
 
     return store.transact(body)
