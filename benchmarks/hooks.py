@@ -3,6 +3,7 @@ each run) on a store of 100k events and 10k memories, and `vybe statusline` on t
 store, against a bare `python -c "import sqlite3"` measured in the same run. Goal: at most 2x.
 
 Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
+       [--instructions]   (also each command's instruction count under valgrind, if installed)
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import Run, compile_vybe, interleaved, report_hook_errors
+from _common import Run, compile_vybe, instructions, interleaved, report_hook_errors
 
 VYBE = str(Path(sys.executable).with_name("vybe"))
 NOW = "2026-08-01T10:00:00.000000Z"
@@ -79,6 +80,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
     compile_vybe()
     with tempfile.TemporaryDirectory() as folder:
@@ -117,6 +119,12 @@ def main() -> None:
         )
         for name, ms in figures.items():
             print(f"{name:28} {ms:7.1f} ms  {ms / base:.2f}x")
+        counts = instructions(runs) if args.instructions else None
+        if counts:
+            floor = counts["python -c import sqlite3"]
+            print("instructions (callgrind), one run each:")
+            for name, count in counts.items():
+                print(f"{name:28} {count / 1e6:7.1f} M   {count / floor:.2f}x")
         report_hook_errors(home / "config")
 
 

@@ -197,6 +197,23 @@ def test_the_status_line_imports_no_heavy_module_and_no_regular_expressions(vybe
     assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()
 
 
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_a_session_end_loads_no_process_machinery_while_housekeeping_is_not_due(
+    vybe, tmp_path, target
+):
+    """subprocess (with re, enum, locale, threading, selectors) costs a fifth of a bare
+    interpreter's start: a session's end loads it only to hand housekeeping on."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "UserPromptSubmit"}
+    loaded(vybe, ["hook", "run", target], {**payload, "prompt": "a conversation to end"})
+    (vybe.home / "config").mkdir(exist_ok=True)
+    (vybe.home / "config" / "maintain.stamp").touch()  # housekeeping ran a moment ago
+    end = {**payload, "hook_event_name": "SessionEnd", "reason": "other"}
+    modules = loaded(vybe, ["hook", "run", target], end)
+    assert not (vybe.home / "config" / "hooks.log").exists()
+    assert vybe.ok("events", "--all", "--kind", "session_end")["events"]
+    assert heavy_in(modules, HEAVY | HOOK_ONLY | {"subprocess", "re", "enum"}) == set()
+
+
 def imported_rows(vybe, session: str) -> list[str]:
     conn = sqlite3.connect(vybe.db_path)
     try:

@@ -187,7 +187,7 @@ def ranked(
             params += [scope, scope_id, now, CANDIDATES]
     rows = conn.execute(
         f"SELECT m.*, {_RELEVANCE} AS relevance, {_AGE} AS age_days FROM memory m"
-        f" WHERE m.id IN ({' UNION '.join(parts)})"
+        f" WHERE m.id IN ({' UNION ALL '.join(parts)})"  # IN ignores the repeats
         " ORDER BY pinned DESC, relevance DESC, updated_at DESC, id LIMIT ?",
         (as_of, as_of, *params, limit),
     ).fetchall()
