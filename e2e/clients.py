@@ -27,10 +27,10 @@ def wait_for(ready: Any, seconds: float, shown: Any = None) -> None:
 class Claude:
     """``claude -p --output-format json`` with ANTHROPIC_BASE_URL at the fake server."""
 
-    def __init__(self, box: Sandbox) -> None:
+    def __init__(self, box: Sandbox, server: Any = None) -> None:
         self.box = box
         box.env.update(
-            ANTHROPIC_BASE_URL=box.server.url,
+            ANTHROPIC_BASE_URL=(server or box.server).url,
             ANTHROPIC_API_KEY=FAKE_KEY,
             CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
             DISABLE_TELEMETRY="1",
@@ -103,7 +103,7 @@ class Tmux:
 class Codex:
     """``codex exec --json`` with a ``fake`` model provider at the fake server."""
 
-    def __init__(self, box: Sandbox, compact_limit: int | None = None) -> None:
+    def __init__(self, box: Sandbox, compact_limit: int | None = None, server: Any = None) -> None:
         self.box = box
         self.home = box.home / ".codex"
         self.home.mkdir(exist_ok=True)
@@ -112,7 +112,7 @@ class Codex:
         config = (
             'model = "gpt-fake"\nmodel_provider = "fake"\n' + limit + "\n"
             "[model_providers.fake]\n"
-            f'name = "fake"\nbase_url = "{box.server.url}/v1"\n'
+            f'name = "fake"\nbase_url = "{(server or box.server).url}/v1"\n'
             'env_key = "FAKE_OPENAI_KEY"\nwire_api = "responses"\n\n'
             "[features]\nplugins = false\n\n"
             f'[projects."{box.project}"]\ntrust_level = "trusted"\n'

@@ -8,6 +8,8 @@ person types:
   reply after the tool result is ``done: <first line of the result>``.
 - ``[[brief: NAME]]`` runs the brief's NAME command line (``DONE``, ``LOG``, …) as it stands
   in the last brief the request holds, ``<…>`` placeholders filled with ``from the brief``.
+- ``[[search: WORDS]]`` runs the search command line of the last compaction context the
+  request holds (``vybe … search '<words>' --session-id …``), WORDS in place of ``<words>``.
 - ``[[mcp: TOOL {json}]]`` asks for one call of vybe's MCP tool TOOL.
 - ``[[plan: step one; step two]]`` (Claude) asks for ExitPlanMode with those steps.
 - ``[[task: SUBJECT]]`` (Claude) creates a task with TaskCreate, then completes it.
@@ -23,12 +25,16 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-DIRECTIVE = re.compile(r"\[\[(bash|brief|mcp|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S)
+DIRECTIVE = re.compile(
+    r"\[\[(bash|brief|search|mcp|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S
+)
+SEARCH_PLACEHOLDER = "'<words>'"  # as shell_word quotes it in the search hint's line
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
 
 
@@ -36,20 +42,43 @@ def brief_command(body: dict[str, Any], name: str) -> str:
     """The last ``NAME:`` command line of a brief anywhere in the request, placeholders filled."""
     lines = [
         line.split(None, 1)[1]
-        for text in _strings(body)
+        for text in strings_of(body)
         for line in text.splitlines()
         if line.startswith(f"{name}:") and len(line.split(None, 1)) == 2
     ]
     return re.sub(r"<[^<>]+>", "from the brief", lines[-1]) if lines else "false no-brief-line"
 
 
-def _strings(value: Any) -> list[str]:
+def search_command(body: dict[str, Any], words: str) -> str:
+    """The last search command line a compaction's context in the request gave, ``words``
+    (shell-quoted) in place of its ``<words>`` placeholder."""
+    lines = [
+        line.strip()
+        for text in strings_of(body)
+        for line in text.splitlines()
+        if SEARCH_PLACEHOLDER in line and " search " in line and "--session-id" in line
+    ]
+    if not lines:
+        return "false no-search-line"
+    return lines[-1].replace(SEARCH_PLACEHOLDER, shlex.quote(words))
+
+
+def command_of(body: dict[str, Any], kind: str, arg: str) -> tuple[str, str]:
+    """A ``brief`` or ``search`` directive as the shell call it makes; others as they are."""
+    if kind == "brief":
+        return "bash", brief_command(body, arg)
+    if kind == "search":
+        return "bash", search_command(body, arg)
+    return kind, arg
+
+
+def strings_of(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
+        return [s for v in value.values() for s in strings_of(v)]
     if isinstance(value, list):
-        return [s for v in value for s in _strings(v)]
+        return [s for v in value for s in strings_of(v)]
     return []
 
 
@@ -152,7 +181,7 @@ def _reply_text(prompt: str, after_tool: str | None) -> str:
 # ---------------------------------------------------------------- Anthropic Messages
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
+def blocks(content: Any) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [b for b in content or [] if isinstance(b, dict)]
@@ -173,7 +202,7 @@ class Anthropic(FakeServer):
             handler._json(404, {"type": "error", "error": {"type": "not_found_error"}})
             return
         messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
-        last = _blocks(messages[-1].get("content")) if messages else []
+        last = blocks(messages[-1].get("content")) if messages else []
         results = [b for b in last if b.get("type") == "tool_result"]
         prompt = "\n".join(
             b.get("text", "")
@@ -196,8 +225,8 @@ class Anthropic(FakeServer):
                     },
                 )
                 return
-            if found and found[0] == "brief":
-                found = ("bash", brief_command(body, found[1]))
+            if found:
+                found = command_of(body, *found)
             content = self._content(prompt, found)
         self._send(handler, body, content)
 
@@ -214,7 +243,7 @@ class Anthropic(FakeServer):
             b
             for m in messages
             if m.get("role") == "assistant"
-            for b in _blocks(m.get("content"))
+            for b in blocks(m.get("content"))
             if b.get("type") == "tool_use"
         ]
         if calls and calls[-1].get("name") == "TaskCreate":
@@ -315,6 +344,12 @@ class OpenAI(FakeServer):
         super().__init__(log_dir)
         self.usage_tokens = usage_tokens  # reported input tokens (above a small limit: compaction)
 
+    def usage_of(self, prompt: str) -> int:
+        """The input tokens a response reports. A search call reports few, so Codex sends its
+        result on to the model instead of compacting first (which would drop it)."""
+        found = directive(prompt)
+        return 100 if found and found[0] == "search" else self.usage_tokens
+
     def answer(self, handler: Handler, body: dict[str, Any]) -> None:
         if not handler.path.startswith("/v1/responses"):
             handler._json(404, {"error": {"message": "not found"}})
@@ -323,17 +358,16 @@ class OpenAI(FakeServer):
         # Hook context (a developer message) may follow the prompt it answers: skip it.
         said = [i for i in items if i.get("role") != "developer"]
         last = said[-1] if said else {}
+        prompt = _input_text(last) if last.get("role") == "user" else ""
         if last.get("type") == "function_call_output":
             output = last.get("output")
             text = output if isinstance(output, str) else json.dumps(output)
             item = self._message(_reply_text("", _command_output(text)))
+        elif SUMMARY_ASK.search(prompt) and "[[" not in prompt:
+            item = self._message("The session so far, summarised.")
         else:
-            prompt = _input_text(last) if last.get("role") == "user" else ""
-            if SUMMARY_ASK.search(prompt) and "[[" not in prompt:
-                item = self._message("The session so far, summarised.")
-            else:
-                item = self._item(prompt, body)
-        self._send(handler, item)
+            item = self._item(prompt, body)
+        self._send(handler, item, self.usage_of(prompt))
 
     def _message(self, text: str) -> dict[str, Any]:
         return {
@@ -345,9 +379,7 @@ class OpenAI(FakeServer):
         }
 
     def _item(self, prompt: str, body: dict[str, Any]) -> dict[str, Any]:
-        kind, arg = directive(prompt) or ("", "")
-        if kind == "brief":
-            kind, arg = "bash", brief_command(body, arg)
+        kind, arg = command_of(body, *(directive(prompt) or ("", "")))
         call = {"type": "function_call", "id": self.next_id("fc"), "call_id": self.next_id("call")}
         if kind == "bash":
             return {**call, "name": "exec_command", "arguments": json.dumps({"cmd": arg})}
@@ -356,14 +388,14 @@ class OpenAI(FakeServer):
             return {**call, "name": name, "namespace": "mcp__vybe", "arguments": rest or "{}"}
         return self._message(_reply_text(prompt, None))
 
-    def _send(self, handler: Handler, item: dict[str, Any]) -> None:
+    def _send(self, handler: Handler, item: dict[str, Any], tokens: int) -> None:
         rid = self.next_id("resp")
         usage = {
-            "input_tokens": self.usage_tokens,
+            "input_tokens": tokens,
             "input_tokens_details": {"cached_tokens": 0},
             "output_tokens": 20,
             "output_tokens_details": {"reasoning_tokens": 0},
-            "total_tokens": self.usage_tokens + 20,
+            "total_tokens": tokens + 20,
         }
         base = {"id": rid, "object": "response", "model": "gpt-fake"}
         opened = {**item, "status": "in_progress"}

@@ -28,8 +28,44 @@ def request_texts(box: Sandbox) -> list[str]:
     return [json.dumps(e.get("body")) for e in box.server.log.entries if e["method"] == "POST"]
 
 
+def bodies(server: Any) -> list[dict[str, Any]]:
+    """Every request body a fake server got, in order."""
+    return [e.get("body") or {} for e in server.log.entries if e["method"] == "POST"]
+
+
+def said_to(server: Any) -> list[str]:
+    """Every request body a fake server got, its texts joined (newlines as they were)."""
+    return ["\n".join(fakes.strings_of(body)) for body in bodies(server)]
+
+
 def types(rows: list[Any]) -> list[str]:
     return [r["type"] for r in rows]
+
+
+def seqs(box: Sandbox, session: str, kind: str, text: str = "%") -> list[int]:
+    """The record numbers of a session's messages of one type (whose text is LIKE ``text``)."""
+    rows = box.query(
+        "SELECT context_seq FROM messages WHERE session_id = ? AND type = ?"
+        " AND content_text LIKE ? ORDER BY context_seq",
+        session,
+        kind,
+        text,
+    )
+    return [r["context_seq"] for r in rows]
+
+
+def receipts(box: Sandbox, session: str) -> list[dict[str, Any]]:
+    return box.vybe("session", "receipts", session).get("data", {}).get("receipts", [])
+
+
+def search_hits(output: str) -> list[tuple[int, str]]:
+    """(seq, type) of each hit in a `vybe search` output a tool result carried."""
+    start = output.find("{")
+    try:
+        found = json.loads(output[start:]) if start >= 0 else {}
+    except ValueError:
+        return []
+    return [(h.get("seq"), h.get("type")) for h in found.get("data", {}).get("hits", [])]
 
 
 def claude_headless(checks: Checks) -> Sandbox:
@@ -138,6 +174,7 @@ def claude_tasks_and_compaction(box: Sandbox, claude: Claude, sid: str, checks: 
     claude.turn("/compact", sid)
     events = [p.get("hook_event_name") for p in box.payloads()]
     checks.that("claude: /compact runs PreCompact", "PreCompact" in events, events)
+    claude_receipt_and_search(box, claude, f"claude:{sid}", checks)
     ends = len(box.events("session_end"))
     box.run([str(BIN / "claude"), "mcp", "list"])
     fired = [p for p in box.payloads() if p.get("hook_event_name") == "SessionEnd"]
@@ -147,6 +184,45 @@ def claude_tasks_and_compaction(box: Sandbox, claude: Claude, sid: str, checks: 
         (len(fired), ends, len(box.events("session_end"))),
     )
     claude_mcp_task(box, claude, sid, checks)
+
+
+def claude_receipt_and_search(box: Sandbox, claude: Claude, session: str, checks: Checks) -> None:
+    """/compact leaves a receipt; the next request holds its line and the search command,
+    which the model runs in its Bash to find a tool output the compaction let go."""
+    users = seqs(box, session, "user")
+    found = [
+        (r["compactor"], r["trigger"], r["outcome"], r["verbatim"]) for r in receipts(box, session)
+    ]
+    checks.that(
+        "claude #16: /compact leaves one receipt (claude, manual) listing the person's messages"
+        " given back verbatim by record number",
+        found == [("claude", "manual", "completed", users)] and len(users) >= 5,
+        (found, users),
+    )
+    before = len(said_to(box.server))
+    claude.turn("[[search: agent=claude]]", session.removeprefix("claude:"))
+    after = said_to(box.server)[before:]
+    line = f"1st compaction of this session; your {len(users)} kept instructions were restored"
+    checks.that(
+        "claude #16: the model's first request after /compact holds the receipt line and this"
+        " session's search command",
+        bool(after) and line in after[0] and f"search '<words>' --session-id {session}" in after[0],
+        after[:1],
+    )
+    early = seqs(box, session, "tool", "agent=claude")
+    results = [
+        "\n".join(fakes.strings_of(block.get("content")))
+        for body in bodies(box.server)[before:]
+        for block in fakes.blocks((body.get("messages") or [{}])[-1].get("content"))
+        if block.get("type") == "tool_result"
+    ]
+    hits = search_hits(results[-1]) if results else []
+    checks.that(
+        "claude #16: the search the model runs in its Bash returns, in the tool result, the"
+        " early tool output the compaction let go",
+        bool(early) and (early[0], "tool") in hits,
+        (early, hits, results[-1:]),
+    )
 
 
 def claude_mcp_task(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:
