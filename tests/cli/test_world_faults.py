@@ -135,3 +135,38 @@ def test_memory_get_on_a_read_only_store_reads_the_entry(read_only_store):
     assert read_only_store.ok("memory", "list")["count"] == 1
     result = read_only_store("memory", "set", "-k", "k2", "-v", "x")
     assert result.error_code == "DB_UNAVAILABLE"
+
+
+@pytest.fixture
+def read_only_view(vybe, tmp_path):
+    """The store's folder bind-mounted read-only beside the writable one, as Codex's sandbox
+    shows it to the agent's commands while the hooks outside keep writing (needs root)."""
+    if os.geteuid() != 0:
+        pytest.skip("a read-only bind mount needs root; run the suite as root to test")
+    writable, view = tmp_path / "rw", tmp_path / "view"
+    writable.mkdir()
+    view.mkdir()
+    subprocess.run(["mount", "--bind", str(writable), str(view)], check=True)
+    subprocess.run(["mount", "-o", "remount,bind,ro", str(view)], check=True)
+    yield writable / "vybe.db", view / "vybe.db"
+    subprocess.run(["umount", "-l", str(view)], check=True)
+
+
+@pytest.mark.sqlite_only("a SQLite file seen through a read-only bind mount")
+def test_a_read_only_view_of_a_store_being_written_reads_what_its_wal_holds(vybe, read_only_view):
+    import sqlite3
+
+    writable, view = read_only_view
+    vybe.env["VYBE_DB_PATH"] = str(writable)
+    vybe.ok("session", "say", "s1", "checkpointed words")
+    writer = sqlite3.connect(writable)  # open: the WAL is not copied back and removed
+    try:
+        writer.execute("SELECT 1 FROM sessions").fetchall()
+        vybe.ok("session", "say", "s1", "words still in the wal")
+        assert os.path.getsize(f"{writable}-wal") > 0
+        vybe.env["VYBE_DB_PATH"] = str(view)
+        hits = vybe.ok("search", "wal", "--session-id", "s1")["hits"]
+        assert [h["snippet"] for h in hits] == ["words still in the **wal**"]
+        assert vybe("session", "say", "s1", "more").error_code == "DB_UNAVAILABLE"
+    finally:
+        writer.close()

@@ -210,13 +210,22 @@ class Store:
 
     def _open(self, immutable: bool) -> None:
         """Connect and configure. On read-only media (a read-only mount) SQLite cannot make
-        the -shm a WAL store needs even to read, so the file is opened immutable: nobody can
-        change it there, and every read works (writes are DB_UNAVAILABLE)."""
+        the -shm a WAL store needs even to read, so the file is opened immutable and every
+        read works (writes are DB_UNAVAILABLE). But when its -wal and -shm are there, a
+        writer elsewhere has them open (Codex's sandbox shows the agent's commands a
+        read-only view of the folder its hooks write): the file is opened read-only, not
+        immutable, so that reads see what that WAL holds (immutable ignores it)."""
         if immutable:
             from urllib.parse import quote
 
-            uri = "file:" + quote(os.path.abspath(self.path)) + "?mode=ro&immutable=1"
-            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+            live = all(os.path.exists(self.path + suffix) for suffix in ("-wal", "-shm"))
+            uri = "file:" + quote(os.path.abspath(self.path)) + "?mode=ro"
+            self.conn = sqlite3.connect(
+                uri if live else uri + "&immutable=1",
+                uri=True,
+                isolation_level=None,
+                timeout=self.busy_timeout_ms / 1000,
+            )
         else:
             self.conn = sqlite3.connect(
                 self.path, isolation_level=None, timeout=self.busy_timeout_ms / 1000
