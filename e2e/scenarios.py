@@ -306,7 +306,59 @@ def codex_compact(checks: Checks) -> Sandbox:
         bool(harness) and not replies,
         types(rows),
     )
+    codex_receipts_and_search(box, codex, thread, sources.count("compact"), checks)
     return box
+
+
+def codex_receipts_and_search(
+    box: Sandbox, codex: Codex, thread: str, compactions: int, checks: Checks
+) -> None:
+    """Each auto compaction leaves a receipt; the context after it holds the receipt line and
+    the search command, which the model runs (under Codex's own sandbox) to find the tool
+    output the first compaction let go."""
+    session = f"codex:{thread}"
+    first = seqs(box, session, "user")[:1]
+    found = [(r["compactor"], r["trigger"], r["outcome"]) for r in receipts(box, session)]
+    given = [r["verbatim"] for r in receipts(box, session)]
+    checks.that(
+        "codex #16: each auto compaction leaves a receipt (codex, auto) giving the person's"
+        " first message back verbatim by record number",
+        found == [("codex", "auto", "completed")] * compactions
+        and compactions >= 1
+        and all(first and first[0] in v for v in given),
+        (found, given, first, compactions),
+    )
+    texts = [t for t in said_to(box.server) if "compaction of this session" in t]
+    line = "1st compaction of this session; your 1 kept instruction was restored verbatim"
+    checks.that(
+        "codex #16: the model's first request after a compaction holds the receipt line and"
+        " this session's search command",
+        bool(texts) and line in texts[0] and f"search '<words>' --session-id {session}" in texts[0],
+        texts[:1],
+    )
+    early = seqs(box, session, "tool", "%Process exited with code 0%")
+    before = len(bodies(box.server))
+    codex.turn("[[search: Process exited with code 0]]", resume=thread)
+    outputs = [
+        fakes.strings_of(item.get("output"))
+        for body in bodies(box.server)[before:]
+        for item in body.get("input") or []
+        if isinstance(item, dict) and item.get("type") == "function_call_output"
+    ]
+    hits = search_hits("\n".join(outputs[-1])) if outputs else []
+    checks.that(
+        "codex #16: the search the model runs through exec_command returns, in the output it"
+        " gets, the early tool output the compaction let go",
+        bool(early) and (early[0], "tool") in hits,
+        (early, hits, outputs[-1:]),
+    )
+    asked = seqs(box, session, "user", "[[search:%")
+    checks.that(
+        "codex #16: under Codex's workspace-write sandbox (the store read-only) the search sees"
+        " what the hooks wrote moments before: the prompt that asked for it",
+        bool(asked) and (asked[-1], "user") in hits,
+        (asked, hits),
+    )
 
 
 def claude_plan(checks: Checks) -> Sandbox:
