@@ -139,3 +139,22 @@ def test_a_resumed_thread_that_holds_the_brief_gets_the_hand_off_in_its_delta(ag
     assert GOAL in section and f"(its words, not the user's):\n{CLAUDE_REPLY}" in section
     again = agent.send("codex", "session_start_resume", transcript_path=str(held)).context
     assert "=== Handed over by claude" not in again  # shown once, with the events it came with
+
+
+def test_a_reply_that_only_called_a_tool_is_not_shown_as_a_last_reply(agent, tmp_path):
+    """A tool call the model made without a word is a reply without text in the record: the
+    hand-off's last replies are the newest ones that say something."""
+    lines = agent.transcript.read_text().splitlines(keepends=True)
+    call = next(i for i, line in enumerate(lines) if '"tool_use"' in line)
+    agent.transcript = tmp_path / "transcript.jsonl"  # the call without the words before it
+    agent.transcript.write_text("".join(lines[: call - 1] + lines[call : call + 2]))
+    agent.send("claude", "user_prompt_submit", prompt=GOAL)
+    agent.send("claude", "stop", last_assistant_message=CLAUDE_REPLY)
+    empty = "SELECT COUNT(*) FROM messages WHERE type = 'assistant' AND content_text = ''"
+    assert agent.rows(empty)[0][0] >= 1
+    task = agent.vybe.task("Port billing to Go", agent="claude")
+    agent.vybe.ok("task", "begin", "--task-id", task, agent="claude")
+    agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    section = _section(agent.send("codex", "session_start_startup").context, "claude")
+    replies = section.split("claude's last reply (its words, not the user's):\n")[1:]
+    assert [r.split("\n")[0] for r in replies] == [CLAUDE_REPLY]

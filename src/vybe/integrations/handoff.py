@@ -76,7 +76,10 @@ def build(store: Any, agent: str, session_id: str | None = None) -> dict | None:
             return None
         users = record_rows.messages_of_type(conn, session, "user")
         checkpoint = checkpoint_rows.latest_checkpoint(conn, session)
-        replies = record_rows.messages_of_type(conn, session, "assistant")[-REPLIES:]
+        replies = [
+            r for r in record_rows.messages_of_type(conn, session, "assistant") if r.text.strip()
+        ]
+        replies = replies[-REPLIES:]  # a tool call made without a word is a reply without text
         failures = handoff_rows.tool_failures(conn, agent, session, FAILURES)
     chosen = user_words.choose(users, WORDS_TOKENS)
     if checkpoint is not None and checkpoint.now.strip():
