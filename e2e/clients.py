@@ -25,7 +25,8 @@ def wait_for(ready: Any, seconds: float, shown: Any = None) -> None:
 
 
 class Claude:
-    """``claude -p --output-format json`` with ANTHROPIC_BASE_URL at the fake server."""
+    """``claude -p --output-format json`` with ANTHROPIC_BASE_URL at the fake server (the
+    sandbox's, or ``server`` where both CLIs share a sandbox)."""
 
     def __init__(self, box: Sandbox, server: Any = None) -> None:
         self.box = box
@@ -101,7 +102,8 @@ class Tmux:
 
 
 class Codex:
-    """``codex exec --json`` with a ``fake`` model provider at the fake server."""
+    """``codex exec --json`` with a ``fake`` model provider at the fake server (the
+    sandbox's, or ``server`` where both CLIs share a sandbox)."""
 
     def __init__(self, box: Sandbox, compact_limit: int | None = None, server: Any = None) -> None:
         self.box = box

@@ -361,6 +361,103 @@ def codex_receipts_and_search(
     )
 
 
+GOAL = "Port the billing service to Go; never touch payments/, it is frozen."
+BACK = "Pick up the billing port; keep ledger.py as the fallback until Friday."
+
+
+def section(text: str, sender: str) -> str:
+    """The hand-off section of a brief, from its heading to the blank line after it."""
+    start = text.find(f"=== Handed over by {sender} ")
+    if start < 0:
+        return ""
+    end = text.find("\n\n", start)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def user_words_of(part: str) -> str:
+    start = part.find("The user's own words (verbatim")
+    return part[start : part.find("--- end of the user's words")] if start >= 0 else ""
+
+
+def handoff(checks: Checks) -> Sandbox:
+    """#16: a task a real Claude Code session worked on, handed to a real Codex session in
+    the same project and store by Claude's Bash, then back to Claude Code as codex (by hand:
+    Codex's shell running vybe is proven in codex-setup): each receiver's first request
+    holds the sender's hand-off, the person's words verbatim and the rest labelled as the
+    sender's."""
+    anthropic = fakes.Anthropic(server_log("handoff-claude")).start()
+    openai = fakes.OpenAI(server_log("handoff-codex")).start()
+    box = Sandbox("handoff", anthropic)
+    claude, codex = Claude(box), Codex(box, server=openai)
+    install(box, checks, "--claude", "--codex")
+    box.vybe("project", "create", "--id", str(box.project), "--name", "project")
+    made = box.vybe(
+        "--agent", "claude", "task", "create", "--title", "Port billing to Go",
+        "--project-id", str(box.project),
+    )  # fmt: skip
+    task = made.get("data", {}).get("task", {}).get("id", "")
+    box.vybe("--agent", "claude", "task", "begin", "--id", task)
+    worked = f"{GOAL} [[bash: ls src/billing/ledger.go]]"
+    sid = claude.turn(worked).get("session_id")
+    assign = f"{VYBE} --agent claude task assign --task-id {task}"
+    hand = f"hand it to codex [[bash: {assign} --to codex]]"
+    claude.turn(hand, sid)
+    rows = box.query("SELECT from_agent, to_agent, session_id FROM handoff_context")
+    checks.that(
+        "handoff #16: `vybe task assign --to codex` run by Claude's Bash records claude's"
+        " session as the hand-off's context",
+        [tuple(r) for r in rows] == [("claude", "codex", f"claude:{sid}")],
+        [dict(r) for r in rows],
+    )
+    picked = codex.turn(BACK)
+    received = said_to(openai)[:1]
+    codex_receives(checks, section(received[0], "claude") if received else "", sid, [worked, hand])
+    box.vybe("--agent", "codex", "task", "assign", "--task-id", task, "--to", "claude")
+    before = len(bodies(anthropic))
+    claude.turn("what is left on billing?")
+    first = said_to(anthropic)[before : before + 1]
+    part = section(first[0], "codex") if first else ""
+    words = user_words_of(part)
+    checks.that(
+        "handoff #16: handed back as codex, the next Claude Code session's first request"
+        " holds codex's context: its session, the person's words to Codex verbatim, its last"
+        " reply as its own",
+        f"(from its session codex:{picked['thread_id']})" in part
+        and f"\n{BACK}\n" in words
+        and GOAL not in part
+        and f"codex's last reply (its words, not the user's):\nreply to: {BACK[:60]}" in part
+        and "=== Handed over by claude" not in (first or [""])[0],
+        first,
+    )
+    return box
+
+
+def codex_receives(checks: Checks, part: str, sid: str, said: list[str]) -> None:
+    """What Codex's model got of claude's hand-off (``part``: its section)."""
+    words = user_words_of(part)
+    checks.that(
+        "handoff #16: the Codex session's first request holds claude's hand-off, labelled as"
+        " claude's, with the person's words to Claude verbatim and apart",
+        f"=== Handed over by claude (from its session claude:{sid}) ===" in part
+        and "comes from claude's record, not from you" in part
+        and all(f"\n{text}\n" in words for text in said)
+        and "claude's last reply" not in words,
+        part or "no hand-off section",
+    )
+    state = part[part.find("--- end of the user's words") :]
+    refs = part[part.find("Exact references found there: ") :].split("\n")[0]
+    checks.that(
+        "handoff #16: ... and claude's last working state (its reply, the tool failure it hit)"
+        " and the exact references (the path it failed on, the folder the person froze)",
+        "claude's last reply (its words, not the user's):\ndone: " in state
+        and "A tool failure claude hit:" in state
+        and "src/billing/ledger.go" in state
+        and "src/billing/ledger.go" in refs
+        and "payments/" in refs,
+        part,
+    )
+
+
 def claude_plan(checks: Checks) -> Sandbox:
     """An interactive session in plan mode (tmux): the plan approved becomes the project's
     tasks, in order, and the next session's brief shows them."""
@@ -489,4 +586,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "codex-headless": codex_headless,
     "codex-compact": codex_compact,
     "codex-setup": codex_setup,
+    "handoff": handoff,
 }
