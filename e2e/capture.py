@@ -4,7 +4,10 @@ The first payload of each kind is kept as ``tests/integrations/fixtures/<target>
 with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``, ``transcript_path``
 ``{transcript}`` (the unit tests fill both in), the sandbox folder anywhere else
 ``/home/user``, and vybe's own folder ``/home/user/.venv/bin``. The rollouts of the headless
-and compact Codex scenarios are kept too (``codex/rollout.jsonl``, ``rollout-compact.jsonl``).
+and compact Codex scenarios are kept too (``codex/rollout.jsonl``, ``rollout-compact.jsonl``),
+and the newest JSON the interactive Claude Code piped to its ``statusLine`` command in the
+claude-plan scenario (``tests/fixtures/statusline/claude.json``; the scenario wraps the
+command vybe installs in a ``tee`` of its stdin).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 from sandbox import REPO, VYBE, Sandbox
 
 FIXTURES = REPO / "tests" / "integrations" / "fixtures"
+STATUS_LINE_FIXTURE = REPO / "tests" / "fixtures" / "statusline" / "claude.json"
 ROLLOUT_FIXTURES = ("codex-headless", "codex-compact")  # the scenarios whose rollout is kept
 
 
@@ -66,6 +70,13 @@ def scrubbed(payload: dict[str, Any], box: Sandbox) -> dict[str, Any]:
     return clean
 
 
+def status_line_fixture(path: Path, box: Sandbox) -> Path:
+    out = STATUS_LINE_FIXTURE
+    payload = scrubbed(json.loads(path.read_text()), box)
+    out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    return out
+
+
 def refresh_fixtures(boxes: list[Sandbox]) -> str:
     """Write the first payload of each (target, name); say what was written."""
     written: dict[tuple[str, str], Path] = {}
@@ -87,5 +98,9 @@ def refresh_fixtures(boxes: list[Sandbox]) -> str:
             out = FIXTURES / "codex" / f"{name}.jsonl"
             out.write_text(scrub_text(rollouts[0].read_text(), box))
             written[("codex", name)] = out
+    for box in boxes:
+        shown = sorted(box.captured.glob("statusline-*.json"))
+        if shown and ("statusline", "claude") not in written:
+            written[("statusline", "claude")] = status_line_fixture(shown[-1], box)
     lines = [f"captured {t}/{n}" for t, n in sorted(written)]
     return "\n".join(lines) or "captured nothing"

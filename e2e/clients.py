@@ -95,6 +95,22 @@ class Tmux:
     def wait_for(self, text: str, seconds: float = 30) -> None:
         wait_for(lambda: text in self.screen(), seconds, self.screen)
 
+    def submit(self, until: str, seconds: float = 30, again_after: float = 5) -> None:
+        """Enter, and Enter again each ``again_after`` seconds while ``until`` is not shown:
+        Claude Code at its start sometimes drops the first Enter, leaving the prompt typed
+        (claude-plan failed so in 2 of 6 runs); an Enter on an empty prompt does nothing."""
+        import time
+
+        deadline = time.monotonic() + seconds
+        while True:
+            self.keys("Enter")
+            left = deadline - time.monotonic()
+            try:
+                return wait_for(lambda: until in self.screen(), min(again_after, left), self.screen)
+            except TimeoutError:
+                if left <= again_after:
+                    raise
+
     def close(self) -> None:
         import subprocess
 

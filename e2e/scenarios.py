@@ -3,12 +3,14 @@ what the fake server received. A check names the behaviour it proves."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
 from checks import Checks
-from clients import Claude, Codex, Tmux, wait_for
+from clients import TEXT, Claude, Codex, Tmux, wait_for
 from sandbox import BIN, VYBE, Sandbox
 
 import fakes
@@ -463,17 +465,17 @@ def claude_plan(checks: Checks) -> Sandbox:
     tasks, in order, and the next session's brief shows them."""
     box = Sandbox("claude-plan", fakes.Anthropic(server_log("claude-plan")).start())
     claude = Claude(box)
-    install(box, checks)
+    offers_status_line(box, checks)
     claude.onboarded()
     tui = Tmux(box, "plan", [str(BIN / "claude"), "--permission-mode", "plan"])
     try:
         tui.wait_for("plan mode on")
         tui.keys("[[plan: write the schema; port the data; switch reads]]", literal=True)
-        tui.keys("Enter")
-        tui.wait_for("Exit plan mode?")
+        tui.submit("Exit plan mode?")
         tui.keys("Enter")  # 1. Yes
         tui.wait_for("approved")
         wait_for(lambda: len(box.query("SELECT 1 FROM tasks")) >= 3, 10)
+        status_line_shown(box, tui, checks)
     finally:
         tui.close()
     rows = box.query(
@@ -498,6 +500,66 @@ def claude_plan(checks: Checks) -> Sandbox:
         and "write the schema" in system[0],
     )
     return box
+
+
+def offers_status_line(box: Sandbox, checks: Checks) -> None:
+    """`vybe hook install` in the settings file Claude Code reads: a status line the user has
+    is kept; with none, `vybe statusline` is offered. The command is then wrapped to keep
+    what Claude Code pipes it (``captured/statusline-*.json``), its output unchanged."""
+    settings = box.home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    mine = {"type": "command", "command": "echo my own status line"}
+    settings.write_text(json.dumps({"statusLine": mine}))
+    kept = box.vybe("hook", "install").get("data", {}).get("claude", {})
+    document = json.loads(settings.read_text())
+    checks.that(
+        "claude #16: vybe hook install keeps the status line the user already has in"
+        " ~/.claude/settings.json, and says so",
+        document.get("statusLine") == mine
+        and kept.get("status_line") == "kept_yours"
+        and "hooks" in document,
+        (kept, document.get("statusLine")),
+    )
+    settings.write_text(json.dumps({k: v for k, v in document.items() if k != "statusLine"}))
+    install(box, checks)
+    document = json.loads(settings.read_text())
+    offered = {"type": "command", "command": f"{VYBE} statusline", "padding": 0}
+    checks.that(
+        "claude #16: with none there, vybe hook install offers `vybe statusline`",
+        document.get("statusLine") == offered,
+        document.get("statusLine"),
+    )
+    box.captured.mkdir(exist_ok=True)
+    keep = f"tee {box.captured}/statusline-$(date +%s%N).json"
+    document["statusLine"] = {**offered, "command": f"{keep} | {offered['command']}"}
+    settings.write_text(json.dumps(document))
+
+
+def status_line_shown(box: Sandbox, tui: Tmux, checks: Checks) -> None:
+    """What the interactive Claude Code piped to `vybe statusline`, and the line it shows."""
+    kept = lambda: sorted(box.captured.glob("statusline-*.json"))  # noqa: E731
+    wait_for(lambda: bool(kept()) and "vybe · " in tui.screen(), 15, tui.screen)
+    payload = json.loads(kept()[-1].read_text() or "{}")
+    session = f"claude:{payload.get('session_id')}"
+    typed = len(seqs(box, session, "user"))
+    checks.that(
+        "claude #16: the interactive Claude Code pipes the status line its session's JSON:"
+        " the session_id vybe statusline reads is the session the hooks record",
+        typed == 1 and isinstance(payload.get("session_id"), str),
+        (typed, payload),
+    )
+    printed = subprocess.run(
+        [VYBE, "statusline"], input=json.dumps(payload), env=box.env, **TEXT, check=False
+    ).stdout.strip()
+    with contextlib.suppress(TimeoutError):
+        tui.wait_for(printed, 10)
+    checks.that(
+        "claude #16: the status line Claude Code displays is vybe's line for that session"
+        " (focus, no compaction yet, the person's 1 message)",
+        printed.endswith("no compaction yet · 1 of your messages in the record")
+        and printed in tui.screen(),
+        (printed, tui.screen()),
+    )
 
 
 def doctor(box: Sandbox) -> dict[str, Any]:

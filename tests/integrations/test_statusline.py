@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +78,18 @@ def test_the_installed_executable_prints_one_line_and_exits_0(vybe):
     )
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout.decode().startswith("vybe · no focus task · no compaction yet")
+
+
+def test_the_json_the_real_claude_code_pipes_gives_its_sessions_line(agent, tmp_path):
+    """tests/fixtures/statusline/claude.json: what Claude Code 2.1 sent, captured by make e2e;
+    the session it names is the one whose messages the line counts."""
+    captured = Path(__file__).parents[1] / "fixtures" / "statusline" / "claude.json"
+    payload = json.loads(captured.read_text())
+    assert isinstance(payload["session_id"], str) and payload["session_id"]
+    payload["session_id"] = SESSIONS["claude"]
+    agent.transcript = tmp_path / "none.jsonl"
+    for prompt in ("Goal: port billing.", "ok"):
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    assert run_line(agent.vybe, payload) == (
+        "vybe · no focus task · no compaction yet · 2 of your messages in the record"
+    )
