@@ -537,7 +537,10 @@ def offers_status_line(box: Sandbox, checks: Checks) -> None:
 
 def status_line_shown(box: Sandbox, tui: Tmux, checks: Checks) -> None:
     """What the interactive Claude Code piped to `vybe statusline`, and the line it shows."""
-    kept = lambda: sorted(box.captured.glob("statusline-*.json"))  # noqa: E731
+
+    def kept() -> list[Any]:
+        return sorted(box.captured.glob("statusline-*.json"))
+
     wait_for(lambda: bool(kept()) and "vybe · " in tui.screen(), 15, tui.screen)
     payload = json.loads(kept()[-1].read_text() or "{}")
     session = f"claude:{payload.get('session_id')}"
