@@ -321,17 +321,18 @@ def codex_receipts_and_search(
     session = f"codex:{thread}"
     first = seqs(box, session, "user")[:1]
     found = [(r["compactor"], r["trigger"], r["outcome"]) for r in receipts(box, session)]
-    given = [r["verbatim"] for r in receipts(box, session)]
+    given = [(r["kept"], r["verbatim"]) for r in receipts(box, session)]
     checks.that(
-        "codex #16: each auto compaction leaves a receipt (codex, auto) giving the person's"
-        " first message back verbatim by record number",
+        "codex #16: each auto compaction leaves a receipt (codex, auto) naming by record number"
+        " the person's first message, which Codex kept in its own context, as kept and not"
+        " given back a second time",
         found == [("codex", "auto", "completed")] * compactions
         and compactions >= 1
-        and all(first and first[0] in v for v in given),
+        and all(first and first[0] in kept and first[0] not in v for kept, v in given),
         (found, given, first, compactions),
     )
     texts = [t for t in said_to(box.server) if "compaction of this session" in t]
-    line = "1st compaction of this session; your 1 kept instruction was restored verbatim"
+    line = "1st compaction of this session; 1 message stayed in Codex's own context"
     checks.that(
         "codex #16: the model's first request after a compaction holds the receipt line and"
         " this session's search command",

@@ -105,6 +105,7 @@ def test_tokens_before_come_from_the_real_transcripts_compact_boundary(agent, tm
 
 
 def test_a_codex_compaction_names_the_prompts_codex_kept_in_its_own_context(agent, tmp_path):
+    """and gives them back no second time: they are in Codex's context as they were typed."""
     agent.transcript = tmp_path / "rollout.jsonl"
     shutil.copy(FIXTURES / "codex" / "rollout-compact.jsonl", agent.transcript)
     assert agent.send("codex", "pre_compact").stdout == ""
@@ -117,7 +118,10 @@ def test_a_codex_compaction_names_the_prompts_codex_kept_in_its_own_context(agen
             CODEX,
         )
     )
-    assert [texts[s] for s in receipt["kept"]] == ["keep every test green [[bash: echo ok]]"]
+    kept = "keep every test green [[bash: echo ok]]"
+    assert [texts[s] for s in receipt["kept"]] == [kept]
+    assert not set(receipt["kept"]) & set(receipt["verbatim"] + receipt["cut"])
+    assert kept not in context
     assert receipt["tokens_before"] == 60_020
     assert (receipt["compactor"], receipt["trigger"]) == ("codex", "auto")
 
@@ -170,6 +174,14 @@ def test_the_line_says_what_was_cut_kept_and_left_in_the_record():
         "2nd compaction of this session; your 1 kept instruction was restored verbatim;"
         " 2 cut short (whole in the record); 1 message stayed in Codex's own context;"
         " 2 more in the record only (search it)"
+    )
+    kept_by_the_harness = {"verbatim": [], "cut": [], "kept": [1], "released": []}
+    assert line(1, kept_by_the_harness, "Codex") == (
+        "1st compaction of this session; 1 message stayed in Codex's own context"
+    )
+    nothing = {"verbatim": [], "cut": [], "kept": [], "released": []}
+    assert line(1, nothing, "Claude Code") == (
+        "1st compaction of this session; your 0 kept instructions were restored verbatim"
     )
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 111)] == [
         "1st",

@@ -23,10 +23,9 @@ def line(count: int, receipt: dict, harness: str) -> str:
     ``receipt`` lists record numbers under ``verbatim``, ``cut``, ``kept`` and ``released``."""
     verbatim = len(receipt["verbatim"])
     were = "was" if verbatim == 1 else "were"
-    parts = [
-        f"{ordinal(count)} compaction of this session",
-        f"your {_count(verbatim, 'kept instruction')} {were} restored verbatim",
-    ]
+    parts = [f"{ordinal(count)} compaction of this session"]
+    if verbatim or not receipt["kept"]:  # what the harness kept itself is not given twice
+        parts.append(f"your {_count(verbatim, 'kept instruction')} {were} restored verbatim")
     if receipt["cut"]:
         parts.append(f"{len(receipt['cut'])} cut short (whole in the record)")
     if receipt["kept"]:

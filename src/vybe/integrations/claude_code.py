@@ -123,15 +123,18 @@ def pinned_directives(packet: dict) -> str:
     return text[:DIRECTIVES_CHARS]
 
 
-def users_words(hook: Hook, room_chars: int) -> tuple[str, list[MessageRow], list[Any]]:
-    """The person's own messages of this session, verbatim, within the budget and the room:
-    the section's text, every message of theirs, and the ones it gives back."""
+def users_words(
+    hook: Hook, room_chars: int, kept: set[str]
+) -> tuple[str, list[MessageRow], list[Any]]:
+    """The person's own messages of this session, verbatim, within the budget and the room,
+    but for those the harness ``kept`` in its own context (texts): the section's text, every
+    message of theirs, and the ones it gives back."""
     from vybe.integrations import user_words
     from vybe.store import record as record_rows
 
     rows = record_rows.messages_of_type(hook.store.conn, hook.record_session, "user")
     budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
-    chosen = user_words.choose(rows, budget)
+    chosen = user_words.choose([r for r in rows if r.text.strip() not in kept], budget)
     return user_words.render(chosen, len(rows)), rows, chosen
 
 
@@ -139,21 +142,38 @@ HARNESSES = {"claude": "Claude Code", "codex": "Codex"}
 RECEIPT_LINE_CHARS = 300
 
 
-def receipt_line(hook: Hook, rows: list[MessageRow], chosen: list[Any]) -> str:
+def receipt_line(
+    hook: Hook, rows: list[MessageRow], chosen: list[Any], seen: tuple[list[str], set[str]]
+) -> str:
     """This compaction's receipt completed, in one line; nothing when it cannot be written
-    (the person's words are given back all the same)."""
+    (the person's words are given back all the same). ``seen``: the transcript's tail and
+    the texts the harness kept (``harness_kept``)."""
     from vybe.context.receipt import line
     from vybe.integrations import compaction
     from vybe.integrations.hooks import log_failure
     from vybe.store import receipts
 
     try:
-        receipt = compaction.given_back(hook, rows, chosen)
+        receipt = compaction.given_back(hook, rows, chosen, seen)
         count = receipts.compactions(hook.store.conn, hook.record_session)
     except Exception as error:
         log_failure(hook.target, hook.event, error)
         return ""
     return line(count, receipt, HARNESSES[hook.target])[:RECEIPT_LINE_CHARS]
+
+
+def harness_kept(hook: Hook) -> tuple[list[str], set[str]]:
+    """The transcript's tail and the texts of the person's messages the harness's compaction
+    kept in its context (``compaction.read_compaction``); nothing known when it cannot be
+    read (then every message of theirs is given back)."""
+    from vybe.integrations import compaction
+    from vybe.integrations.hooks import log_failure
+
+    try:
+        return compaction.read_compaction(hook)
+    except Exception as error:
+        log_failure(hook.target, hook.event, error)
+        return [], set()
 
 
 def pre_compact(hook: Hook) -> None:
@@ -275,8 +295,9 @@ def session_start(hook: Hook) -> str | None:
         search_hint(hook),
     ]
     room = CONTEXT_LIMIT - RECEIPT_LINE_CHARS - sum(len(p) + 2 for p in parts)
-    words, rows, chosen = users_words(hook, room)
-    parts = [receipt_line(hook, rows, chosen), *parts, words]
+    seen = harness_kept(hook)  # what the harness's compaction kept is not given twice
+    words, rows, chosen = users_words(hook, room, seen[1])
+    parts = [receipt_line(hook, rows, chosen, seen), *parts, words]
     return "\n\n".join(part for part in parts if part)
 
 

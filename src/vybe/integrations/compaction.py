@@ -130,10 +130,19 @@ def opened(hook: Hook) -> None:
     )
 
 
-def given_back(hook: Hook, rows: list[MessageRow], chosen: list[Chosen]) -> dict:
-    """SessionStart(compact): what became of each of the person's messages, on the receipt."""
+def read_compaction(hook: Hook) -> tuple[list[str], set[str]]:
+    """SessionStart(compact): the transcript's tail (``tail``) and the texts of the person's
+    messages the harness kept in its own context (Codex's; Claude keeps none)."""
     lines = tail(hook.text("transcript_path"))
-    kept_texts = codex_kept(lines) if hook.target == "codex" else set()
+    return lines, codex_kept(lines) if hook.target == "codex" else set()
+
+
+def given_back(
+    hook: Hook, rows: list[MessageRow], chosen: list[Chosen], seen: tuple[list[str], set[str]]
+) -> dict:
+    """SessionStart(compact): what became of each of the person's messages, on the receipt
+    (``seen`` as ``read_compaction`` gives it)."""
+    lines, kept_texts = seen
     shown = {c.row.seq: c for c in chosen}
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
     for row in rows:
