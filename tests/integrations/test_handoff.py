@@ -47,6 +47,7 @@ def test_claude_hands_to_codex_with_the_users_words_its_state_and_references(age
     assert CLAUDE_REPLY not in words and "FAIL billing" not in words
     assert f"claude's last reply (its words, not the user's):\n{CLAUDE_REPLY}" in section
     assert "A tool failure claude hit:" in section and "FAIL billing/round_test.go" in section
+    assert section.count("Exit code 1") == 1  # the event's message holds the error's first line
     refs = section[section.index("Exact references found there: ") :]
     for ref in ("go test ./billing/...", "src/billing/ledger.go", "payments/"):
         assert ref in refs

@@ -70,6 +70,17 @@ def newest_prompt_session(conn: sqlite3.Connection, agent: str) -> str | None:
     return None
 
 
+def _failure_text(message: str, preview: object) -> str:
+    """The event's message (``Bash: Exit code 2``), then the error's preview, whose first
+    line the message already holds."""
+    if not isinstance(preview, str) or not preview:
+        return message
+    first, _, rest = preview.partition("\n")
+    if message.endswith(first):
+        return f"{message}\n{rest}" if rest else message
+    return f"{message}\n{preview}"
+
+
 def tool_failures(conn: sqlite3.Connection, agent: str, session_id: str, limit: int) -> list[str]:
     """The messages of this agent's newest tool failures in a session (the hooks' session
     id is the record session's after its ``claude:`` / ``codex:``), newest last."""
@@ -83,8 +94,7 @@ def tool_failures(conn: sqlite3.Connection, agent: str, session_id: str, limit: 
     for row in rows:
         meta = jsonio.loads(row["metadata"]) if row["metadata"] else {}
         if isinstance(meta, dict) and meta.get("session_id") in (bare, session_id):
-            preview = meta.get("error_preview") or row["message"]
-            found.append(f"{row['message']}\n{preview}" if preview != row["message"] else preview)
+            found.append(_failure_text(row["message"], meta.get("error_preview")))
         if len(found) == limit:
             break
     return found[::-1]
