@@ -129,9 +129,9 @@ def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
 def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target, source):
     """re with enum costs ~2.5 ms: only a handler that matches text imports it (the
     executable is a script file, not pip's wrapper, for the same reason); the person's
-    words that all fit the compaction's budget are given back without being ranked."""
+    words are ranked, when they do not all fit the compaction's budget, with str methods."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
-    for prompt in ("use tabs", "ok", "never push to main"):
+    for prompt in ("use tabs", "ok", "never push to main", "a pasted log line\n" * 1000):
         loaded(
             vybe,
             ["hook", "run", target],

@@ -11,6 +11,7 @@ from tests.conftest import TRANSCRIPTS
 from tests.integrations.conftest import FIXTURES, SESSIONS
 from vybe.context.receipt import line, ordinal
 from vybe.context.recorder import record_assistant, record_user
+from vybe.integrations import user_words
 from vybe.llm.base import Reply
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord
@@ -195,3 +196,32 @@ def test_the_line_says_what_was_cut_kept_and_left_in_the_record():
         "22nd",
         "111th",
     ]
+
+
+def test_a_long_sessions_compaction_reads_only_its_first_and_newest_messages(agent, tmp_path):
+    """A compaction's hook costs the same in the ten-thousandth message as in the tenth: the
+    person's words are chosen among the first and the newest WINDOW, the receipt lists
+    those, and its line counts the older ones as in the record only."""
+    agent.transcript = tmp_path / "none.jsonl"
+    agent.send("claude", "user_prompt_submit", prompt="Goal: port billing to Go.")
+    extra = user_words.WINDOW + 200
+    rows = [(CLAUDE, 2 + n, f"step {n}: keep going with the port") for n in range(extra)]
+    store = open_store(str(agent.vybe.db_path))
+    try:
+        store.transact(
+            lambda c: c.executemany(
+                "INSERT INTO messages (session_id, context_seq, type, source, content_text,"
+                " tokens, created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01')",
+                rows,
+            )
+        )
+    finally:
+        store.close()
+    context = agent.send("claude", "session_start_compact").context
+    assert "Goal: port billing to Go." in context and f"step {extra - 1}:" in context
+    receipt = _receipts(agent, CLAUDE)["receipts"][-1]
+    listed = sorted(receipt["verbatim"] + receipt["cut"] + receipt["released"])
+    assert len(listed) == user_words.WINDOW + 1 and listed[0] == 1
+    given = len(receipt["verbatim"]) + len(receipt["cut"])
+    older = extra + 1 - given
+    assert f"{older} more in the record only (search it)" in context.splitlines()[0]

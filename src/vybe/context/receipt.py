@@ -17,10 +17,11 @@ def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-def line(count: int, receipt: dict, harness: str) -> str:
+def line(count: int, receipt: dict, harness: str, earlier: int = 0) -> str:
     """The receipt in one line: ``3rd compaction of this session; your 7 kept instructions
     were restored verbatim``, and what was cut, kept by the harness, or left in the record.
-    ``receipt`` lists record numbers under ``verbatim``, ``cut``, ``kept`` and ``released``."""
+    ``receipt`` lists record numbers under ``verbatim``, ``cut``, ``kept`` and ``released``;
+    ``earlier``: how many more, older, are in the record only (no receipt lists them)."""
     verbatim = len(receipt["verbatim"])
     were = "was" if verbatim == 1 else "were"
     parts = [f"{ordinal(count)} compaction of this session"]
@@ -30,6 +31,6 @@ def line(count: int, receipt: dict, harness: str) -> str:
         parts.append(f"{len(receipt['cut'])} cut short (whole in the record)")
     if receipt["kept"]:
         parts.append(f"{_count(len(receipt['kept']), 'message')} stayed in {harness}'s own context")
-    if receipt["released"]:
-        parts.append(f"{len(receipt['released'])} more in the record only (search it)")
+    if receipt["released"] or earlier > 0:
+        parts.append(f"{len(receipt['released']) + earlier} more in the record only (search it)")
     return "; ".join(parts)

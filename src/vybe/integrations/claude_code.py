@@ -125,17 +125,21 @@ def pinned_directives(packet: dict) -> str:
 
 def users_words(
     hook: Hook, room_chars: int, kept: set[str]
-) -> tuple[str, list[MessageRow], list[Any]]:
+) -> tuple[str, list[MessageRow], list[Any], int]:
     """The person's own messages of this session, verbatim, within the budget and the room,
-    but for those the harness ``kept`` in its own context (texts): the section's text, every
-    message of theirs, and the ones it gives back."""
+    chosen among the first and the newest (``user_words.WINDOW``), but for those the harness
+    ``kept`` in its own context (texts): the section's text, the messages read, the ones
+    given back, and how many messages of theirs the session holds."""
     from vybe.integrations import user_words
+    from vybe.store import receipts
     from vybe.store import record as record_rows
 
-    rows = record_rows.messages_of_type(hook.store.conn, hook.record_session, "user")
+    conn, session = hook.store.conn, hook.record_session
+    rows = record_rows.first_and_newest(conn, session, "user", user_words.WINDOW)
+    typed = receipts.typed_messages(conn, session) if len(rows) > user_words.WINDOW else len(rows)
     budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
     chosen = user_words.choose([r for r in rows if r.text.strip() not in kept], budget)
-    return user_words.render(chosen, len(rows)), rows, chosen
+    return user_words.render(chosen, typed), rows, chosen, typed
 
 
 HARNESSES = {"claude": "Claude Code", "codex": "Codex"}
@@ -143,11 +147,15 @@ RECEIPT_LINE_CHARS = 300
 
 
 def receipt_line(
-    hook: Hook, rows: list[MessageRow], chosen: list[Any], seen: tuple[list[str], set[str]]
+    hook: Hook,
+    rows: list[MessageRow],
+    chosen: list[Any],
+    seen: tuple[list[str], set[str]],
+    typed: int,
 ) -> str:
     """This compaction's receipt completed, in one line; nothing when it cannot be written
     (the person's words are given back all the same). ``seen``: the transcript's tail and
-    the texts the harness kept (``harness_kept``)."""
+    the texts the harness kept (``harness_kept``); the rest as ``users_words`` gives it."""
     from vybe.context.receipt import line
     from vybe.integrations import compaction
     from vybe.integrations.hooks import log_failure
@@ -159,7 +167,8 @@ def receipt_line(
     except Exception as error:
         log_failure(hook.target, hook.event, error)
         return ""
-    return line(count, receipt, HARNESSES[hook.target])[:RECEIPT_LINE_CHARS]
+    earlier = typed - len(rows)  # read by no choice: in the record only
+    return line(count, receipt, HARNESSES[hook.target], earlier)[:RECEIPT_LINE_CHARS]
 
 
 def harness_kept(hook: Hook) -> tuple[list[str], set[str]]:
@@ -296,8 +305,8 @@ def session_start(hook: Hook) -> str | None:
     ]
     room = CONTEXT_LIMIT - RECEIPT_LINE_CHARS - sum(len(p) + 2 for p in parts)
     seen = harness_kept(hook)  # what the harness's compaction kept is not given twice
-    words, rows, chosen = users_words(hook, room, seen[1])
-    parts = [receipt_line(hook, rows, chosen, seen), *parts, words]
+    words, rows, chosen, typed = users_words(hook, room, seen[1])
+    parts = [receipt_line(hook, rows, chosen, seen, typed), *parts, words]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -140,17 +140,19 @@ def read_compaction(hook: Hook) -> tuple[list[str], set[str]]:
 def given_back(
     hook: Hook, rows: list[MessageRow], chosen: list[Chosen], seen: tuple[list[str], set[str]]
 ) -> dict:
-    """SessionStart(compact): what became of each of the person's messages, on the receipt
-    (``seen`` as ``read_compaction`` gives it)."""
+    """SessionStart(compact): what became of each of the person's messages the choice read
+    (``rows``: the first and the newest), on the receipt (``seen`` as ``read_compaction``
+    gives it). The older ones are in the record only, uncounted here: listing every
+    message of a long session made each compaction's hook cost grow with it."""
     lines, kept_texts = seen
     shown = {c.row.seq: c for c in chosen}
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
     for row in rows:
         if row.text.strip() in kept_texts:
             lists["kept"].append(row.seq)
-        if row.seq in shown:
+        elif row.seq in shown:
             lists["cut" if shown[row.seq].cut else "verbatim"].append(row.seq)
-        elif row.text.strip() not in kept_texts:
+        else:
             lists["released"].append(row.seq)
     boundary = claude_boundary(lines) if hook.target == "claude" else None
     return receipt_rows.complete(

@@ -22,6 +22,7 @@ from vybe.errors import NotFound
 from vybe.integrations import user_words
 from vybe.store import checkpoints as checkpoint_rows
 from vybe.store import handoffs as handoff_rows
+from vybe.store import receipts as receipt_rows
 from vybe.store import record as record_rows
 from vybe.store import sessions as session_rows
 from vybe.text import shorten
@@ -31,6 +32,7 @@ STATE_CHARS = 1200
 REPLY_CHARS = 500
 FAILURE_CHARS = 300
 REPLIES = 2
+REPLIES_READ = 50  # the newest replies looked at for the last REPLIES with words
 FAILURES = 3
 REFERENCES = 15
 REFERENCE_CHARS = 120
@@ -74,12 +76,12 @@ def build(store: Any, agent: str, session_id: str | None = None) -> dict | None:
         session = _session(conn, agent, session_id)
         if session is None:
             return None
-        users = record_rows.messages_of_type(conn, session, "user")
+        users = record_rows.first_and_newest(conn, session, "user", user_words.WINDOW)
+        typed = receipt_rows.typed_messages(conn, session)
         checkpoint = checkpoint_rows.latest_checkpoint(conn, session)
-        replies = [
-            r for r in record_rows.messages_of_type(conn, session, "assistant") if r.text.strip()
-        ]
-        replies = replies[-REPLIES:]  # a tool call made without a word is a reply without text
+        newest = record_rows.newest_of_type(conn, session, "assistant", REPLIES_READ)
+        # a tool call made without a word is a reply without text
+        replies = [r for r in newest if r.text.strip()][-REPLIES:]
         failures = handoff_rows.tool_failures(conn, agent, session, FAILURES)
     chosen = user_words.choose(users, WORDS_TOKENS)
     if checkpoint is not None and checkpoint.now.strip():
@@ -94,7 +96,7 @@ def build(store: Any, agent: str, session_id: str | None = None) -> dict | None:
         texts = [*reversed([r.text for r in replies]), *failures]
     return {
         "session_id": session,
-        "user_messages": len(users),
+        "user_messages": typed,
         "user_words": [
             {"seq": c.row.seq, "at": c.row.created_at, "text": c.text, "cut": c.cut} for c in chosen
         ],

@@ -15,6 +15,10 @@ from vybe.context.tokens import estimate
 from vybe.store.record import MessageRow
 
 TOKEN_BUDGET = 3000
+# The newest messages a choice reads, with the first: a budget holds at most 150 of them,
+# and reading them all made a compaction's hook 10x a bare interpreter at 10k typed
+# messages (the older ones stay in the record, and the receipt says so).
+WINDOW = 200
 MIN_CUT_TOKENS = 60
 HEADER_TOKENS = 20  # the "--- #seq time" line above each message
 
@@ -98,18 +102,25 @@ def is_ack(text: str) -> bool:
     return core[:end].lower() in ACKS
 
 
-_DIRECTION_PATTERN: list = []  # compiled on first use: a session start needs no re
+def _in_a_word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # what re's \w is
 
 
 def sets_direction(text: str) -> bool:
-    """A direction word or phrase, in any case, as a whole word (not "usefully"): one
-    alternation searched once, instead of one scan per phrase."""
-    if not _DIRECTION_PATTERN:
-        import re
-
-        words = "|".join(re.escape(p) for p in sorted(DIRECTION, key=len, reverse=True))
-        _DIRECTION_PATTERN.append(re.compile(rf"(?<!\w)(?:{words})(?!\w)"))
-    return _DIRECTION_PATTERN[0].search(text.lower()) is not None
+    """A direction word or phrase, in any case, as a whole word (not "usefully"). Found with
+    str.find, not a regular expression: importing re (with enum) and compiling the
+    alternation cost a compaction's hook more than ranking a long session's words."""
+    lowered = text.lower()
+    for phrase in DIRECTION:
+        start = lowered.find(phrase)
+        while start >= 0:
+            end = start + len(phrase)
+            if (start == 0 or not _in_a_word(lowered[start - 1])) and (
+                end == len(lowered) or not _in_a_word(lowered[end])
+            ):
+                return True
+            start = lowered.find(phrase, start + 1)
+    return False
 
 
 class Chosen(namedtuple("Chosen", "row text cut")):

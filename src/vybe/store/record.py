@@ -22,12 +22,14 @@ __all__ = [
     "MessageRow",
     "SqliteRecord",
     "append_message",
+    "first_and_newest",
     "is_kept_reply",
     "kept_reply_source",
     "last_imported_reply",
     "list_messages",
     "messages_at",
     "messages_of_type",
+    "newest_of_type",
     "stamps",
 ]
 
@@ -151,6 +153,37 @@ def last_imported_reply(conn: sqlite3.Connection, session_id: str) -> int:
 def messages_of_type(conn: sqlite3.Connection, session_id: str, kind: str) -> list[MessageRow]:
     """Every row of one type in a session, in order (the user's own words, say)."""
     return _read_messages(conn, session_id, "type = ?", (kind,))
+
+
+# The rows from the ``count``-th newest of a type on (params: session, type, count - 1).
+_NEWEST = (
+    "context_seq >= COALESCE((SELECT context_seq FROM messages WHERE session_id = ?"
+    " AND type = ? ORDER BY context_seq DESC LIMIT 1 OFFSET ?), 0)"
+)
+
+
+def newest_of_type(
+    conn: sqlite3.Connection, session_id: str, kind: str, count: int
+) -> list[MessageRow]:
+    """The session's ``count`` latest rows of type ``kind``, in order (one range of the
+    (session, type, seq) index: the time does not grow with the session)."""
+    where = f"type = ? AND {_NEWEST}"
+    return _read_messages(conn, session_id, where, (kind, session_id, kind, count - 1))
+
+
+def first_and_newest(
+    conn: sqlite3.Connection, session_id: str, kind: str, newest: int
+) -> list[MessageRow]:
+    """The session's first row of type ``kind`` and its ``newest`` latest ones, in order:
+    what a choice among a long session's messages reads, in time that does not grow with
+    the session."""
+    rows = newest_of_type(conn, session_id, kind, newest)
+    if len(rows) < newest:
+        return rows  # the whole session's, the first among them
+    first = "type = ? AND context_seq = (SELECT MIN(context_seq) FROM messages"
+    first += " WHERE session_id = ? AND type = ?)"  # one read each: an OR scans the session
+    head = _read_messages(conn, session_id, first, (kind, session_id, kind))
+    return [*head, *rows] if head and head[0].seq < rows[0].seq else rows
 
 
 def last_text(conn: sqlite3.Connection, session_id: str, kind: str) -> str | None:
