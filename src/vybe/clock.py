@@ -87,7 +87,17 @@ def new_id(kind: str) -> str:
 
 
 MAX_DURATION_SECONDS = 100 * 365 * 86400
+# The longest a claim may hold before it is renewed; a lease ending further ahead than this
+# of a reader's clock came from a clock that was ahead, and holds nothing (docs/cli.md, Claims).
+MAX_LEASE = timedelta(hours=24)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def bounded_lease(lease: timedelta) -> timedelta:
+    """``lease`` itself; longer than MAX_LEASE, a ValueError."""
+    if lease > MAX_LEASE:
+        raise ValueError(f"a lease is at most 24h (renew it with a heartbeat), not {lease}")
+    return lease
 
 
 def parse_duration(text: str) -> timedelta:
