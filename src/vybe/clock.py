@@ -6,6 +6,10 @@ a child process sets ``VYBE_CLOCK_OFFSET`` (signed seconds) in the child's envir
 one channel a process boundary has that changes nothing else. The offset only moves vybe's
 own idea of the time, as changing the machine's clock would; ids (``new_id``) keep the real
 clock, so they stay unique and ordered whatever the offset.
+
+The offset is honoured only beside ``VYBE_TEST_CLOCK=1``, the test suite's switch: alone (a
+variable left over in a shell, a copied environment) it is ignored, so no stray setting can
+shift the timestamps and leases of a real store.
 """
 
 from __future__ import annotations
@@ -31,9 +35,12 @@ def reset() -> None:
     _shifted = timedelta(0)
 
 
+OFFSET_VARIABLE, TEST_SWITCH = "VYBE_CLOCK_OFFSET", "VYBE_TEST_CLOCK"
+
+
 def _offset() -> timedelta:
-    text = os.environ.get("VYBE_CLOCK_OFFSET")
-    if not text:
+    text = os.environ.get(OFFSET_VARIABLE)
+    if not text or os.environ.get(TEST_SWITCH) != "1":
         return _shifted
     try:
         return _shifted + timedelta(seconds=float(text))
