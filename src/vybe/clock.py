@@ -6,6 +6,10 @@ a child process sets ``VYBE_CLOCK_OFFSET`` (signed seconds) in the child's envir
 one channel a process boundary has that changes nothing else. The offset only moves vybe's
 own idea of the time, as changing the machine's clock would; ids (``new_id``) keep the real
 clock, so they stay unique and ordered whatever the offset.
+
+The offset is honoured only beside ``VYBE_TEST_CLOCK=1``, the test suite's switch: alone (a
+variable left over in a shell, a copied environment) it is ignored, so no stray setting can
+shift the timestamps and leases of a real store.
 """
 
 from __future__ import annotations
@@ -31,9 +35,12 @@ def reset() -> None:
     _shifted = timedelta(0)
 
 
+OFFSET_VARIABLE, TEST_SWITCH = "VYBE_CLOCK_OFFSET", "VYBE_TEST_CLOCK"
+
+
 def _offset() -> timedelta:
-    text = os.environ.get("VYBE_CLOCK_OFFSET")
-    if not text:
+    text = os.environ.get(OFFSET_VARIABLE)
+    if not text or os.environ.get(TEST_SWITCH) != "1":
         return _shifted
     try:
         return _shifted + timedelta(seconds=float(text))
@@ -87,7 +94,17 @@ def new_id(kind: str) -> str:
 
 
 MAX_DURATION_SECONDS = 100 * 365 * 86400
+# The longest a claim may hold before it is renewed; a lease ending further ahead than this
+# of a reader's clock came from a clock that was ahead, and holds nothing (docs/cli.md, Claims).
+MAX_LEASE = timedelta(hours=24)
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def bounded_lease(lease: timedelta) -> timedelta:
+    """``lease`` itself; longer than MAX_LEASE, a ValueError."""
+    if lease > MAX_LEASE:
+        raise ValueError(f"a lease is at most 24h (renew it with a heartbeat), not {lease}")
+    return lease
 
 
 def parse_duration(text: str) -> timedelta:

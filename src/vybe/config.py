@@ -246,15 +246,15 @@ def _env(name: str) -> str | None:
 
 def _lease(text: str) -> str:
     """The default claim lease, checked here so a bad one is named where it was set."""
-    from vybe.clock import parse_duration
+    from vybe.clock import bounded_lease, parse_duration
 
     try:
-        parse_duration(text)
+        bounded_lease(parse_duration(text))
     except ValueError as exc:
         raise InvalidInput(
             f"claim_lease (VYBE_CLAIM_LEASE or config.yaml): {exc}",
             context={"field": "claim_lease", "value": text if encodable(text) else None},
-            suggested_action="set it to a duration such as 15m or 1h",
+            suggested_action="set it to a duration such as 15m or 1h (at most 24h)",
         ) from None
     return text
 

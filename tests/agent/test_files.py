@@ -61,11 +61,48 @@ def test_write_and_edit_refuse_a_hard_link_to_a_file_outside(work, tmp_path):
     for attempt in (
         lambda: files.write(work, "link", "evil"),
         lambda: files.edit(work, "link", "x = 1", "evil"),
-        lambda: files.read(work, "link"),
     ):
-        with pytest.raises(InvalidInput, match="link"):
+        with pytest.raises(InvalidInput, match="2 hard links: writing it would replace"):
             attempt()
     assert outside.read_text() == "x = 1\n"
+    assert (work / "link").stat().st_ino == outside.stat().st_ino
+
+
+def test_read_takes_a_hard_linked_file_in_a_folder_only_the_user_may_write(work, tmp_path):
+    """pnpm's node_modules: every file a hard link to the package store outside."""
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "index.js").write_text("module.exports = 1;\n")
+    package = work / "node_modules" / "left-pad"
+    package.mkdir(parents=True, mode=0o755)
+    os.link(store / "index.js", package / "index.js")
+    assert files.read(work, "node_modules/left-pad/index.js") == "module.exports = 1;\n"
+
+
+@pytest.mark.parametrize("mode", [0o777, 0o775, 0o1777])
+def test_read_refuses_a_hard_link_in_a_folder_others_may_write(work, tmp_path, mode):
+    outside = tmp_path / "secret"
+    outside.write_text("key\n")
+    shared = work / "shared"
+    shared.mkdir()
+    os.link(outside, shared / "notes.txt")
+    shared.chmod(mode)
+    with pytest.raises(InvalidInput, match="2 hard links and its folder is not yours alone"):
+        files.read(work, "shared/notes.txt")
+    (shared / "plain.txt").write_text("fine\n")
+    assert files.read(work, "shared/plain.txt") == "fine\n"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another account needs root")
+def test_read_refuses_a_hard_link_in_a_folder_another_account_owns(work, tmp_path):
+    outside = tmp_path / "secret"
+    outside.write_text("key\n")
+    theirs = work / "theirs"
+    theirs.mkdir(mode=0o755)
+    os.link(outside, theirs / "notes.txt")
+    os.chown(theirs, 65534, 65534)
+    with pytest.raises(InvalidInput, match="not yours alone"):
+        files.read(work, "theirs/notes.txt")
 
 
 def test_write_and_edit_never_follow_a_symlink_even_one_inside(work, tmp_path):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from vybe import clock
 
 
@@ -121,16 +123,72 @@ def test_claim_needs_exactly_one_of_id_or_next(vybe):
     vybe.refused("USAGE_ERROR", "task", "claim", "--id", task_id, "--next", exit_code=2)
 
 
-def test_a_heartbeat_with_the_clock_stepped_back_never_shortens_the_lease(vybe, travel):
+def test_a_heartbeat_with_a_shorter_lease_shortens_it(vybe, travel):
     task_id = vybe.task("t")
-    claimed = vybe.ok("task", "claim", "--id", task_id, "--lease", "15m", agent="alice")["task"]
+    vybe.ok("task", "claim", "--id", task_id, "--lease", "1h", agent="alice")
+    renewed = vybe.ok("task", "heartbeat", "--id", task_id, "--lease", "1m", agent="alice")["task"]
+    assert lease_left(renewed) <= timedelta(minutes=1)
+    travel(120)
+    assert vybe.ok("task", "claim", "--id", task_id, agent="bob")["task"]["claimed_by"] == "bob"
+
+
+def test_the_holders_claim_again_with_a_shorter_lease_shortens_it(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, "--lease", "1h", agent="alice")
+    again = vybe.ok("task", "claim", "--id", task_id, "--lease", "5m", agent="alice")["task"]
+    assert (again["claim_epoch"], again["claimed_by"]) == (1, "alice")
+    assert lease_left(again) <= timedelta(minutes=5)
+
+
+def test_a_clock_stepped_back_keeps_the_lease_live_until_a_heartbeat_renews_it(vybe, travel):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, "--lease", "15m", agent="alice")
     travel(-3600)
-    renewed = vybe.ok("task", "heartbeat", "--id", task_id, "--lease", "15m", agent="alice")
-    assert renewed["task"]["lease_expires_at"] == claimed["lease_expires_at"]
-    again = vybe.ok("task", "claim", "--id", task_id, "--lease", "15m", agent="alice")["task"]
-    assert again["lease_expires_at"] == claimed["lease_expires_at"]
-    travel(3600 + 60)
     vybe.refused("ALREADY_CLAIMED", "task", "claim", "--id", task_id, agent="bob")
+    renewed = vybe.ok("task", "heartbeat", "--id", task_id, "--lease", "15m", agent="alice")
+    left = lease_left(renewed["task"]) + timedelta(hours=1)  # the clock reads an hour back
+    assert timedelta(minutes=14) < left <= timedelta(minutes=15)
+
+
+def test_a_lease_a_clock_a_month_ahead_left_holds_nothing_once_it_is_right(vybe, travel):
+    task_id = vybe.task("t")
+    travel(30 * 86400)
+    vybe.ok("task", "claim", "--id", task_id, "--lease", "15m", agent="alice")
+    travel(-30 * 86400)
+    taken = vybe.ok("task", "claim", "--next", agent="bob")["task"]
+    assert (taken["id"], taken["claimed_by"], taken["claim_epoch"]) == (task_id, "bob", 2)
+    vybe.refused("NOT_CLAIMED", "task", "heartbeat", "--id", task_id, agent="alice")
+
+
+def test_the_holders_heartbeat_brings_a_lease_set_a_month_ahead_back_to_now(vybe, travel):
+    task_id = vybe.task("t")
+    travel(30 * 86400)
+    vybe.ok("task", "begin", "--id", task_id, "--lease", "15m", agent="alice")
+    travel(-30 * 86400)
+    renewed = vybe.ok("task", "heartbeat", "--id", task_id, "--lease", "15m", agent="alice")
+    assert timedelta(minutes=14) < lease_left(renewed["task"]) <= timedelta(minutes=15)
+
+
+@pytest.mark.parametrize("argv", [["claim", "--next"], ["begin", "--id", "{task}"]])
+def test_a_lease_longer_than_a_day_is_invalid_input(vybe, argv):
+    task_id = vybe.task("t")
+    command = ["task", *(arg.format(task=task_id) for arg in argv)]
+    refused = vybe.refused("INVALID_INPUT", *command, "--lease", "25h")
+    assert refused.envelope["error_context"]["field"] == "lease"
+    vybe.ok(*command, "--lease", "24h")
+
+
+def test_a_heartbeat_longer_than_a_day_is_invalid_input(vybe):
+    task_id = vybe.task("t")
+    vybe.ok("task", "claim", "--id", task_id, agent="alice")
+    vybe.refused("INVALID_INPUT", "task", "heartbeat", "--id", task_id, "--lease", "2d")
+
+
+def test_a_configured_lease_longer_than_a_day_is_invalid_input(vybe):
+    task_id = vybe.task("t")
+    vybe.env["VYBE_CLAIM_LEASE"] = "2d"
+    refused = vybe.refused("INVALID_INPUT", "task", "claim", "--id", task_id)
+    assert refused.envelope["error_context"]["field"] == "claim_lease"
 
 
 def test_a_clock_past_year_9999_is_a_stable_error(vybe, travel):
@@ -142,5 +200,5 @@ def test_a_clock_past_year_9999_is_a_stable_error(vybe, travel):
 
 def test_a_lease_that_would_end_past_year_9999_is_a_stable_error(vybe, travel):
     task_id = vybe.task("t")
-    travel((datetime(9990, 1, 1, tzinfo=UTC) - datetime.now(UTC)).total_seconds())
-    vybe.refused("CLOCK_OUT_OF_RANGE", "task", "claim", "--id", task_id, "--lease", "5200w")
+    travel((datetime(9999, 12, 31, 23, tzinfo=UTC) - datetime.now(UTC)).total_seconds())
+    vybe.refused("CLOCK_OUT_OF_RANGE", "task", "claim", "--id", task_id, "--lease", "2h")

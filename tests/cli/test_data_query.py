@@ -143,3 +143,53 @@ def test_ctrl_c_stops_a_running_query(recorded):
     with pytest.raises(KeyboardInterrupt):
         data_query.query(str(recorded.db_path), FOREVER, 10, seconds=30)
     assert time.monotonic() - started < 3
+
+
+ON_SQLITE = pytest.mark.sqlite_only("SQLite's value and heap limits; the server bounds its own")
+ROWS = "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < {n}) "
+TOO_LARGE = {
+    "a gigabyte zeroblob": "SELECT zeroblob(1000000000)",
+    "the length of a 2e9 zeroblob": "SELECT length(zeroblob(2e9))",
+    "a string doubled by a recursive CTE": (
+        "WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r"
+        " WHERE length(s) < 5e8) SELECT max(length(s)) FROM r"
+    ),
+    "group_concat over a cross join": (
+        ROWS.format(n=2000) + "SELECT length(group_concat(a.v || b.n)) FROM"
+        " (SELECT hex(zeroblob(5000)) AS v FROM c) a, (SELECT n FROM c LIMIT 10) b"
+    ),
+    "a sort holding 200 MB": (
+        ROWS.format(n=10)
+        + "SELECT sum(length(v)) FROM (SELECT zeroblob(30000000) || n AS v FROM c ORDER BY v)"
+    ),
+}
+
+
+@ON_SQLITE
+@pytest.mark.parametrize("sql", TOO_LARGE.values(), ids=TOO_LARGE.keys())
+def test_a_query_that_would_take_gigabytes_is_query_too_large(recorded, sql):
+    refused = recorded.refused("QUERY_TOO_LARGE", "data", "query", "--sql", sql)
+    assert refused.envelope["error_context"]["value_max_bytes"] == 32 << 20
+    assert "Traceback" not in refused.stderr
+
+
+@ON_SQLITE
+def test_the_memory_bound_is_lifted_once_the_query_is_over(recorded):
+    import sqlite3
+
+    recorded.refused("QUERY_TOO_LARGE", "data", "query", "--sql", TOO_LARGE["a gigabyte zeroblob"])
+    probe = sqlite3.connect(":memory:")
+    assert probe.execute("PRAGMA hard_heap_limit").fetchone() == (0,)
+    assert probe.execute("SELECT length(zeroblob(40000000))").fetchone() == (40000000,)
+    probe.close()
+
+
+@ON_SQLITE
+def test_a_big_but_legal_aggregate_still_answers(recorded):
+    sql = (
+        ROWS.format(n=100_000)
+        + "SELECT count(*) AS n, length(group_concat(printf('%.100c', 'y'))) AS built,"
+        " count(DISTINCT n % 977) AS kinds FROM c"
+    )
+    data = recorded.ok("data", "query", "--sql", sql)
+    assert data["rows"] == [{"n": 100_000, "built": 100_000 * 101 - 1, "kinds": 977}]

@@ -51,7 +51,7 @@ def test_models_that_are_not_a_mapping_are_config_invalid(vybe):
 )
 def test_a_bad_environment_value_is_invalid_input(vybe, name, value):
     vybe.ok("init")
-    vybe.env[name] = value
+    vybe.env.update({name: value, "VYBE_TEST_CLOCK": "1"})
     vybe.refused("INVALID_INPUT", "task", "claim", "--next")
 
 

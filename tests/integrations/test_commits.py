@@ -121,3 +121,26 @@ def test_a_look_is_private_renewed_while_its_session_runs_and_forgotten_long_aft
     agent.send("claude", "session_end")  # maintenance is due: the stale look goes
     assert running in looks(agent) and gone not in looks(agent)
     assert agent.log == ""
+
+
+def test_one_run_of_the_housekeeping_forgets_at_most_its_share_of_stale_looks(tmp_path):
+    """A backlog of stale looks goes over several runs, each looking at a bounded number of
+    files; a look renewed within the retention is never removed."""
+    from vybe.integrations import commits
+
+    db_path = str(tmp_path / "vybe.db")
+    folder = tmp_path / "vybe.db-git"
+    folder.mkdir()
+    long_ago = time.time() - (commits.LOOK_RETENTION_DAYS + 1) * 24 * 3600
+    for n in range(25):
+        stale = folder / f"stale-{n}.json"
+        stale.write_text("{}")
+        os.utime(stale, (long_ago, long_ago))
+    fresh = {folder / f"fresh-{n}.json" for n in range(5)}
+    for look in fresh:
+        look.write_text("{}")
+    runs = []
+    while len(runs) < 20 and set(folder.iterdir()) != fresh:
+        runs.append(commits.forget_stale_looks(db_path, limit=10))
+    assert set(folder.iterdir()) == fresh
+    assert max(runs) <= 10 and sum(runs) == 25 and len(runs) >= 3

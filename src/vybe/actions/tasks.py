@@ -190,7 +190,7 @@ def _refuse_live_claim(task: dict, agent: str, at: str, suggested_action: str) -
         holder
         and holder != agent
         and task["status"] == "in_progress"
-        and (task["lease_expires_at"] or "") > at
+        and task_rows.lease_holds(task, at)
     ):
         raise AlreadyClaimed(
             f"task {task['id']} is claimed by {holder} until {task['lease_expires_at']}",

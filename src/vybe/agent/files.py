@@ -2,8 +2,17 @@
 
 They change files only inside the working folder and read only there unless the person
 allowed more: every path is opened from the folder's own descriptor one component at a
-time with no symlink followed, a file with more than one hard link is left alone, and a
-write goes to a temporary file renamed in place."""
+time with no symlink followed, and a write goes to a temporary file renamed in place.
+
+A hard link is a second name of one file, and may name a file that lives outside the folder
+too (pnpm links every file of node_modules to its store). Only someone who may write the
+folder holding the name can have made it, so a file with several names is read when that
+folder is the user's own and no one else may write to it (the link came from the user or a
+program of theirs, which could as well have copied the file there); otherwise a link another
+account placed could hand the model a file of the user's from elsewhere, and it is refused.
+Write and edit never change a file through any link (the rename replaces the name), but
+replacing one name of a file with several splits it from the others, which keep the old
+text (pnpm's store, a link the person made on purpose): they leave such a file alone."""
 
 from __future__ import annotations
 
@@ -87,18 +96,32 @@ def _open_folder(workdir: Path, path: object, parts: list[str], make: bool) -> i
     return fd
 
 
-def _single(path: object, fd: int) -> os.stat_result:
-    """The open file's status; a file with more than one name (a hard link, perhaps to a
-    file outside the folder) or not a regular file is refused."""
+def _regular(path: object, fd: int) -> os.stat_result:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
         raise InvalidInput(f"{path} is not a regular file")
-    if info.st_nlink > 1:
-        raise InvalidInput(
-            f"{path} has {info.st_nlink} hard links: it may be a file outside the working"
-            " folder, so the file tools leave it alone"
-        )
     return info
+
+
+def _readable_links(path: object, folder: int, links: int) -> None:
+    """A file with several names is read only from a folder that is the user's own and
+    writable by no one else (see the module's docstring)."""
+    info = os.fstat(folder)
+    if info.st_uid == os.geteuid() and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return
+    raise InvalidInput(
+        f"{path} has {links} hard links and its folder is not yours alone: another account"
+        " could have linked a file from outside the working folder there, so the file tools"
+        " leave it alone"
+    )
+
+
+def _single_name(path: object, links: int) -> None:
+    if links > 1:
+        raise InvalidInput(
+            f"{path} has {links} hard links: writing it would replace this name only and leave"
+            " the others with the old text, so the file tools leave it alone"
+        )
 
 
 def _read_bytes(folder: int, path: object, name: str) -> tuple[bytes, os.stat_result]:
@@ -107,7 +130,9 @@ def _read_bytes(folder: int, path: object, name: str) -> tuple[bytes, os.stat_re
     except OSError as exc:
         raise _no_link(path, exc) from None
     try:
-        info = _single(path, fd)
+        info = _regular(path, fd)
+        if info.st_nlink > 1:
+            _readable_links(path, folder, info.st_nlink)
         with os.fdopen(os.dup(fd), "rb") as handle:
             return handle.read(), info
     finally:
@@ -184,11 +209,7 @@ def _existing(folder: int, path: object, name: str) -> os.stat_result | None:
         raise InvalidInput(f"{path} is a symbolic link; the file tools never follow one")
     if not stat.S_ISREG(info.st_mode):
         raise InvalidInput(f"{path} is not a regular file")
-    if info.st_nlink > 1:
-        raise InvalidInput(
-            f"{path} has {info.st_nlink} hard links: it may be a file outside the working"
-            " folder, so the file tools leave it alone"
-        )
+    _single_name(path, info.st_nlink)
     return info
 
 
@@ -216,6 +237,7 @@ def edit(workdir: Path, path: object, old_text: object, new_text: object) -> str
     try:
         _existing(folder, path, parts[-1])
         data, info = _read_bytes(folder, path, parts[-1])
+        _single_name(path, info.st_nlink)  # the file opened, not only the name looked at
         text = data.decode("utf-8")  # line endings as they are
         if "\r\n" in text and "\r\n" not in old_text:  # the model writes \n; the file, \r\n
             old_text, new_text = old_text.replace("\n", "\r\n"), new_text.replace("\n", "\r\n")

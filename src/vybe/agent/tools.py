@@ -26,7 +26,8 @@ FILE_TOOLS = (
         "read",
         "Read a text file inside the working folder (outside it only when the person started"
         " the session with --allow-read-anywhere). Long files: use offset (1-based line) and"
-        " limit. Symbolic links and files with several hard links are not read.",
+        " limit. Symbolic links are not followed; a file with several hard links is read"
+        " only from a folder no one but the user may write.",
         ("path",),
         path="file path, relative to the working folder or absolute",
         offset="first line to read (default 1)",
@@ -34,7 +35,8 @@ FILE_TOOLS = (
     ),
     _spec(
         "write",
-        "Create or overwrite a file inside the working folder with the given content.",
+        "Create or overwrite a file inside the working folder with the given content"
+        " (not one with several hard links).",
         ("path", "content"),
         path="file path",
         content="the whole new content",

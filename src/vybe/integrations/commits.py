@@ -11,7 +11,8 @@ session or agent sees it. A session's first look only notes where HEAD is.
 A look's file (600) is touched at most daily while its session's hooks run; one no hook
 has looked from for LOOK_RETENTION_DAYS is removed with the housekeeping (a session is
 never told it ended: headless runs resume it, and commits made by hand between two runs
-are its own).
+are its own). The housekeeping runs in a hook, so each run looks at no more than
+LOOKS_PER_RUN files, from a random place in the folder: a backlog goes over a few runs.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 MAX_COMMITS = 100  # listed per hook at most (a rebase of a long branch is not a session's)
 GIT_TIMEOUT = 3.0
 LOOK_RETENTION_DAYS = 30
+LOOKS_PER_RUN = 500
 TOUCH_EVERY_SECONDS = 24 * 3600
 
 
@@ -117,17 +119,18 @@ def _still_looking(path: str) -> None:
         pass
 
 
-def forget_stale_looks(db_path: str) -> int:
+def forget_stale_looks(db_path: str, limit: int = LOOKS_PER_RUN) -> int:
     """Remove the looks (and a crashed write's temporary files) no hook has renewed for
-    LOOK_RETENTION_DAYS; how many."""
+    LOOK_RETENTION_DAYS, looking at ``limit`` files at most; how many went."""
     folder = looks_folder(db_path)
     try:
         names = os.listdir(folder)
     except OSError:
         return 0
+    start = int.from_bytes(os.urandom(4), "big") % len(names) if names else 0
     cutoff = time.time() - LOOK_RETENTION_DAYS * 24 * 3600
     removed = 0
-    for name in names:
+    for name in (names[start:] + names[:start])[:limit]:
         path = os.path.join(folder, name)
         try:
             if os.stat(path).st_mtime < cutoff:

@@ -33,7 +33,9 @@ LIMIT = Param(
     minimum=1,
     maximum=LIMIT_MAX,
 )
-LEASE = Param("lease", "duration", "how long the claim holds, e.g. 15m (config claim_lease)")
+LEASE = Param(
+    "lease", "duration", "how long the claim holds, e.g. 15m, at most 24h (config claim_lease)"
+)
 NOTE = Param("note", help="what was done, for the log", default="", max_length=limits.MESSAGE_MAX)
 FORCE = Param("force", "boolean", "go ahead despite open blockers or another agent's live claim")
 METADATA = Param("metadata", help="a JSON object", max_length=limits.METADATA_MAX)
@@ -41,7 +43,14 @@ PROJECT_DIR = Param("project_dir", help="the project's folder (its path is the p
 
 
 def lease(ctx: Any, values: dict) -> timedelta:
-    """The lease asked for, else the configured one."""
+    """The lease asked for, else the configured one; longer than clock.MAX_LEASE is refused."""
     from vybe import clock
+    from vybe.errors import InvalidInput
 
-    return values["lease"] or clock.parse_duration(ctx.settings.claim_lease)
+    chosen = values["lease"] or clock.parse_duration(ctx.settings.claim_lease)
+    try:
+        return clock.bounded_lease(chosen)
+    except ValueError as exc:
+        raise InvalidInput(
+            f"lease: {exc}", context={"field": "lease"}, suggested_action="ask for 24h or less"
+        ) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections import namedtuple
 
+from vybe import clock
 from vybe.store.rows import strict_json, to_dict, to_dicts
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -137,49 +138,56 @@ def set_status(
     return to_dict(row)  # type: ignore[return-value]
 
 
-# A holder's lease never moves backwards (a clock stepped back an hour must not hand the
-# task to another agent at once); ISO text of fixed width compares as time.
-_HOLDERS_LEASE = (
-    "CASE WHEN claimed_by IS ? AND lease_expires_at > ? THEN lease_expires_at ELSE ? END"
-)
-
-
 def claim(conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, at: str) -> dict:
+    """Take the task (the holder's own claim again keeps its epoch) with the lease ending at
+    ``lease_until``, which replaces the lease it had, shorter or not."""
     row = conn.execute(
         "UPDATE tasks SET status = 'in_progress', blocked_reason = NULL, claimed_by = ?,"
         " claim_epoch = claim_epoch + CASE WHEN claimed_by IS ? THEN 0 ELSE 1 END,"
-        f" lease_expires_at = {_HOLDERS_LEASE}, version = version + 1, updated_at = ?"
+        " lease_expires_at = ?, version = version + 1, updated_at = ?"
         " WHERE id = ? RETURNING *",
-        (agent, agent, agent, lease_until, lease_until, at, task_id),
+        (agent, agent, lease_until, at, task_id),
     ).fetchone()
     return to_dict(row)  # type: ignore[return-value]
 
 
 def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: str) -> dict:
-    """Extend a held claim (never shorten it); leaves status alone so tasks_pick is not
-    rewritten."""
+    """Set a held claim's lease to end at ``lease_until`` (later or earlier than it was);
+    leaves status alone so tasks_pick is not rewritten."""
     row = conn.execute(
-        "UPDATE tasks SET lease_expires_at = MAX(COALESCE(lease_expires_at, ''), ?),"
-        " version = version + 1, updated_at = ? WHERE id = ? RETURNING *",
+        "UPDATE tasks SET lease_expires_at = ?, version = version + 1, updated_at = ?"
+        " WHERE id = ? RETURNING *",
         (lease_until, at, task_id),
     ).fetchone()
     return to_dict(row)  # type: ignore[return-value]
+
+
+def lease_bound(at: str) -> str:
+    """The latest end a live lease can have, read at ``at``: a lease ending later was set by
+    a clock that was ahead (by more than a lease can last) and holds nothing."""
+    return clock.iso(clock.after(clock.parse_iso(at), clock.MAX_LEASE))
+
+
+def lease_holds(task: dict, at: str) -> bool:
+    """Whether the task's lease is live at ``at``: it ends after ``at`` and within the bound."""
+    ends = task["lease_expires_at"] or ""
+    return at < ends <= lease_bound(at)
 
 
 def next_claimable(
     conn: sqlite3.Connection, agent: str, project_id: str | None, at: str
 ) -> str | None:
     """The best task for ``agent`` to claim: ready, or in progress with nobody holding a live
-    lease (an expired claim, its own included, or a task set in progress by hand); never one
-    handed off to another agent."""
+    lease (an expired claim, its own included, a lease past the bound, or a task set in
+    progress by hand); never one handed off to another agent."""
     sql = (
         "SELECT id FROM tasks WHERE ("
         " status = 'pending'"
         " OR (status = 'in_progress' AND (claimed_by IS NULL OR lease_expires_at IS NULL"
-        "     OR lease_expires_at < ?)))"
+        "     OR lease_expires_at < ? OR lease_expires_at > ?)))"
         f" AND {NO_OPEN_BLOCKER} AND {NOT_HANDED_TO_ANOTHER}"
     )
-    params: list[Any] = [at, agent]
+    params: list[Any] = [at, lease_bound(at), agent]
     if project_id is not None:
         sql += " AND project_id = ?"
         params.append(project_id)
