@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import os
 
-from vybe.actions.limits import AGENT_MAX, encodable
+from vybe.actions import limits
+from vybe.actions.limits import encodable
 from vybe.errors import InvalidInput
 from vybe.text import from_os
 
@@ -213,12 +214,9 @@ def load(
         return _env("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
 
     url, chosen_db = _chosen_store((db_url, db_path), file_values)
-    agent_name = agent or _env("VYBE_AGENT") or pick("default_agent") or "default"
-    if not agent_name.strip() or len(agent_name) > AGENT_MAX or not encodable(agent_name):
-        raise InvalidInput(
-            f"the agent name must be 1 to {AGENT_MAX} characters of UTF-8 text",
-            context={"field": "agent", "length": len(agent_name)},
-        )
+    agent_name = limits.agent_name(
+        agent or _env("VYBE_AGENT") or pick("default_agent") or "default"
+    )
     if chosen_db is not None and (not encodable(chosen_db) or "\x00" in chosen_db):
         raise InvalidInput("the store path is not valid UTF-8 text", context={"field": "db_path"})
     try:
@@ -229,7 +227,7 @@ def load(
         db_path=os.path.expanduser(chosen_db)
         if chosen_db
         else os.path.join(config_dir(), "vybe.db"),
-        agent=agent_name.strip().lower(),
+        agent=agent_name,
         claim_lease=_lease(pick("claim_lease") or "15m"),
         busy_timeout_ms=busy,
         config_file=found,

@@ -43,6 +43,29 @@ def text(name: str, value: str, limit: int, *, required: bool = False) -> str:
     return value
 
 
+def agent_name(value: str, field: str = "agent") -> str:
+    """An agent's name as the store keeps it (trimmed, lower case): 1 to AGENT_MAX printable
+    characters. No control character or line break: a name is printed into other agents'
+    briefs, where one could forge a line (a heading, a quote of the person's)."""
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or len(value) > AGENT_MAX
+        or not encodable(value)
+        or not value.isprintable()
+    ):
+        raise InvalidInput(
+            f"the {field} name must be 1 to {AGENT_MAX} printable characters of UTF-8 text"
+            " (no control characters or line breaks)",
+            context={
+                "field": field,
+                "length": len(value) if isinstance(value, str) else None,
+                "limit": AGENT_MAX,
+            },
+        )
+    return value.strip().lower()
+
+
 def integer(name: str, value: object, low: int, high: int) -> int:
     """An integer argument that arrived already typed (the MCP server, vybe chat's tools)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

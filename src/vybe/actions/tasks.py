@@ -463,9 +463,8 @@ def assign(
     A task in progress is released first (its claim ends, it is pending again, it leaves the
     sender's focus), since a hand-off is only taken from a pending task; one that another
     agent holds under a live lease is refused."""
-    limits.text("to", to, limits.AGENT_MAX, required=True)
+    assignee = limits.agent_name(to, "to")
     limits.text("note", note, limits.MESSAGE_MAX)
-    assignee = to.strip().lower()
 
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, task_id)
