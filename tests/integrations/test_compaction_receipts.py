@@ -75,6 +75,18 @@ def test_the_brief_line_counts_every_compaction_of_the_session(agent, tmp_path):
     assert {r["trigger"] for r in receipts} == {"manual"}
 
 
+def test_a_compaction_that_never_came_back_is_not_counted(agent, tmp_path):
+    """PreCompact opened a receipt and no SessionStart(compact) followed (the compaction
+    failed): the next one is the session's 1st, as `vybe session receipts` counts."""
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    agent.send("claude", "pre_compact", trigger="auto")
+    agent.send("claude", "pre_compact", trigger="manual")
+    context = agent.send("claude", "session_start_compact").context
+    assert context.startswith("1st compaction of this session")
+    assert _receipts(agent, CLAUDE)["compactions"] == 1
+
+
 def test_a_compaction_seen_only_at_session_start_still_gets_its_receipt(agent, tmp_path):
     agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
     agent.send("claude", "user_prompt_submit", prompt=RULE)

@@ -55,6 +55,35 @@ def test_the_line_names_the_focus_the_compactions_and_the_words_kept(agent, tmp_
     )
 
 
+def test_a_long_sessions_words_kept_count_every_message_typed_before_the_compaction(
+    agent, tmp_path
+):
+    """The receipt lists the newest messages only (the choice reads no more): the status
+    line's figure is still of all the person had typed, and not of what came after."""
+    from vybe.integrations import user_words
+    from vybe.store import open_store
+
+    agent.transcript = tmp_path / "none.jsonl"
+    agent.send("claude", "user_prompt_submit", prompt="Goal: port billing.")
+    session = f"claude:{SESSIONS['claude']}"
+    rows = [(session, 2 + n, f"step {n}") for n in range(user_words.WINDOW + 100)]
+    store = open_store(str(agent.vybe.db_path))
+    try:
+        store.transact(
+            lambda c: c.executemany(
+                "INSERT INTO messages (session_id, context_seq, type, source, content_text,"
+                " tokens, created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01')",
+                rows,
+            )
+        )
+    finally:
+        store.close()
+    agent.send("claude", "session_start_compact")
+    agent.send("claude", "user_prompt_submit", prompt="typed after the compaction")
+    line = run_line(agent.vybe)
+    assert line.endswith(f"/{user_words.WINDOW + 101} of your words kept"), line
+
+
 @pytest.mark.sqlite_only("a SQLite file that is missing")
 def test_bad_payloads_and_a_missing_store_still_give_a_line(vybe, tmp_path):
     assert run_line(vybe, b"{not json") == "vybe"

@@ -48,14 +48,17 @@ def _compactions(conn: Any, session_id: str) -> list[str]:
     from vybe.store import receipts
 
     count = receipts.compactions(conn, session_id)
-    typed = receipts.typed_messages(conn, session_id)
-    last = receipts.last_receipt(conn, session_id)
     if not count:
+        typed = receipts.typed_messages(conn, session_id)
         return ["no compaction yet", f"{typed} of your messages in the record"]
     parts = [f"{count} compaction{'s' if count != 1 else ''}"]
+    last = receipts.last_receipt(conn, session_id)
     if last is not None:
         given = {s for name in ("verbatim", "cut", "kept") for s in last[name]}
-        parts.append(f"{len(given)}/{len(given) + len(last['released'])} of your words kept")
+        listed = given.union(last["released"])
+        # of all they had typed then: a long session's receipt lists its newest messages only
+        typed = receipts.typed_messages(conn, session_id, max(listed)) if listed else 0
+        parts.append(f"{len(given)}/{typed} of your words kept")
     return parts
 
 

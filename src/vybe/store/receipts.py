@@ -90,9 +90,10 @@ def harness_receipts(conn: sqlite3.Connection, session_id: str) -> list[dict]:
 
 
 def compactions(conn: sqlite3.Connection, session_id: str) -> int:
-    """How many compactions a session has had: the harness's and vybe's accepted checkpoints."""
+    """How many compactions a session has had: the harness's that completed (a PreCompact
+    whose compaction never came back is none) and vybe's accepted checkpoints."""
     return conn.execute(
-        "SELECT (SELECT COUNT(*) FROM compaction_receipts WHERE session_id = ?)"
+        "SELECT (SELECT COUNT(*) FROM compaction_receipts WHERE session_id = ? AND completed = 1)"
         " + (SELECT COUNT(*) FROM checkpoints WHERE session_id = ?)",
         (session_id, session_id),
     ).fetchone()[0]
@@ -108,8 +109,10 @@ def last_receipt(conn: sqlite3.Connection, session_id: str) -> dict | None:
     return _receipt(row) if row else None
 
 
-def typed_messages(conn: sqlite3.Connection, session_id: str) -> int:
-    """How many of the person's messages a session's record holds (one index range)."""
+def typed_messages(conn: sqlite3.Connection, session_id: str, up_to: int = 2**62) -> int:
+    """How many of the person's messages a session's record holds, numbered up to ``up_to``
+    (one index range)."""
     return conn.execute(
-        "SELECT COUNT(*) FROM messages WHERE session_id = ? AND type = 'user'", (session_id,)
+        "SELECT COUNT(*) FROM messages WHERE session_id = ? AND type = 'user' AND context_seq <= ?",
+        (session_id, up_to),
     ).fetchone()[0]
