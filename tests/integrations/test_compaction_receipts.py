@@ -234,6 +234,7 @@ def test_a_long_sessions_compaction_reads_only_its_first_and_newest_messages(age
     receipt = _receipts(agent, CLAUDE)["receipts"][-1]
     listed = sorted(receipt["verbatim"] + receipt["cut"] + receipt["released"])
     assert len(listed) == user_words.WINDOW + 1 and listed[0] == 1
+    assert receipt["typed"] == extra + 1  # the unlisted ones are older: in the record only
     given = len(receipt["verbatim"]) + len(receipt["cut"])
     older = extra + 1 - given
     assert f"{older} more in the record only (search it)" in context.splitlines()[0]

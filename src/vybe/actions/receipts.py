@@ -13,6 +13,8 @@ Each receipt lists record numbers (``seq``) under ``verbatim``, ``kept``, ``cut`
 
 from __future__ import annotations
 
+from typing import Any
+
 from vybe.actions import limits
 from vybe.errors import NotFound
 from vybe.store import Store
@@ -28,6 +30,7 @@ def _vybe_receipt(
     attempt: checkpoint_rows.Attempt, checkpoint: checkpoint_rows.Checkpoint | None, users: list
 ) -> dict:
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
+    typed = 0
     if checkpoint is not None:
         ticked = {m.seq for m in checkpoint.memo if m.checked}
         given = "cut" if SHORTENED in attempt.fallbacks else "verbatim"
@@ -35,6 +38,7 @@ def _vybe_receipt(
         for row in users:
             if row.created_at > checkpoint.created_at:
                 break
+            typed += 1
             if row.seq >= checkpoint.first_kept_seq or row.seq in inputs:
                 lists["kept"].append(row.seq)
             elif row.seq in ticked:
@@ -54,11 +58,12 @@ def _vybe_receipt(
         "repair_ran": attempt.repair_ran,
         "fallbacks": list(attempt.fallbacks),
         "error": attempt.error,
+        "typed": typed,
         **lists,
     }
 
 
-def _harness_receipt(row: dict) -> dict:
+def _harness_receipt(row: dict, typed: int) -> dict:
     return {
         "compactor": row["compactor"],
         "at": row["created_at"],
@@ -72,8 +77,17 @@ def _harness_receipt(row: dict) -> dict:
         "repair_ran": False,
         "fallbacks": [],
         "error": None,
+        "typed": typed,
         **{name: row[name] for name in receipt_rows.LISTS},
     }
+
+
+def _typed_then(conn: Any, session_id: str, row: dict) -> int:
+    """How many messages the person had typed at a harness's compaction: up to the newest
+    its receipt lists (the choice reads the first and the newest; older ones, in the record
+    only, are in no list)."""
+    listed = [seq for name in receipt_rows.LISTS for seq in row[name]]
+    return receipt_rows.typed_messages(conn, session_id, max(listed)) if listed else 0
 
 
 def session_receipts(store: Store, session_id: str, limit: int) -> dict:
@@ -87,7 +101,10 @@ def session_receipts(store: Store, session_id: str, limit: int) -> dict:
                 suggested_action="run `vybe session list` to see session ids",
             )
         attempts = checkpoint_rows.list_attempts(conn, session_id)
-        harness = receipt_rows.harness_receipts(conn, session_id)
+        harness = [
+            _harness_receipt(r, _typed_then(conn, session_id, r))
+            for r in receipt_rows.harness_receipts(conn, session_id)
+        ]
         users = record_rows.messages_of_type(conn, session_id, "user")
         made = {
             a.checkpoint_id: checkpoint_rows.checkpoint_by_id(conn, a.checkpoint_id)
@@ -95,7 +112,7 @@ def session_receipts(store: Store, session_id: str, limit: int) -> dict:
             if a.checkpoint_id is not None
         }
     receipts = [_vybe_receipt(a, made.get(a.checkpoint_id), users) for a in attempts]
-    receipts += [_harness_receipt(r) for r in harness]
+    receipts += harness
     receipts.sort(key=lambda r: r["at"])
     for number, receipt in enumerate(receipts, 1):
         receipt["number"] = number
