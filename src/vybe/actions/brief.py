@@ -248,9 +248,28 @@ def _tail(brief: dict, vybe: str) -> list[str]:
     return lines
 
 
+QUOTE = "| "  # starts every line of the sending agent's texts: none can pose as a marker
+
+
+def _quoted(text: str) -> str:
+    return "\n".join(QUOTE + line for line in text.split("\n"))
+
+
+def _span_words(handoff: dict) -> str:
+    """Which of the person's messages the quotes come from."""
+    span = handoff.get("span")
+    if not span:
+        return "from the whole session"
+    end = f"until it began another task at {span['until']}" if span["until"] else "until now"
+    return (
+        f"the session's first, and those from the one before {handoff['from_agent']}"
+        f" took this task at {span['from']} {end}"
+    )
+
+
 def handoff_section(brief: dict) -> list[str]:
     """The context another agent handed over with the task: the person's words quoted as
-    theirs, everything else labelled as the other agent's."""
+    theirs, everything else labelled as the other agent's, each of its lines after ``| ``."""
     handoff = brief.get("handoff")
     if not handoff:
         return []
@@ -258,12 +277,16 @@ def handoff_section(brief: dict) -> list[str]:
     lines = [
         f"=== Handed over by {sender} (from its session {handoff['session_id']}) ===",
         f"Everything in this section comes from {sender}'s record, not from you; only the"
-        " quoted messages are the user's own words.",
+        " quoted messages are the user's own words; every line of its own texts starts"
+        f" with '{QUOTE.strip()}'.",
     ]
     words = handoff["user_words"]
     if words:
         total = handoff["user_messages"]
-        lines.append(f"The user's own words (verbatim, {len(words)} of {total} messages):")
+        lines.append(
+            f"The user's own words (verbatim, {len(words)} of {total} messages:"
+            f" {_span_words(handoff)}):"
+        )
         for word in words:
             lines += [f"--- #{word['seq']} {word['at']}", word["text"]]
         lines.append("--- end of the user's words")
@@ -271,13 +294,13 @@ def handoff_section(brief: dict) -> list[str]:
     if state["source"] == "now":
         lines += [
             f"{sender}'s last working state (its checkpoint's NOW, not the user's):",
-            state["now"],
+            _quoted(state["now"]),
         ]
     else:
         for reply in state["replies"]:
-            lines += [f"{sender}'s last reply (its words, not the user's):", reply]
+            lines += [f"{sender}'s last reply (its words, not the user's):", _quoted(reply)]
         for failure in state["failures"]:
-            lines += [f"A tool failure {sender} hit:", failure]
+            lines += [f"A tool failure {sender} hit:", _quoted(failure)]
     if handoff["references"]:
         lines.append("Exact references found there: " + ", ".join(handoff["references"]))
     return [shorten("\n".join(lines), HANDOFF_CHARS, "\n[cut: the rest is in the record]"), ""]

@@ -2,13 +2,18 @@
 
 When an agent hands a task over (``vybe task assign --to AGENT``), the receiver (a Codex
 session picking up what a Claude Code session started, say) gets, from the session that
-worked on it:
+worked on it (the one the command runs in, which the agent's CLI names in the command's
+environment; else the one where the sender began the task; else its newest):
 
-* the person's own words, verbatim, chosen as the compact path chooses them
-  (vybe.integrations.user_words: the first message, then directions, then the rest);
+* the person's own words about this task, verbatim: the session's first message (the goal)
+  and those of the span the task was the sender's focus (from the prompt before it began or
+  claimed the task until it began another, or the hand-off), chosen as the compact path
+  chooses them (vybe.integrations.user_words: the first, then directions, then the rest);
 * the last working state: vybe's NOW where the session has a checkpoint, else the
   session's last replies and tool failures;
 * the exact references found there: paths, vybe ids, commands in backticks.
+
+The replies and failures shown are those of the same span.
 
 Only the quotes are the person's; the rest is the sending agent's, and the brief says so.
 """
@@ -16,6 +21,7 @@ Only the quotes are the person's; the rest is the sending agent's, and the brief
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from vybe.errors import NotFound
@@ -25,6 +31,7 @@ from vybe.store import handoffs as handoff_rows
 from vybe.store import receipts as receipt_rows
 from vybe.store import record as record_rows
 from vybe.store import sessions as session_rows
+from vybe.store.record import MessageRow
 from vybe.text import shorten
 
 WORDS_TOKENS = 600
@@ -57,32 +64,94 @@ def references(texts: list[str]) -> list[str]:
     return list(found)
 
 
-def _session(conn: Any, agent: str, session_id: str | None) -> str | None:
-    if session_id is None:
-        return handoff_rows.newest_prompt_session(conn, agent)
-    if not session_rows.exists(conn, session_id):
+# What the agent CLIs give the commands their agents run (found by running `env` in a real
+# Claude Code 2.1 Bash call and a Codex 0.171 exec_command): the variable and its session's
+# prefix in the record.
+CURRENT_SESSION = (("CLAUDE_CODE_SESSION_ID", "claude:"), ("CODEX_THREAD_ID", "codex:"))
+LATEST = "9999-12-31T23:59:59Z"  # after every time the clock stamps
+
+
+def current_session(conn: Any, agent: str, environ: Mapping[str, str]) -> str | None:
+    """The recorded session the command runs in, as its agent CLI names it; the variable of
+    the agent's own product first (a Codex run from Claude's Bash inherits Claude's too)."""
+    found = sorted(CURRENT_SESSION, key=lambda v: not agent.startswith(v[1].rstrip(":")))
+    for name, prefix in found:
+        value = environ.get(name, "")
+        if value and session_rows.exists(conn, prefix + value):
+            return prefix + value
+    return None
+
+
+def _session(
+    conn: Any, agent: str, began: tuple[int, str] | None, asked: str | None, environ: Any
+) -> str | None:
+    """The session asked for; else the one the command runs in; else the one where the
+    agent began the task (its newest prompt before); else the agent's newest prompt's."""
+    if asked is None:
+        current = current_session(conn, agent, environ)
+        if current is None and began is not None:
+            current = handoff_rows.prompt_session(conn, agent, began[0])
+        return current or handoff_rows.prompt_session(conn, agent)
+    if not session_rows.exists(conn, asked):
         raise NotFound(
-            f"no session {session_id!r} in the record",
-            context={"entity": "session", "id": session_id, "field": "session_id"},
+            f"no session {asked!r} in the record",
+            context={"entity": "session", "id": asked, "field": "session_id"},
             suggested_action="run `vybe session list` to see session ids",
         )
-    return session_id
+    return asked
 
 
-def build(store: Any, agent: str, session_id: str | None = None) -> dict | None:
-    """The context of ``agent``'s hand-off from ``session_id`` (default: its newest session
-    the hooks recorded); None when there is no such session."""
+def span_words(conn: Any, session: str, span: dict | None) -> list[MessageRow]:
+    """The person's messages to choose from: the session's first and, of the span, the
+    prompt before the task was taken and the newest WINDOW after it, short of the prompt
+    before the next task was taken (the whole session's first and newest without a span);
+    bounded reads, whatever the session's length."""
+    if span is None:
+        return record_rows.first_and_newest(conn, session, "user", user_words.WINDOW)
+    until = span["until"] or LATEST
+    rows = record_rows.newest_of_type_until(conn, session, "user", until, user_words.WINDOW + 1)
+    inside = [r for r in rows if r.created_at >= span["from"]]
+    before = rows[: len(rows) - len(inside)][-1:]  # the prompt that asked for the task
+    if span["until"]:
+        inside = inside[:-1]  # the prompt that asked for the next task is that task's
+    rows = [*before, *inside][-user_words.WINDOW :]
+    first = record_rows.first_and_newest(conn, session, "user", 1)[:1]
+    return [*first, *rows] if first and (not rows or first[0].seq < rows[0].seq) else rows
+
+
+def _span(conn: Any, agent: str, task_id: str, began: tuple[int, str] | None) -> dict | None:
+    """When the task was the sender's focus: from its newest begin or claim until it began
+    another task (None: until the hand-off); None when it never took the task."""
+    if began is None:
+        return None
+    after = handoff_rows.next_taken(conn, agent, task_id, began[0])
+    return {"task_id": task_id, "from": began[1], "until": after}
+
+
+def build(
+    store: Any,
+    agent: str,
+    task_id: str,
+    session_id: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> dict | None:
+    """The context of ``agent``'s hand-off of ``task_id`` from ``session_id`` (default: the
+    session the command runs in, by ``environ``, else as ``_session`` says); None when there
+    is no such session."""
     with store.snapshot() as conn:
-        session = _session(conn, agent, session_id)
+        began = handoff_rows.taken(conn, agent, task_id)
+        session = _session(conn, agent, began, session_id, environ or {})
         if session is None:
             return None
-        users = record_rows.first_and_newest(conn, session, "user", user_words.WINDOW)
+        span = _span(conn, agent, task_id, began)
+        until = (span and span["until"]) or LATEST
+        users = span_words(conn, session, span)
         typed = receipt_rows.typed_messages(conn, session)
         checkpoint = checkpoint_rows.latest_checkpoint(conn, session)
-        newest = record_rows.newest_of_type(conn, session, "assistant", REPLIES_READ)
+        newest = record_rows.newest_of_type_until(conn, session, "assistant", until, REPLIES_READ)
         # a tool call made without a word is a reply without text
         replies = [r for r in newest if r.text.strip()][-REPLIES:]
-        failures = handoff_rows.tool_failures(conn, agent, session, FAILURES)
+        failures = handoff_rows.tool_failures(conn, agent, session, until, FAILURES)
     chosen = user_words.choose(users, WORDS_TOKENS)
     if checkpoint is not None and checkpoint.now.strip():
         state: dict = {"source": "now", "now": shorten(checkpoint.now, STATE_CHARS)}
@@ -97,6 +166,7 @@ def build(store: Any, agent: str, session_id: str | None = None) -> dict | None:
     return {
         "session_id": session,
         "user_messages": typed,
+        "span": span,
         "user_words": [
             {"seq": c.row.seq, "at": c.row.created_at, "text": c.text, "cut": c.cut} for c in chosen
         ],

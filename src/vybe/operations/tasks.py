@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from vybe.actions import limits
 from vybe.actions import tasks as actions
 from vybe.errors import UsageError
@@ -112,7 +114,10 @@ def _assign(ctx, v: dict) -> dict:
     from vybe.integrations import handoff
 
     limits.text("session_id", v["session_id"] or "", limits.PATH_MAX)
-    context = None if v["no_context"] else handoff.build(ctx.store, ctx.agent, v["session_id"])
+    context = None
+    if not v["no_context"]:
+        asked = v["session_id"]
+        context = handoff.build(ctx.store, ctx.agent, v["task_id"], asked, os.environ)
     return actions.assign(
         ctx.store,
         ctx.agent,

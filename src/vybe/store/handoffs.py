@@ -1,5 +1,6 @@
 """Hand-off context in SQL: what a task_assigned event carried, and the record's places it
-is built from (the sending agent's newest session, its tool failures there)."""
+is built from (the session that worked on the task, when the sender began it and when it
+began another, its tool failures there)."""
 
 from __future__ import annotations
 
@@ -52,13 +53,16 @@ def for_task(conn: sqlite3.Connection, task_id: str, to_agent: str) -> dict | No
     }
 
 
-def newest_prompt_session(conn: sqlite3.Connection, agent: str) -> str | None:
-    """The record session of the newest prompt this agent's hooks logged (claude:<id> or
-    codex:<id>, whichever the record holds)."""
+TAKEN = ("task_started", "task_claimed")  # the kinds of events that make a task an agent's focus
+
+
+def prompt_session(conn: sqlite3.Connection, agent: str, before: int | None = None) -> str | None:
+    """The record session of the newest prompt this agent's hooks logged (before event
+    ``before``, when given): claude:<id> or codex:<id>, whichever the record holds."""
     row = conn.execute(
-        "SELECT metadata FROM events WHERE kind = 'user_prompt' AND agent_name = ?"
+        "SELECT metadata FROM events WHERE kind = 'user_prompt' AND agent_name = ? AND id < ?"
         " ORDER BY id DESC LIMIT 1",
-        (agent,),
+        (agent, before if before is not None else 2**63 - 1),
     ).fetchone()
     meta = jsonio.loads(row["metadata"]) if row and row["metadata"] else {}
     session = meta.get("session_id") if isinstance(meta, dict) else None
@@ -68,6 +72,26 @@ def newest_prompt_session(conn: sqlite3.Connection, agent: str) -> str | None:
         if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (candidate,)).fetchone():
             return candidate
     return None
+
+
+def taken(conn: sqlite3.Connection, agent: str, task_id: str) -> tuple[int, str] | None:
+    """The id and time of the agent's newest begin or claim of the task (one index range)."""
+    row = conn.execute(
+        "SELECT id, created_at FROM events WHERE task_id = ? AND agent_name = ?"
+        f" AND kind IN {TAKEN!r} ORDER BY id DESC LIMIT 1",
+        (task_id, agent),
+    ).fetchone()
+    return (row["id"], row["created_at"]) if row else None
+
+
+def next_taken(conn: sqlite3.Connection, agent: str, task_id: str, after: int) -> str | None:
+    """When the agent next began or claimed another task after event ``after``, if it did."""
+    row = conn.execute(
+        "SELECT created_at FROM events WHERE agent_name = ? AND id > ?"
+        f" AND kind IN {TAKEN!r} AND task_id IS NOT ? ORDER BY id LIMIT 1",
+        (agent, after, task_id),
+    ).fetchone()
+    return row["created_at"] if row else None
 
 
 def _failure_text(message: str, preview: object) -> str:
@@ -81,13 +105,16 @@ def _failure_text(message: str, preview: object) -> str:
     return f"{message}\n{preview}"
 
 
-def tool_failures(conn: sqlite3.Connection, agent: str, session_id: str, limit: int) -> list[str]:
-    """The messages of this agent's newest tool failures in a session (the hooks' session
-    id is the record session's after its ``claude:`` / ``codex:``), newest last."""
+def tool_failures(
+    conn: sqlite3.Connection, agent: str, session_id: str, until: str, limit: int
+) -> list[str]:
+    """The messages of this agent's newest tool failures in a session at or before ``until``
+    (the hooks' session id is the record session's after its ``claude:`` / ``codex:``),
+    newest last."""
     rows = conn.execute(
         "SELECT message, metadata FROM events WHERE kind = 'tool_failure' AND agent_name = ?"
-        " ORDER BY id DESC LIMIT ?",
-        (agent, FAILURES_READ),
+        " AND created_at <= ? ORDER BY id DESC LIMIT ?",
+        (agent, until, FAILURES_READ),
     ).fetchall()
     bare = session_id.split(":", 1)[-1]
     found = []

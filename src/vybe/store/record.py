@@ -30,6 +30,7 @@ __all__ = [
     "messages_at",
     "messages_of_type",
     "newest_of_type",
+    "newest_of_type_until",
     "stamps",
 ]
 
@@ -169,6 +170,22 @@ def newest_of_type(
     (session, type, seq) index: the time does not grow with the session)."""
     where = f"type = ? AND {_NEWEST}"
     return _read_messages(conn, session_id, where, (kind, session_id, kind, count - 1))
+
+
+def newest_of_type_until(
+    conn: sqlite3.Connection, session_id: str, kind: str, until: str, count: int
+) -> list[MessageRow]:
+    """The session's ``count`` latest rows of type ``kind`` made at or before ``until``, in
+    order (the (session, type, seq) index read backwards from the end: the time grows with
+    the rows after ``until``, not with the session)."""
+    since = (
+        "context_seq >= COALESCE((SELECT context_seq FROM messages WHERE session_id = ?"
+        " AND type = ? AND created_at <= ? ORDER BY context_seq DESC LIMIT 1 OFFSET ?), 0)"
+    )
+    where = f"type = ? AND created_at <= ? AND {since}"
+    return _read_messages(
+        conn, session_id, where, (kind, until, session_id, kind, until, count - 1)
+    )
 
 
 def first_and_newest(
