@@ -167,8 +167,18 @@ def report(store: Store, messages: int, like: str) -> None:
         print(f"{name:<30}{ms:>10.1f}  {found['complete']}")
 
 
-def write_ms(store: Store) -> float:
-    """One prompt written, its index entries with it."""
+# A reply's tool calls as the imports record them (two Bash calls of a Claude Code reply).
+CALLS = (
+    '{"tool_calls": [{"id": "toolu_1", "name": "Bash", "arguments": {"command":'
+    ' "find ~/.claude -name \\"*.md\\" -type f 2>/dev/null | head -20", "description":'
+    ' "Find session files"}}, {"id": "toolu_2", "name": "Bash", "arguments": {"command":'
+    ' "ls -la ~/.claude/ 2>/dev/null | head -20", "description": "List ~/.claude"}}]}'
+)
+
+
+def write_ms(store: Store, calls: str | None = None) -> float:
+    """One prompt written (or, with ``calls``, a reply making those tool calls), its index
+    entries with it."""
     prompt = _text(random.Random(1), 5, "user")
 
     def one_prompt(conn) -> None:
@@ -176,10 +186,10 @@ def write_ms(store: Store) -> float:
             "INSERT INTO sessions (id, created_at) VALUES ('w', 't') ON CONFLICT DO NOTHING"
         )
         conn.execute(
-            "INSERT INTO messages (session_id, context_seq, type, content_text, tokens,"
-            " created_at) SELECT 'w', COALESCE(MAX(context_seq), 0) + 1, 'user', ?, 9, 't'"
-            " FROM messages WHERE session_id = 'w'",
-            (prompt,),
+            "INSERT INTO messages (session_id, context_seq, type, content_text, content_json,"
+            " tokens, created_at) SELECT 'w', COALESCE(MAX(context_seq), 0) + 1, 'user', ?, ?,"
+            " 9, 't' FROM messages WHERE session_id = 'w'",
+            (prompt, calls),
         )
 
     return _median_ms(lambda: store.transact(one_prompt), rounds=200)
@@ -199,6 +209,7 @@ def on_postgres(messages: int) -> None:
         print(f"{messages:,} messages indexed in {took:.1f} s; database {size / 1e6:,.0f} MB")
         report(store, messages, "ILIKE")
         print(f"one indexed prompt written: {write_ms(store):.2f} ms")
+        print(f"one indexed reply with 2 tool calls written: {write_ms(store, CALLS):.2f} ms")
         store.close()
 
 
@@ -224,6 +235,7 @@ def main() -> None:
         store.close()
         write = Store(Path(folder) / "write.db")
         print(f"one indexed prompt written: {write_ms(write):.2f} ms")
+        print(f"one indexed reply with 2 tool calls written: {write_ms(write, CALLS):.2f} ms")
         write.close()
 
 

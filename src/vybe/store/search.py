@@ -80,7 +80,8 @@ WHERE {index} MATCH ? AND {index}.rowid BETWEEN ? AND ? AND {index}.rowid % 2 = 
 ORDER BY {index}.rowid DESC LIMIT ?
 """
 _DETAILS = {
-    "messages": "SELECT id, session_id, context_seq, type, content_text, created_at"
+    "messages": "SELECT id, session_id, context_seq, type, (SELECT shown FROM search_messages"
+    " WHERE search_messages.id = messages.id) AS content_text, created_at"
     " FROM messages WHERE id IN ({marks})",
     "events": "SELECT id AS event_id, kind, agent_name, task_id, project_id, message,"
     " created_at FROM events WHERE id IN ({marks})",
