@@ -31,14 +31,16 @@ TIMEOUT_MS = 1500  # SQLite's search stops at the same bound
 _JOIN = {"AND": " && ", "OR": " || ", "NOT": " && !! "}
 _EVENT = "e.kind || ' ' || e.message"
 # Each source: its table, its alias, its words' table, its hit number, its literal text.
-_MESSAGES = ("messages", "m", "message_words", "2 * n.id", "vybe_search_literal(m.content_text)")
+_LITERAL = "vybe_message_literal(m.content_text, m.content_json)"
+_MESSAGES = ("messages", "m", "message_words", "2 * n.id", _LITERAL)
 _EVENTS = ("events", "e", "event_words", "2 * n.id + 1", _EVENT)
 # The newest `want` matches by time, messages and events alike, each with what scores it
 # (``body``: its words or its literal text, carried up so nothing is read twice); the page
 # of them that ranks best (equal scores newest first); then its rows, looked up one by one
 # (a join over ``hit / 2`` would walk a whole index).
 _PAGE = """
-SELECT p.hit, p.found, m.session_id, m.context_seq, m.type, m.content_text,
+SELECT p.hit, p.found, m.session_id, m.context_seq, m.type,
+    vybe_message_text(m.content_text, m.content_json) AS content_text,
     e.id AS event_id, e.kind, e.agent_name, e.task_id, e.project_id, e.message,
     p.created_at
 FROM (
