@@ -134,7 +134,7 @@ def _as_before_the_index(path) -> None:
         "DROP TABLE search_backlog",
         "DELETE FROM schema_migrations"
         " WHERE name IN ('0008_search.sql', '0011_search_prefixes.sql',"
-        " '0013_search_tool_calls.sql')",
+        " '0012_search_tool_calls.sql')",
         "PRAGMA user_version = 7",
     ):
         conn.execute(statement)

@@ -125,8 +125,8 @@ def test_a_long_argument_is_indexed_up_to_its_bound(store):
     assert find(store, "x-tail", mode="literal")["count"] == 0
 
 
-# What the message view and its trigger were before 0013: a message's text alone.
-_BEFORE_0013 = """
+# What the message view and its trigger were before 0012: a message's text alone.
+_BEFORE_0012 = """
 DROP TRIGGER messages_search;
 DROP VIEW search_messages;
 CREATE VIEW search_messages AS
@@ -142,12 +142,12 @@ BEGIN
 END;
 INSERT INTO search_words (search_words) VALUES ('delete-all');
 INSERT INTO search_literal (search_literal) VALUES ('delete-all');
-DELETE FROM schema_migrations WHERE name = '0013_search_tool_calls.sql';
+DELETE FROM schema_migrations WHERE name = '0012_search_tool_calls.sql';
 PRAGMA user_version = 0;
 """
 
 
-@pytest.mark.sqlite_only("a SQLite store made before 0013, indexed again by `vybe upgrade`")
+@pytest.mark.sqlite_only("a SQLite store made before 0012, indexed again by `vybe upgrade`")
 def test_a_store_made_before_tool_calls_were_indexed_finds_them_after_vybe_upgrade(tmp_path):
     from vybe.actions import health
 
@@ -156,7 +156,7 @@ def test_a_store_made_before_tool_calls_were_indexed_finds_them_after_vybe_upgra
     call(store, bash("ls -la ~/.claude/"), "listing")
     store.close()
     conn = sqlite3.connect(path)
-    conn.executescript(_BEFORE_0013)
+    conn.executescript(_BEFORE_0012)
     conn.executescript(
         "INSERT INTO search_words (rowid, body, tags) SELECT hit, words, tags"
         " FROM search_messages; INSERT INTO search_literal (rowid, body)"
@@ -167,7 +167,7 @@ def test_a_store_made_before_tool_calls_were_indexed_finds_them_after_vybe_upgra
     assert find(old, "ls -la ~/.claude/", mode="literal")["count"] == 0
     old.close()
     upgraded = health.migrate(str(path), 5000)
-    assert upgraded["applied"] == ["0013_search_tool_calls.sql"]
+    assert upgraded["applied"] == ["0012_search_tool_calls.sql"]
     assert upgraded["search_index"] == {"indexed": 1, "complete": True}
     store = Store(path)
     hits = find(store, "ls -la ~/.claude/", mode="literal")["hits"]

@@ -1,4 +1,4 @@
--- The twin of SQLite's 0013: what a tool call says (`<name>: <its string values>`, one
+-- The twin of SQLite's 0012: what a tool call says (`<name>: <its string values>`, one
 -- line per call, after the message's own text) is in a message's words and its literal
 -- text, with the same bounds: at most 32 calls, 100 string values per call (in the order
 -- written, nested up to 16 deep), 2,000 characters per value; the literal text takes the
