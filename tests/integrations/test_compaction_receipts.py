@@ -210,7 +210,9 @@ def test_the_line_says_what_was_cut_kept_and_left_in_the_record():
     ]
 
 
-def test_a_long_sessions_compaction_reads_only_its_first_and_newest_messages(agent, tmp_path):
+def test_a_long_sessions_compaction_reads_only_its_first_and_newest_messages(
+    agent, tmp_path, store_location
+):
     """A compaction's hook costs the same in the ten-thousandth message as in the tenth: the
     person's words are chosen among the first and the newest WINDOW, the receipt lists
     those, and its line counts the older ones as in the record only."""
@@ -218,15 +220,13 @@ def test_a_long_sessions_compaction_reads_only_its_first_and_newest_messages(age
     agent.send("claude", "user_prompt_submit", prompt="Goal: port billing to Go.")
     extra = user_words.WINDOW + 200
     rows = [(CLAUDE, 2 + n, f"step {n}: keep going with the port") for n in range(extra)]
-    store = open_store(str(agent.vybe.db_path))
+    store = open_store(store_location)  # the test's store, SQLite's or the server's
+    insert = (
+        "INSERT INTO messages (session_id, context_seq, type, source, content_text, tokens,"
+        " created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01T00:00:00.000000Z')"
+    )
     try:
-        store.transact(
-            lambda c: c.executemany(
-                "INSERT INTO messages (session_id, context_seq, type, source, content_text,"
-                " tokens, created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01')",
-                rows,
-            )
-        )
+        store.transact(lambda c: [c.execute(insert, row) for row in rows])
     finally:
         store.close()
     context = agent.send("claude", "session_start_compact").context

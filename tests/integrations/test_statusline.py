@@ -56,7 +56,7 @@ def test_the_line_names_the_focus_the_compactions_and_the_words_kept(agent, tmp_
 
 
 def test_a_long_sessions_words_kept_count_every_message_typed_before_the_compaction(
-    agent, tmp_path
+    agent, tmp_path, store_location
 ):
     """The receipt lists the newest messages only (the choice reads no more): the status
     line's figure is still of all the person had typed, and not of what came after."""
@@ -67,15 +67,13 @@ def test_a_long_sessions_words_kept_count_every_message_typed_before_the_compact
     agent.send("claude", "user_prompt_submit", prompt="Goal: port billing.")
     session = f"claude:{SESSIONS['claude']}"
     rows = [(session, 2 + n, f"step {n}") for n in range(user_words.WINDOW + 100)]
-    store = open_store(str(agent.vybe.db_path))
+    store = open_store(store_location)  # the test's store, SQLite's or the server's
+    insert = (
+        "INSERT INTO messages (session_id, context_seq, type, source, content_text, tokens,"
+        " created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01T00:00:00.000000Z')"
+    )
     try:
-        store.transact(
-            lambda c: c.executemany(
-                "INSERT INTO messages (session_id, context_seq, type, source, content_text,"
-                " tokens, created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01')",
-                rows,
-            )
-        )
+        store.transact(lambda c: [c.execute(insert, row) for row in rows])
     finally:
         store.close()
     agent.send("claude", "session_start_compact")
