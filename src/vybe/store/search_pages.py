@@ -193,23 +193,15 @@ class Run:
         return max(self.since(parity, reached) for parity, reached in self.stopped.items())
 
 
-def _merge(streams: dict[int, list[Hit]], most: int) -> dict[int, int]:
-    """How many of each source's hits (newest first) the newest ``most`` of all take, by
-    when each was written: always a prefix of each source's own order."""
+def _in_order(streams: dict[int, list[Hit]], most: int | None = None) -> list[Hit]:
+    """The newest ``most`` hits of all sources (every one by default), merged by when each
+    was written, each source's taken from its head: always a prefix of its own order."""
+    out: list[Hit] = []
     taken = dict.fromkeys(streams, 0)
-    for _ in range(most):
+    while most is None or len(out) < most:
         heads = [s[taken[p]] for p, s in streams.items() if taken[p] < len(s)]
         if not heads:
             break
-        taken[max(heads, key=lambda h: (h.created_at, h.hit)).parity] += 1
-    return taken
-
-
-def _in_order(streams: dict[int, list[Hit]]) -> list[Hit]:
-    """A window's hits newest first, messages and events merged by time."""
-    out = []
-    taken = dict.fromkeys(streams, 0)
-    while heads := [s[taken[p]] for p, s in streams.items() if taken[p] < len(s)]:
         best = max(heads, key=lambda h: (h.created_at, h.hit))
         out.append(best)
         taken[best.parity] += 1
@@ -223,11 +215,12 @@ def _open(run: Run, walks: list[_Walk], want: int, limit: int) -> dict[int, list
     for w in walks:
         if not w.spent:
             streams[w.parity], reached[w.parity] = run.walk(w.parity, w.high, w.bottom, want + 1)
-    taken = _merge(streams, limit if run.stopped else want)
+    order = _in_order(streams, limit if run.stopped else want)
     for w in walks:
         if w.parity not in streams:
             continue
-        rows, count = streams[w.parity], taken[w.parity]
+        rows = streams[w.parity]
+        count = sum(1 for h in order if h.parity == w.parity)
         kept = rows[:count]
         if count < len(rows):
             w.low = kept[-1].id if kept else w.high + 1
