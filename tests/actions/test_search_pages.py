@@ -13,6 +13,7 @@ from vybe import clock
 from vybe.store import events as event_rows
 from vybe.store import search as search_rows
 from vybe.store import search_pages
+from vybe.store.db import Deadline
 
 MODES = {"words": "cache", "literal": "/srv/app/cache"}
 
@@ -86,6 +87,32 @@ def test_pages_stopped_by_the_time_bound_hand_out_every_hit_once(store, monkeypa
     assert len(seen) == len(set(seen)), "a hit was handed out twice"
     assert sorted(seen) == everything
     assert complete.count(False) > 1
+
+
+class _Looks(Deadline):
+    """A time bound that passes once it has been looked at three times: a machine where a
+    batch of rows takes a while, so the bound stops reads midway, where it falls."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.looks = 0
+
+    def __call__(self) -> int:
+        self.looks += 1
+        return int(self.looks > 3)
+
+
+@pytest.mark.sqlite_only("a SQLite read looks at the bound between batches of rows")
+@pytest.mark.parametrize("mode", MODES)
+def test_pages_whose_reads_the_bound_stops_midway_hand_out_every_hit_once(store, monkeypatch, mode):
+    hits = _record(store)
+    everything = _expected(store, mode, hits)
+    monkeypatch.setattr(search_rows, "BATCH", 2)
+    monkeypatch.setattr(search_rows, "Deadline", _Looks)
+    seen, complete = _follow(store, MODES[mode], mode, limit=7)
+    assert len(seen) == len(set(seen)), "a hit was handed out twice"
+    assert sorted(seen) == everything
+    assert complete.count(False) > 1  # not first spans: each source's ids fit in one
 
 
 @pytest.mark.parametrize("mode", MODES)

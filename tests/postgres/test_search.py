@@ -109,6 +109,7 @@ def test_a_search_past_its_time_bound_answers_a_partial_page_not_an_error(store,
 def test_only_a_first_span_the_server_cannot_finish_is_query_timeout(store, monkeypatch):
     for n in range(200):
         say(store, "s1", "tool", f"line {n} of a long log about billing " * 40)
+    monkeypatch.setattr(search_rows, "SECONDS", 0)  # the page's bound has passed: a first span
     monkeypatch.setattr(search_pages, "FIRST_SECONDS", 0.001)
     with pytest.raises(VybeError) as stopped:
         find(store, "billing", mode="literal")

@@ -8,10 +8,10 @@ text holds the query (strpos, case folded), newest first.
 
 As on SQLite, a hit is 2·id for message ``id``, 2·id + 1 for event ``id``; a word query's
 filters (type, session, agent, project) are tag terms of the stored vectors; pages are
-walked and handed out by vybe.store.search_pages, one statement per span of ids, each in a
-savepoint with a ``statement_timeout`` of the time left: a span the server stops is rolled
-back and the page answers what the spans before it found (``complete: false``). Imported
-only on a PostgreSQL store.
+walked and handed out by vybe.store.search_pages, one statement per read, in a savepoint
+with a ``statement_timeout`` of the time left: a read the server stops is rolled back and
+found nothing, so the page reads the first span of ids instead (``complete: false``).
+Imported only on a PostgreSQL store.
 """
 
 from __future__ import annotations
@@ -43,9 +43,9 @@ _DETAILS = {
     " vybe_message_text(content_text, content_json) AS content_text, created_at"
     " FROM messages WHERE id IN ({marks})",
 }
-# One span of a source's matches, newest first, with when each was written (looked up row by
-# row: a join over the whole table would walk its index).
-_SPAN = """
+# A source's matches in a range of ids, newest first, with when each was written (looked up
+# row by row: a join over the whole table would walk its index).
+_RANGE = """
 SELECT n.id, n.score, t.created_at FROM ({match}) AS n,
 LATERAL (SELECT created_at FROM {table} WHERE id = n.id) AS t
 ORDER BY n.id DESC
@@ -101,7 +101,7 @@ def _tags(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
 
 
 def _literal(source: tuple[str, ...], query: SearchQuery, params: dict[str, object], _: str) -> str:
-    """A span of one source's rows that hold the literal text."""
+    """One source's rows in a range of ids that hold the literal text."""
     table, alias, _words_table, literal = source
     return (
         f"SELECT {alias}.id, 0 AS score FROM {table} AS {alias}"
@@ -114,8 +114,8 @@ def _literal(source: tuple[str, ...], query: SearchQuery, params: dict[str, obje
 def _words(
     source: tuple[str, ...], query: SearchQuery, params: dict[str, object], match: str
 ) -> str:
-    """A span of one source's rows whose words and tags match (lower scores rank higher),
-    joined to the source only for a time range (the one filter not in the tags)."""
+    """One source's rows in a range of ids whose words and tags match (lower scores rank
+    higher), joined to the source only for a time range (the one filter not in the tags)."""
     table, alias, words, _ = source
     times = _filters(
         alias, query._replace(type=None, session_id=None, agent=None, project_id=None), params
@@ -129,7 +129,7 @@ def _words(
 
 
 class _Reader:
-    """One page's reads (search_pages.Run's ``read``, ``expired`` and ``since``): each span
+    """One page's reads (search_pages.Run's ``read``, ``expired`` and ``since``): each read
     one statement in a savepoint, stopped by the server past the time left."""
 
     def __init__(self, conn: Any, query: SearchQuery) -> None:
@@ -141,29 +141,29 @@ class _Reader:
         self.sql = {}
         for parity in (source.parity for source in search_rows.sources(query)):
             source = _SOURCES[parity]
-            self.sql[parity] = _SPAN.format(
+            self.sql[parity] = _RANGE.format(
                 match=branch(source, query, self.params, match), table=source[0]
             )
 
     def expired(self) -> bool:
         return time.monotonic() > self.deadline
 
-    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> list:
+    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> tuple:
         left = search_pages.FIRST_SECONDS if first else self.deadline - time.monotonic()
         if left <= 0:
-            raise search_pages.Stopped
+            return [], True
         raw = self.raw
-        raw.execute("SAVEPOINT vybe_search_span")
+        raw.execute("SAVEPOINT vybe_search_read")
         raw.execute(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
         try:
             rows = raw.execute(
                 self.sql[parity], {**self.params, "low": low, "high": high, "want": want}
             ).fetchall()
         except pg_errors.QueryCanceled:
-            raw.execute("ROLLBACK TO SAVEPOINT vybe_search_span")
-            raise search_pages.Stopped from None
-        raw.execute("RELEASE SAVEPOINT vybe_search_span")
-        return [search_pages.Hit(i, parity, float(score), at) for i, score, at in rows]
+            raw.execute("ROLLBACK TO SAVEPOINT vybe_search_read")
+            return [], True
+        raw.execute("RELEASE SAVEPOINT vybe_search_read")
+        return [search_pages.Hit(i, parity, float(score), at) for i, score, at in rows], False
 
     def since(self, parity: int, row_id: int) -> str:
         return search_rows.since(self.conn, parity, row_id)

@@ -79,10 +79,12 @@ def _literal_match(query: SearchQuery) -> str:
     return '"' + query.text.replace('"', '""') + '"'
 
 
-# A span of one source's rows, newest first (FTS5 seeks to the span's rowids in its
-# doclists). SQLite's progress handler looks at the time bound inside a statement.
+# One source's matches in a range of ids, newest first (FTS5 walks its doclists in descending
+# rowid order), fetched a batch of rows at a time: between batches the time bound is looked
+# at, and inside one SQLite's progress handler looks.
 SECONDS = 1.5
-_SPAN = """
+BATCH = 64
+_RANGE = """
 SELECT {index}.rowid, {rank}, {table}.created_at FROM {index}
 JOIN {table} ON {table}.id = {index}.rowid / 2
 WHERE {index} MATCH ? AND {index}.rowid BETWEEN ? AND ? AND {index}.rowid % 2 = {parity}
@@ -186,7 +188,7 @@ class _Reader:
         for source in sources(query):
             filters, params = _filters(query, source)
             self.sql[source.parity] = (
-                _SPAN.format(
+                _RANGE.format(
                     index=index,
                     rank=rank,
                     table=source.table,
@@ -196,21 +198,30 @@ class _Reader:
                 params,
             )
 
-    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> list:
+    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> tuple:
         sql, params = self.sql[parity]
         bound = self.bound
         bound.now = Deadline(search_pages.FIRST_SECONDS) if first else bound.page
+        rows: list[tuple] = []
+        cursor = self.conn.cursor()
         try:
-            rows = self.conn.execute(
-                sql, (self.match, 2 * low + parity, 2 * high + parity, *params, want)
-            ).fetchall()
+            cursor.execute(sql, (self.match, 2 * low + parity, 2 * high + parity, *params, want))
+            while batch := cursor.fetchmany(BATCH):
+                rows += batch
+                if len(batch) == BATCH and len(rows) < want and bound.now():
+                    return self._hits(parity, rows), True
         except sqlite3.OperationalError as exc:
             if "interrupted" in str(exc) and bound.now():
-                raise search_pages.Stopped from None
+                return self._hits(parity, rows), True
             bound.now.explain(exc)
             raise
         finally:
+            cursor.close()
             bound.now = bound.page
+        return self._hits(parity, rows), False
+
+    @staticmethod
+    def _hits(parity: int, rows: list[tuple]) -> list[search_pages.Hit]:
         return [search_pages.Hit(hit // 2, parity, score, at) for hit, score, at in rows]
 
     def since(self, parity: int, row_id: int) -> str:

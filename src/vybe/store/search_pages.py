@@ -1,8 +1,10 @@
 """How a search pages, for every store: windows walked newest first, each handed out best
 first, no hit twice and none left out (the contract of `vybe search` in docs/cli.md).
 
-Each source (messages, events) is walked by id, newest first, a span of ids at a time (the
-first ``SPAN`` wide, each next one twice as wide). A page opens a *window*: per source, the
+Each source (messages, events) is walked by id, newest first, in one read of the ids left:
+one statement, because the full-text engine's cost is mostly per statement (bm25 counts
+every row holding each term; a trigram query sets up a long posting list per trigram), so
+a walk cut into spans of ids paid it once a span. A page opens a *window*: per source, the
 ids from where the last window ended down to where this one's hits end. A words query's
 window holds the newest ``want`` matches, messages and events merged by time; the page
 hands out the best ``limit`` of them, and the pages after it the rest, best first, until the
@@ -12,16 +14,20 @@ while a window is open, its bounds, its hits' count and checksum, and which of t
 handed out. Scores are read again on every page and may drift as rows arrive (bm25 counts
 the whole index); the set a page chooses from cannot.
 
-The time bound: each source reads its first span of a page whatever the clock says; past
-the bound no further span starts (and a read under way is interrupted by the store). A
-stopped window is cut to the newest ``limit`` hits it found, all handed out at once, so the
-next page goes on exactly where this one stopped. A window read again past the bound hands
-out nothing (``complete: false``) and the cursor stays where it was.
+The time bound: a read past it stops (the store looks between rows) and answers the matches
+it found, every one from where it began down to the last. A read stopped before it found
+any, or a source whose read would start past the bound, reads the first ``SPAN`` ids
+instead, whatever the clock says, so every page makes progress. A stopped window is cut to
+the newest ``limit`` hits it found, all handed out at once, so the next page goes on exactly
+where this one stopped. A window read again past the bound hands out nothing
+(``complete: false``) and the cursor stays where it was.
 """
 
 from __future__ import annotations
 
 import base64
+import heapq
+import itertools
 import json
 import struct
 import zlib
@@ -38,10 +44,6 @@ SPAN = 2048
 FIRST_SECONDS = 1.5  # the bound of a source's first span, read whatever the page's clock says
 CURSOR_MAX = 4096  # characters: a window of 1,000 hits needs about 300
 _VERSION = 1
-
-
-class Stopped(Exception):
-    """The time bound interrupted a read."""
 
 
 class Hit(namedtuple("Hit", "id parity score created_at")):
@@ -81,7 +83,7 @@ class _Walk:
 
 
 def _crc(hits: list[Hit]) -> int:
-    return zlib.crc32(struct.pack(f"<{len(hits)}q", *(h.id for h in hits)))
+    return zlib.crc32(struct.pack(f"<{len(hits)}q", *[h.id for h in hits]))
 
 
 def fingerprint(values: list) -> int:
@@ -155,10 +157,10 @@ def _timeout() -> VybeError:
 
 class Run:
     """One page's reads: ``read(parity, high, low, want, first)`` gives a source's matches
-    with ids from ``high`` down to ``low``, newest first, at most ``want``, or raises Stopped
-    (the ``first`` span of a source only past FIRST_SECONDS, its own bound);
-    ``expired()`` says the time bound has passed; ``since(parity, id)`` is when the row
-    ``id`` (or the next one above it) was written."""
+    with ids from ``high`` down to ``low``, newest first, at most ``want``, and whether the
+    time bound stopped it (the page's bound; for a source's ``first`` span, FIRST_SECONDS of
+    its own); ``expired()`` says the page's bound has passed; ``since(parity, id)`` is when
+    the row ``id`` (or the next one above it) was written."""
 
     def __init__(self, read: Callable, expired: Callable[[], bool], since: Callable) -> None:
         self.read, self.expired, self.since = read, expired, since
@@ -166,24 +168,19 @@ class Run:
 
     def walk(self, parity: int, high: int, low: int, want: int) -> tuple[list[Hit], int]:
         """A source's newest ``want`` matches in ``low`` .. ``high`` and the lowest id
-        searched (everything from there to ``high`` was)."""
-        rows: list[Hit] = []
-        reached, width = high + 1, SPAN
-        while reached > low and len(rows) < want:
-            if reached <= high and self.expired():
-                self.stopped[parity] = reached
-                break
-            bottom = max(low, reached - width)
-            try:
-                got = self.read(parity, reached - 1, bottom, want - len(rows), reached > high)
-            except Stopped:
-                if reached > high:
-                    raise _timeout() from None
-                self.stopped[parity] = reached
-                break
-            rows += got
-            reached = got[-1].id if len(rows) >= want else bottom
-            width *= 2
+        searched (everything from there to ``high`` was): one read of them all, or when the
+        bound stops that before it finds any, the first ``SPAN`` ids."""
+        rows, stopped, bottom = [], True, low
+        if not self.expired():
+            rows, stopped = self.read(parity, high, low, want, False)
+        if stopped and not rows:
+            bottom = max(low, high - SPAN + 1)
+            rows, stopped = self.read(parity, high, bottom, want, True)
+            if stopped and not rows:
+                raise _timeout()
+        reached = rows[-1].id if stopped or len(rows) >= want else bottom
+        if reached > low and len(rows) < want:
+            self.stopped[parity] = reached
         return rows, reached
 
     def searched_since(self) -> str | None:
@@ -196,16 +193,12 @@ class Run:
 def _in_order(streams: dict[int, list[Hit]], most: int | None = None) -> list[Hit]:
     """The newest ``most`` hits of all sources (every one by default), merged by when each
     was written, each source's taken from its head: always a prefix of its own order."""
-    out: list[Hit] = []
-    taken = dict.fromkeys(streams, 0)
-    while most is None or len(out) < most:
-        heads = [s[taken[p]] for p, s in streams.items() if taken[p] < len(s)]
-        if not heads:
-            break
-        best = max(heads, key=lambda h: (h.created_at, h.hit))
-        out.append(best)
-        taken[best.parity] += 1
-    return out
+    merged = heapq.merge(*streams.values(), key=_written, reverse=True)
+    return list(itertools.islice(merged, most))
+
+
+def _written(hit: Hit) -> tuple[str, int]:
+    return hit.created_at, hit.hit
 
 
 def _open(run: Run, walks: list[_Walk], want: int, limit: int) -> dict[int, list[Hit]]:
