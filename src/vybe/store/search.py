@@ -152,11 +152,14 @@ def _filters(query: SearchQuery, source: _Source) -> tuple[str, list[object]]:
 def bounds(conn: Any, query: SearchQuery, source: _Source) -> tuple[int, int]:
     """The ids ``source`` can match in: all of its rows, or one session's."""
     if source is _MESSAGES and query.session_id:
-        sql = "SELECT MIN(id), MAX(id) FROM messages WHERE session_id = ?"
-        low, high = conn.execute(sql, (query.session_id,)).fetchone()
+        # Grouped, so that PostgreSQL reads the session's rows by their index: it answers an
+        # ungrouped MIN and MAX by walking the primary key from each end past every other
+        # session's rows (45 ms in 100k messages, against 1).
+        sql = "SELECT MIN(id), MAX(id) FROM messages WHERE session_id = ? GROUP BY session_id"
+        row = conn.execute(sql, (query.session_id,)).fetchone()
     else:
-        low, high = 1, conn.execute(f"SELECT MAX(id) FROM {source.table}").fetchone()[0]
-    return (1, 0) if high is None else (low, high)
+        row = (1, conn.execute(f"SELECT MAX(id) FROM {source.table}").fetchone()[0])
+    return (1, 0) if row is None or row[1] is None else (row[0], row[1])
 
 
 class _Bound:
