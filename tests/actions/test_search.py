@@ -9,7 +9,7 @@ import pytest
 
 from vybe.actions import search as actions
 from vybe.errors import InvalidInput
-from vybe.store import Store
+from vybe.store import Store, search_pages
 from vybe.store import events as event_rows
 from vybe.store import record as record_rows
 from vybe.store import search as search_rows
@@ -19,9 +19,6 @@ from vybe.store.search import SearchQuery
 UNINDEXED = pytest.mark.sqlite_only("a SQLite store made before its index, indexed in batches")
 CONTENTLESS = pytest.mark.sqlite_only("the rows of SQLite's contentless FTS5 index")
 FTS5_SYNTAX = pytest.mark.sqlite_only("FTS5's query syntax; the server refuses its own")
-BATCHES = pytest.mark.sqlite_only(
-    "SQLite's search reads in batches within its time bound; the server's is one statement"
-)
 
 
 def say(store: Store, session: str, kind: str, text: str) -> None:
@@ -105,11 +102,12 @@ def test_filters_by_session_and_type_narrow_words_and_literal_queries(store):
 def test_pages_follow_each_other_without_repeats_and_the_last_says_so(store):
     for n in range(7):
         say(store, "s1", "assistant", f"note {n} about caching")
-    seen, offset = [], 0
-    while offset is not None:
-        page = find(store, "caching", limit=3, offset=offset)
+    seen, cursor = [], None
+    while True:
+        page = find(store, "caching", limit=3, cursor=cursor)
         seen += [h["seq"] for h in page["hits"]]
-        offset = page["next_offset"]
+        if (cursor := page["next_cursor"]) is None:
+            break
     assert sorted(seen) == list(range(1, 8))
 
 
@@ -248,7 +246,8 @@ def test_a_pruned_event_leaves_the_index(store):
         ("billing", "auto", {"type": "bogus"}),
         ("billing", "auto", {"limit": 0}),
         ("billing", "auto", {"limit": actions.LIMIT_MAX + 1}),
-        ("billing", "auto", {"offset": -1}),
+        ("billing", "auto", {"cursor": "not a cursor"}),
+        ("billing", "auto", {"cursor": "x" * 5000}),
         ("billing", "auto", {"limit": True}),
         ("billing", "auto", {"since": "yesterday"}),
         ("billing", "auto", {"session_id": " "}),
@@ -371,12 +370,11 @@ def test_equal_scores_across_messages_and_events_come_newest_first(store):
     assert [h["source"] for h in hits] == ["event", "message", "event"]
 
 
-@BATCHES
 def test_a_search_past_its_time_bound_answers_what_it_found_and_says_from_when(store, monkeypatch):
     for n in range(10):
         say(store, "s1", "assistant", f"cache note {n}")
     assert find(store, "cache")["complete"] is True
-    monkeypatch.setattr(search_rows, "BATCH", 2)  # rows read between looks at the clock
+    monkeypatch.setattr(search_pages, "SPAN", 2)  # ids read before the clock is looked at
     monkeypatch.setattr(search_rows, "SECONDS", 0)
     found = find(store, "cache")
     assert found["complete"] is False
@@ -384,14 +382,13 @@ def test_a_search_past_its_time_bound_answers_what_it_found_and_says_from_when(s
     assert found["searched_since"] == found["hits"][-1]["created_at"]
 
 
-@BATCHES
 def test_a_session_filter_searches_only_that_sessions_rows(store, monkeypatch):
     """The session's rows are where its matches can be: the scan starts and stops there."""
     say(store, "s0", "user", "deploy.sh failed in the old session")
     for n in range(50):
         say(store, "s1", "user", f"deploy.sh failed again {n}")
-    monkeypatch.setattr(search_rows, "BATCH", 2)
-    monkeypatch.setattr(search_rows, "SECONDS", 0)  # only the first batch is read
+    monkeypatch.setattr(search_pages, "SPAN", 2)
+    monkeypatch.setattr(search_rows, "SECONDS", 0)  # only the first span is read
     found = find(store, "deploy.sh", session_id="s0")
     assert [(h["session_id"], h["seq"]) for h in found["hits"]] == [("s0", 1)]
     assert found["complete"] is True

@@ -26,9 +26,11 @@ def test_the_cli_finds_words_and_paths_with_filters_and_pages(recorded):
     path = recorded.ok("search", "/srv/app/ledger.py")
     assert path["mode"] == "literal" and path["count"] == 1
     first = recorded.ok("search", "billing", "--limit", "1")
-    assert first["count"] == 1 and first["next_offset"] == 1
-    second = recorded.ok("search", "--query", "billing", "--limit", "1", "--offset", "1")
-    assert second["next_offset"] is None
+    assert first["count"] == 1 and first["next_cursor"]
+    second = recorded.ok(
+        "search", "--query", "billing", "--limit", "1", "--cursor", first["next_cursor"]
+    )
+    assert second["next_cursor"] is None
     assert {first["hits"][0]["session_id"], second["hits"][0]["session_id"]} == {"s1", "s2"}
     assert recorded.ok("search", "billing", "--type", "user", "--since", "1h")["count"] == 2
 

@@ -1,7 +1,8 @@
 """What only the server's search must show (tests/actions/test_search.py runs here too,
 under --store=postgres): hostile queries answered or refused with INVALID_INPUT, never
-INTERNAL; a search that runs too long stopped (QUERY_TIMEOUT); a store copied from SQLite
-searchable at once."""
+INTERNAL; a search past its time bound answers what it found, as on SQLite, and only a
+first span the server cannot finish is QUERY_TIMEOUT; a store copied from SQLite searchable
+at once."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import pytest
 
 from tests.actions.test_search import find, log, say
 from vybe.errors import InvalidInput, VybeError
-from vybe.store import Store, copy, pg_search
+from vybe.store import Store, copy, search_pages
+from vybe.store import search as search_rows
 
 
 def _dump(store) -> list:
@@ -91,10 +93,24 @@ def test_words_split_where_sqlite_splits_them_not_at_paths_urls_or_emails(store)
     assert find(store, "tt:tool", mode="words")["count"] == 0  # a filter's tag is no word
 
 
-def test_a_search_past_its_time_limit_is_query_timeout(store, monkeypatch):
+@pytest.mark.parametrize("mode", ["words", "literal"])
+def test_a_search_past_its_time_bound_answers_a_partial_page_not_an_error(store, monkeypatch, mode):
     for n in range(200):
         say(store, "s1", "tool", f"line {n} of a long log about billing " * 40)
-    monkeypatch.setattr(pg_search, "TIMEOUT_MS", 1)
+    monkeypatch.setattr(search_pages, "SPAN", 16)
+    monkeypatch.setattr(search_rows, "SECONDS", 0)  # no span starts after the first
+    found = find(store, "billing", mode=mode, limit=50)
+    assert found["complete"] is False
+    assert [h["seq"] for h in found["hits"]] == list(range(200, 184, -1))
+    assert found["searched_since"] == found["hits"][-1]["created_at"]
+    assert found["next_cursor"]
+
+
+def test_only_a_first_span_the_server_cannot_finish_is_query_timeout(store, monkeypatch):
+    for n in range(200):
+        say(store, "s1", "tool", f"line {n} of a long log about billing " * 40)
+    monkeypatch.setattr(search_rows, "SECONDS", 0)  # the page's bound has passed: a first span
+    monkeypatch.setattr(search_pages, "FIRST_SECONDS", 0.001)
     with pytest.raises(VybeError) as stopped:
         find(store, "billing", mode="literal")
     assert stopped.value.code == "QUERY_TIMEOUT"

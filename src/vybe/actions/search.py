@@ -13,12 +13,12 @@ from __future__ import annotations
 from vybe import clock
 from vybe.actions import limits
 from vybe.errors import InvalidInput
-from vybe.store import Store, search_syntax
+from vybe.store import Store, search_pages, search_syntax
 from vybe.store import search as search_rows
 
 QUERY_MAX = 1000
 LIMIT_MAX = 1000
-OFFSET_MAX = 10_000
+CURSOR_MAX = search_pages.CURSOR_MAX
 SNIPPET_CHARS = 240
 MODES = ("auto", "words", "literal")
 TYPES = ("user", "harness", "assistant", "tool", "system", "event")
@@ -61,14 +61,13 @@ def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQ
         raise InvalidInput(f"mode must be one of {', '.join(MODES)}", context={"field": "mode"})
     if query.type is not None and query.type not in TYPES:
         raise InvalidInput(f"type must be one of {', '.join(TYPES)}", context={"field": "type"})
-    for name, value, low, high in (
-        ("limit", query.limit, 1, LIMIT_MAX),
-        ("offset", query.offset, 0, OFFSET_MAX),
-    ):
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise InvalidInput(
-                f"{name} must be a whole number from {low} to {high}", context={"field": name}
-            )
+    limit = query.limit
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LIMIT_MAX:
+        raise InvalidInput(
+            f"limit must be a whole number from 1 to {LIMIT_MAX}", context={"field": "limit"}
+        )
+    if query.cursor is not None:
+        limits.text("cursor", query.cursor, CURSOR_MAX, required=True)
     for name in ("session_id", "agent", "project_id"):
         value = getattr(query, name)
         if value is not None:
@@ -140,20 +139,18 @@ def _hit(row: dict, needles: list[str]) -> dict:
 
 
 def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> dict:
-    """One page of hits, best first, with the offset of the next page when there is one."""
+    """One page of hits, best first, with the cursor of the next page when there is one."""
     query = _validated(query, mode)
     with store.snapshot() as conn:
         found = store.search(conn, query)
         backlog = search_rows.backlog(conn)
     needles = _needles(query)
-    hits = [_hit(row, needles) for row in found.rows[: query.limit]]
-    more = len(found.rows) > query.limit
+    hits = [_hit(row, needles) for row in found.rows]
     return {
         "query": query.text,
         "mode": "literal" if query.literal else "words",
         "count": len(hits),
-        "offset": query.offset,
-        "next_offset": query.offset + query.limit if more else None,
+        "next_cursor": found.next_cursor,
         "ranked_newest": found.ranked_newest,
         "complete": found.searched_since is None,
         "searched_since": found.searched_since,

@@ -25,7 +25,7 @@ def _search(ctx, v: dict) -> dict:
         since=v["since"],
         until=v["until"],
         limit=v["limit"],
-        offset=v["offset"],
+        cursor=v["cursor"],
     )
     return actions.search(ctx.store, query, v["mode"])
 
@@ -81,12 +81,9 @@ OPERATIONS = (
             ),
             LIMIT.but(help="at most this many hits"),
             Param(
-                "offset",
-                "integer",
-                "skip this many hits (the last page's next_offset)",
-                default=0,
-                minimum=0,
-                maximum=actions.OFFSET_MAX,
+                "cursor",
+                help="the next page: the last page's next_cursor (same query and filters)",
+                max_length=actions.CURSOR_MAX,
             ),
         ),
         surfaces=EVERYWHERE,
@@ -94,7 +91,7 @@ OPERATIONS = (
             "query": "string",
             "mode": "string",
             "count": "integer",
-            "next_offset": "integer",
+            "next_cursor": "string",
             "complete": "boolean",
             "searched_since": "string",
             "index_complete": "boolean",

@@ -17,25 +17,38 @@ import sqlite3
 from collections import namedtuple
 
 from vybe.errors import InvalidInput
-from vybe.store import search_syntax
+from vybe.store import search_pages, search_syntax
 from vybe.store.db import Deadline
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class SearchQuery(
     namedtuple(
         "SearchQuery",
-        "text literal session_id type agent project_id since until limit offset",
-        defaults=(False, None, None, None, None, None, None, 20, 0),
+        "text literal session_id type agent project_id since until limit cursor",
+        defaults=(False, None, None, None, None, None, None, 20, None),
     )
 ):
-    """What to look for and where. ``type`` is a message type or ``event``."""
+    """What to look for and where. ``type`` is a message type or ``event``; ``cursor`` is
+    the last page's ``next_cursor`` (vybe.store.search_pages)."""
 
     __slots__ = ()
 
     @property
     def window(self) -> int:
-        """How many of the newest matches are ranked: enough for every page asked for."""
-        return max(RANK_WINDOW, self.offset + self.limit + 1)
+        """How many of the newest matches a page chooses from: the page itself for literal
+        text (newest first), the ranking window for words."""
+        return self.limit if self.literal else max(RANK_WINDOW, self.limit)
+
+    def printed(self) -> int:
+        """What a cursor belongs to: the query and its filters (a cursor keeps its first
+        page's time range, a duration such as 7d resolved once)."""
+        return search_pages.fingerprint(
+            [self.text, self.literal, self.session_id, self.type, self.agent, self.project_id]
+        )
 
 
 RANK_WINDOW = 1000
@@ -66,13 +79,12 @@ def _literal_match(query: SearchQuery) -> str:
     return '"' + query.text.replace('"', '""') + '"'
 
 
-# Each source is read newest first in one pass (FTS5 walks its doclists in descending rowid
-# order), a batch of rows at a time, until the window is full: a common term fills it from
-# the newest rows and stops there. Between batches the time bound is looked at (inside one,
-# SQLite's progress handler looks), and a search past it ranks what it found so far.
-BATCH = 64
+# One source's matches in a range of ids, newest first (FTS5 walks its doclists in descending
+# rowid order), fetched a batch of rows at a time: between batches the time bound is looked
+# at, and inside one SQLite's progress handler looks.
 SECONDS = 1.5
-_CHUNK = """
+BATCH = 64
+_RANGE = """
 SELECT {index}.rowid, {rank}, {table}.created_at FROM {index}
 JOIN {table} ON {table}.id = {index}.rowid / 2
 WHERE {index} MATCH ? AND {index}.rowid BETWEEN ? AND ? AND {index}.rowid % 2 = {parity}
@@ -88,10 +100,10 @@ _DETAILS = {
 }
 
 
-class Found(namedtuple("Found", "rows ranked_newest searched_since")):
-    """One page of hits (each a dict, plus one more when there is a next page); the window,
-    when more words matched than it ranked; and, when the time bound stopped the search, the
-    time from which rows were searched (older ones were not; "" when none were)."""
+class Found(namedtuple("Found", "rows ranked_newest searched_since next_cursor")):
+    """One page of hits (each a dict); the window, when more words matched than it ranked;
+    when the time bound stopped the search, the time from which rows were searched (older
+    ones were not); the cursor of the next page, None after the last."""
 
     __slots__ = ()
 
@@ -104,7 +116,7 @@ _MESSAGES = _Source("messages", "m", 0)
 _EVENTS = _Source("events", "e", 1)
 
 
-def _sources(query: SearchQuery) -> list[_Source]:
+def sources(query: SearchQuery) -> list[_Source]:
     """The sources a query can find anything in: a session or a message type is only in
     messages, an agent, a project or ``event`` only in events."""
     wanted = []
@@ -137,95 +149,132 @@ def _filters(query: SearchQuery, source: _Source) -> tuple[str, list[object]]:
     return "".join(" AND " + w for w in where), params
 
 
-def _bounds(conn: sqlite3.Connection, query: SearchQuery, source: _Source) -> tuple[int, int]:
-    """The rowids ``source`` can match in: all of its rows, or one session's."""
+def bounds(conn: Any, query: SearchQuery, source: _Source) -> tuple[int, int]:
+    """The ids ``source`` can match in: all of its rows, or one session's."""
     if source is _MESSAGES and query.session_id:
-        sql = "SELECT MIN(id), MAX(id) FROM messages WHERE session_id = ?"
-        low, high = conn.execute(sql, (query.session_id,)).fetchone()
+        # Grouped, so that PostgreSQL reads the session's rows by their index: it answers an
+        # ungrouped MIN and MAX by walking the primary key from each end past every other
+        # session's rows (45 ms in 100k messages, against 1).
+        sql = "SELECT MIN(id), MAX(id) FROM messages WHERE session_id = ? GROUP BY session_id"
+        row = conn.execute(sql, (query.session_id,)).fetchone()
     else:
-        low, high = 1, conn.execute(f"SELECT MAX(id) FROM {source.table}").fetchone()[0]
-    if high is None:
-        return 0, -1
-    return 2 * low + source.parity, 2 * high + source.parity
+        row = (1, conn.execute(f"SELECT MAX(id) FROM {source.table}").fetchone()[0])
+    return (1, 0) if row is None or row[1] is None else (row[0], row[1])
 
 
-def _scan(conn, sql: str, params: list, bounds: tuple[int, int], want: int, stop: Deadline):
-    """The newest ``want`` matches within ``bounds``; and, when the time bound stopped the
-    search, the rowid of the oldest row read (everything above it was searched), else None."""
-    rows: list[tuple] = []
-    cursor = conn.cursor()
-    try:
-        cursor.execute(sql, (params[0], *bounds, *params[1:], want))
-        while batch := cursor.fetchmany(BATCH):
-            rows += batch
-            if len(batch) == BATCH and len(rows) < want and stop():  # a short batch: the end
-                return rows, rows[-1][0]
-    except sqlite3.OperationalError as exc:
-        if "interrupted" in str(exc) and stop():
-            return rows, rows[-1][0] if rows else bounds[1] + 2
-        stop.explain(exc)
-        raise
-    finally:
-        cursor.close()
-    return rows, None
+class _Bound:
+    """SQLite's progress handler over the page's time bound; a source's first span has a
+    bound of its own (search_pages: it is read whatever the page's clock says)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.page = Deadline(seconds)
+        self.now = self.page
+
+    def __call__(self) -> int:
+        return self.now()
+
+    def expired(self) -> bool:
+        return bool(self.page())
 
 
-def _since(conn: sqlite3.Connection, source: _Source, rowid: int) -> str:
-    """When the oldest row searched, ``rowid`` or the one after it, was written ("" when the
-    search stopped before any)."""
+class _Reader:
+    """One page's reads of the SQLite indexes (search_pages.Run's ``read`` and ``since``)."""
+
+    def __init__(self, conn: sqlite3.Connection, query: SearchQuery, bound: _Bound) -> None:
+        self.conn, self.bound = conn, bound
+        if query.literal:
+            index, rank, self.match = "search_literal", "0", _literal_match(query)
+        else:
+            index, rank = "search_words", "bm25(search_words, 1.0, 0.0)"
+            self.match = _words_match(query)
+        self.sql: dict[int, tuple[str, list[object]]] = {}
+        for source in sources(query):
+            filters, params = _filters(query, source)
+            self.sql[source.parity] = (
+                _RANGE.format(
+                    index=index,
+                    rank=rank,
+                    table=source.table,
+                    parity=source.parity,
+                    filters=filters,
+                ),
+                params,
+            )
+
+    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> tuple:
+        sql, params = self.sql[parity]
+        bound = self.bound
+        bound.now = Deadline(search_pages.FIRST_SECONDS) if first else bound.page
+        rows: list[tuple] = []
+        cursor = self.conn.cursor()
+        try:
+            cursor.execute(sql, (self.match, 2 * low + parity, 2 * high + parity, *params, want))
+            while batch := cursor.fetchmany(BATCH):
+                rows += batch
+                if len(batch) == BATCH and len(rows) < want and bound.now():
+                    return self._hits(parity, rows), True
+        except sqlite3.OperationalError as exc:
+            if "interrupted" in str(exc) and bound.now():
+                return self._hits(parity, rows), True
+            bound.now.explain(exc)
+            raise
+        finally:
+            cursor.close()
+            bound.now = bound.page
+        return self._hits(parity, rows), False
+
+    @staticmethod
+    def _hits(parity: int, rows: list[tuple]) -> list[search_pages.Hit]:
+        return [search_pages.Hit(hit // 2, parity, score, at) for hit, score, at in rows]
+
+    def since(self, parity: int, row_id: int) -> str:
+        return since(self.conn, parity, row_id)
+
+
+def since(conn: Any, parity: int, row_id: int) -> str:
+    """When the row ``row_id`` of a source (or the first one after it) was written; "" for
+    none."""
+    table = _MESSAGES.table if parity == _MESSAGES.parity else _EVENTS.table
     row = conn.execute(
-        f"SELECT created_at FROM {source.table} WHERE id >= ? ORDER BY id LIMIT 1",
-        (rowid // 2,),
+        f"SELECT created_at FROM {table} WHERE id >= ? ORDER BY id LIMIT 1", (row_id,)
     ).fetchone()
     return row[0] if row else ""
 
 
-def _details(conn: sqlite3.Connection, page: list[tuple]) -> list[dict]:
-    """The page's rows, in its order, each with a message's or an event's columns."""
+def details(conn: Any, page: list[search_pages.Hit], sql: dict | None = None) -> list[dict]:
+    """The page's rows, in its order, each with a message's or an event's columns (read by
+    ``sql``, per table, this store's by default)."""
+    sql = sql or _DETAILS
     by_hit: dict[int, dict] = {}
     for source in (_MESSAGES, _EVENTS):
-        ids = [hit // 2 for hit, *_ in page if hit % 2 == source.parity]
+        ids = [hit.id for hit in page if hit.parity == source.parity]
         if not ids:
             continue
-        cursor = conn.execute(_DETAILS[source.table].format(marks=",".join("?" * len(ids))), ids)
+        cursor = conn.execute(sql[source.table].format(marks=",".join("?" * len(ids))), ids)
         names = [column[0] for column in cursor.description]
         for values in cursor:
             row = {"event_id": None, **dict(zip(names, values, strict=True))}
             by_hit[2 * (row.pop("id", None) or row["event_id"]) + source.parity] = row
-    return [by_hit[hit] for hit, *_ in page if hit in by_hit]
+    return [by_hit[hit.hit] for hit in page if hit.hit in by_hit]
 
 
 def search(conn: sqlite3.Connection, query: SearchQuery, seconds: float | None = None) -> Found:
-    """One page of hits, best first, plus one more row when there is a next page.
+    """One page of hits, best first, and the cursor of the next (search_pages).
 
     Words: the newest ``window`` matches by time, messages and events alike, are ranked
-    together (bm25 over the one index both share; equal scores newest first). Literal text:
-    newest first, so only the page's rows are read (bm25 would count every row holding the
-    text first: 0.4 s for a path in half of a million messages, 3 ms without). Past
-    ``seconds`` the search stops where it is and ranks what it found (``searched_since``
-    says from when)."""
-    if query.literal:
-        index, rank, match = "search_literal", "0", _literal_match(query)
-        want = query.offset + query.limit + 1
-    else:
-        index, rank, match = "search_words", "bm25(search_words, 1.0, 0.0)", _words_match(query)
-        want = query.window
-    stop = Deadline(SECONDS if seconds is None else seconds)
-    conn.set_progress_handler(stop, 10_000)
-    found: list[tuple] = []
-    since: list[str] = []
+    together (bm25 over the one index both share; equal scores newest first), and paged
+    through before the next window opens. Literal text: newest first, so only the page's
+    rows are read (bm25 would count every row holding the text first: 0.4 s for a path in
+    half of a million messages, 3 ms without). Past ``seconds`` the search stops where it
+    is and hands out what it found (``searched_since`` says from when)."""
+    ids = {source.parity: bounds(conn, query, source) for source in sources(query)}
+    query, walks = search_pages.resume(query, ids)
+    bound = _Bound(SECONDS if seconds is None else seconds)
+    reader = _Reader(conn, query, bound)
+    run = search_pages.Run(reader.read, bound.expired, reader.since)
+    conn.set_progress_handler(bound, 10_000)
     try:
-        for source in _sources(query):
-            filters, params = _filters(query, source)
-            sql = _CHUNK.format(
-                index=index, rank=rank, table=source.table, parity=source.parity, filters=filters
-            )
-            rows, stopped = _scan(
-                conn, sql, [match, *params], _bounds(conn, query, source), want, stop
-            )
-            found += rows
-            if stopped is not None:
-                since.append(_since(conn, source, stopped))
+        page = search_pages.page(run, walks, query)
     except sqlite3.OperationalError as exc:
         if any(sign in str(exc) for sign in ("fts5", "syntax", "unterminated", "no such column")):
             raise InvalidInput(
@@ -236,11 +285,8 @@ def search(conn: sqlite3.Connection, query: SearchQuery, seconds: float | None =
         raise
     finally:
         conn.set_progress_handler(None, 0)
-    found.sort(key=lambda hit: (hit[2], hit[0]), reverse=True)  # newest first
-    ranked = sorted(found[:want], key=lambda hit: hit[1])  # stable: ties newest first
-    page = ranked[query.offset : query.offset + query.limit + 1]
-    window = query.window if not query.literal and len(found) >= query.window else None
-    return Found(_details(conn, page), window, max(since) if since else None)
+    ranked = None if query.literal else page.ranked_newest
+    return Found(details(conn, page.hits), ranked, page.searched_since, page.next_cursor)
 
 
 def backlog(conn: sqlite3.Connection) -> dict[str, int]:
