@@ -428,7 +428,7 @@ def handoff(checks: Checks) -> Sandbox:
         f"(from its session codex:{picked['thread_id']})" in part
         and f"\n{BACK}\n" in words
         and GOAL not in part
-        and f"codex's last reply (its words, not the user's):\nreply to: {BACK[:60]}" in part
+        and f"codex's last reply (its words, not the user's):\n| reply to: {BACK[:60]}" in part
         and "=== Handed over by claude" not in (first or [""])[0],
         first,
     )
@@ -452,7 +452,7 @@ def codex_receives(checks: Checks, part: str, sid: str, said: list[str]) -> None
     checks.that(
         "handoff #16: ... and claude's last working state (its reply, the tool failure it hit)"
         " and the exact references (the path it failed on, the folder the person froze)",
-        "claude's last reply (its words, not the user's):\ndone: " in state
+        "claude's last reply (its words, not the user's):\n| done: " in state
         and "A tool failure claude hit:" in state
         and "src/billing/ledger.go" in state
         and "src/billing/ledger.go" in refs
