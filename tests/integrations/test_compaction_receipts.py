@@ -164,6 +164,34 @@ def test_vybe_checkpoints_have_receipts_from_their_attempts(vybe):
     assert data["compactions"] == 1
 
 
+def test_a_failed_checkpoint_has_a_receipt_naming_its_failed_checks_repair_and_fallbacks(vybe):
+    from vybe.context.checkpoints import Attempt
+
+    vybe.ok("init")
+    store = open_store(vybe.location)
+    record = SqliteRecord(store)
+    record_user(record, "s1", "Keep the ledger's rounding half-even.")
+    problems = ("the reply has no <checkpoint> block", "NOW names no next step")
+    failed = Attempt(
+        "s1", "normal", "overflow", "failed", 90_000, problems=problems, repair_ran=True,
+        fallbacks=("kept_the_previous_checkpoint",), error="the repair failed its checks too",
+    )  # fmt: skip
+    record.save(failed, None)
+    store.close()
+    data = vybe.ok("session", "receipts", "s1")
+    receipt = data["receipts"][-1]
+    assert (receipt["compactor"], receipt["outcome"], receipt["trigger"]) == (
+        "vybe",
+        "failed",
+        "overflow",
+    )
+    assert receipt["failed_checks"] == list(problems) and receipt["repair_ran"] is True
+    assert receipt["fallbacks"] == ["kept_the_previous_checkpoint"]
+    assert receipt["error"] == "the repair failed its checks too"
+    assert receipt["verbatim"] == receipt["cut"] == receipt["kept"] == []
+    assert data["compactions"] == 0  # a failed attempt compacted nothing
+
+
 def test_receipts_over_mcp_and_bad_input(vybe):
     from vybe.integrations.mcp_tools import Tools
 
