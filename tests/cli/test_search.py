@@ -45,11 +45,13 @@ def test_the_cli_finds_words_and_paths_with_filters_and_pages(recorded):
         ("ab", "--mode", "literal"),
         ("billing", "--since", "yesterday"),
         ("billing", "--session-id", " "),
+        ("billing", "--agent-name", "a" * 129),
     ],
 )
 def test_bad_queries_are_invalid_input_and_change_nothing(recorded, args):
     result = recorded.refused("INVALID_INPUT", "search", *args)
-    assert result.envelope["error_context"]["field"] in {"query", "since", "session_id"}
+    fields = {"query", "since", "session_id", "agent_name"}
+    assert result.envelope["error_context"]["field"] in fields
 
 
 @pytest.mark.parametrize(

@@ -68,10 +68,15 @@ def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQ
         )
     if query.cursor is not None:
         limits.text("cursor", query.cursor, CURSOR_MAX, required=True)
-    for name in ("session_id", "agent", "project_id"):
+    # (query field, the parameter's name on every surface, its limit)
+    for name, field, limit in (
+        ("session_id", "session_id", limits.PATH_MAX),
+        ("agent", "agent_name", limits.AGENT_MAX),
+        ("project_id", "project_id", limits.PATH_MAX),
+    ):
         value = getattr(query, name)
         if value is not None:
-            limits.text(name, value, limits.PATH_MAX, required=True)
+            limits.text(field, value, limit, required=True)
     literal = mode == "literal" or (mode == "auto" and literal_looking(query.text))
     if literal and len(query.text.strip()) < 3:
         raise InvalidInput(
