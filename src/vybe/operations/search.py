@@ -33,8 +33,8 @@ def _search(ctx, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "search",
-        "Search the record of sessions (messages, replies, tool output) and the event log:"
-        " best hits first, each with a snippet.",
+        "Search the record of sessions (messages, replies, tool calls and their output) and"
+        " the event log: best hits first, each with a snippet.",
         _search,
         params=(
             Param(
