@@ -99,3 +99,27 @@ def agent(vybe, tmp_path) -> Agent:
     project = tmp_path / "proj"
     project.mkdir()
     return Agent(vybe, project)
+
+
+def type_many(location: str, session: str, texts: list[str]) -> None:
+    """The person's messages ``texts`` appended to a session of the store at ``location``
+    (SQLite's file or the server's URL) in one transaction, numbered after its newest row:
+    a long session in milliseconds, where a hook per message would take seconds."""
+    from vybe.store import open_store
+
+    store = open_store(location)
+    insert = (
+        "INSERT INTO messages (session_id, context_seq, type, source, content_text, tokens,"
+        " created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01T00:00:00.000000Z')"
+    )
+    newest = "SELECT COALESCE(MAX(context_seq), 0) FROM messages WHERE session_id = ?"
+
+    def add(conn: Any) -> None:
+        first = conn.execute(newest, (session,)).fetchone()[0] + 1
+        for n, text in enumerate(texts):
+            conn.execute(insert, (session, first + n, text))
+
+    try:
+        store.transact(add)
+    finally:
+        store.close()

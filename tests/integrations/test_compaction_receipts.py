@@ -8,7 +8,7 @@ import json
 import shutil
 
 from tests.conftest import TRANSCRIPTS
-from tests.integrations.conftest import FIXTURES, SESSIONS
+from tests.integrations.conftest import FIXTURES, SESSIONS, type_many
 from vybe.context.receipt import line, ordinal
 from vybe.context.recorder import record_assistant, record_user
 from vybe.integrations import user_words
@@ -247,16 +247,7 @@ def test_a_long_sessions_compaction_reads_only_its_first_and_newest_messages(
     agent.transcript = tmp_path / "none.jsonl"
     agent.send("claude", "user_prompt_submit", prompt="Goal: port billing to Go.")
     extra = user_words.WINDOW + 200
-    rows = [(CLAUDE, 2 + n, f"step {n}: keep going with the port") for n in range(extra)]
-    store = open_store(store_location)  # the test's store, SQLite's or the server's
-    insert = (
-        "INSERT INTO messages (session_id, context_seq, type, source, content_text, tokens,"
-        " created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01T00:00:00.000000Z')"
-    )
-    try:
-        store.transact(lambda c: [c.execute(insert, row) for row in rows])
-    finally:
-        store.close()
+    type_many(store_location, CLAUDE, [f"step {n}: keep going with the port" for n in range(extra)])
     context = agent.send("claude", "session_start_compact").context
     assert "Goal: port billing to Go." in context and f"step {extra - 1}:" in context
     receipt = _receipts(agent, CLAUDE)["receipts"][-1]

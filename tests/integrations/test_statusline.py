@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import VYBE, in_process
-from tests.integrations.conftest import SESSIONS
+from tests.integrations.conftest import SESSIONS, type_many
 from vybe.cli.entry import main
 
 # The fields Claude Code sends a status line command (its statusline docs).
@@ -61,21 +61,11 @@ def test_a_long_sessions_words_kept_count_every_message_typed_before_the_compact
     """The receipt lists the newest messages only (the choice reads no more): the status
     line's figure is still of all the person had typed, and not of what came after."""
     from vybe.integrations import user_words
-    from vybe.store import open_store
 
     agent.transcript = tmp_path / "none.jsonl"
     agent.send("claude", "user_prompt_submit", prompt="Goal: port billing.")
-    session = f"claude:{SESSIONS['claude']}"
-    rows = [(session, 2 + n, f"step {n}") for n in range(user_words.WINDOW + 100)]
-    store = open_store(store_location)  # the test's store, SQLite's or the server's
-    insert = (
-        "INSERT INTO messages (session_id, context_seq, type, source, content_text, tokens,"
-        " created_at) VALUES (?, ?, 'user', 'user', ?, 10, '2026-08-01T00:00:00.000000Z')"
-    )
-    try:
-        store.transact(lambda c: [c.execute(insert, row) for row in rows])
-    finally:
-        store.close()
+    steps = [f"step {n}" for n in range(user_words.WINDOW + 100)]
+    type_many(store_location, f"claude:{SESSIONS['claude']}", steps)
     agent.send("claude", "session_start_compact")
     agent.send("claude", "user_prompt_submit", prompt="typed after the compaction")
     line = run_line(agent.vybe)
