@@ -13,8 +13,6 @@ Each receipt lists record numbers (``seq``) under ``verbatim``, ``kept``, ``cut`
 
 from __future__ import annotations
 
-from typing import Any
-
 from vybe.actions import limits
 from vybe.errors import NotFound
 from vybe.store import Store
@@ -82,14 +80,6 @@ def _harness_receipt(row: dict, typed: int) -> dict:
     }
 
 
-def _typed_then(conn: Any, session_id: str, row: dict) -> int:
-    """How many messages the person had typed at a harness's compaction: up to the newest
-    its receipt lists (the choice reads the first and the newest; older ones, in the record
-    only, are in no list)."""
-    listed = [seq for name in receipt_rows.LISTS for seq in row[name]]
-    return receipt_rows.typed_messages(conn, session_id, max(listed)) if listed else 0
-
-
 def session_receipts(store: Store, session_id: str, limit: int) -> dict:
     """The newest ``limit`` receipts of a session, oldest first, each numbered."""
     limits.text("session_id", session_id, limits.PATH_MAX, required=True)
@@ -102,7 +92,7 @@ def session_receipts(store: Store, session_id: str, limit: int) -> dict:
             )
         attempts = checkpoint_rows.list_attempts(conn, session_id)
         harness = [
-            _harness_receipt(r, _typed_then(conn, session_id, r))
+            _harness_receipt(r, receipt_rows.typed_then(conn, session_id, r))
             for r in receipt_rows.harness_receipts(conn, session_id)
         ]
         users = record_rows.messages_of_type(conn, session_id, "user")

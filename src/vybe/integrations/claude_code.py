@@ -136,6 +136,7 @@ def users_words(
 
     conn, session = hook.store.conn, hook.record_session
     rows = record_rows.first_and_newest(conn, session, "user", user_words.WINDOW)
+    # at most WINDOW rows read: the session holds no more of the person's messages
     typed = receipts.typed_messages(conn, session) if len(rows) > user_words.WINDOW else len(rows)
     budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
     chosen = user_words.choose([r for r in rows if r.text.strip() not in kept], budget)

@@ -109,13 +109,13 @@ def span_words(conn: Any, session: str, span: dict | None) -> list[MessageRow]:
     if span is None:
         return record_rows.first_and_newest(conn, session, "user", user_words.WINDOW)
     until = span["until"] or LATEST
-    rows = record_rows.newest_of_type_until(conn, session, "user", until, user_words.WINDOW + 1)
+    rows = record_rows.newest_of_type(conn, session, "user", user_words.WINDOW + 1, until)
     inside = [r for r in rows if r.created_at >= span["from"]]
     before = rows[: len(rows) - len(inside)][-1:]  # the prompt that asked for the task
     if span["until"]:
         inside = inside[:-1]  # the prompt that asked for the next task is that task's
     rows = [*before, *inside][-user_words.WINDOW :]
-    first = record_rows.first_and_newest(conn, session, "user", 1)[:1]
+    first = record_rows.first_of_type(conn, session, "user")
     return [*first, *rows] if first and (not rows or first[0].seq < rows[0].seq) else rows
 
 
@@ -148,7 +148,7 @@ def build(
         users = span_words(conn, session, span)
         typed = receipt_rows.typed_messages(conn, session)
         checkpoint = checkpoint_rows.latest_checkpoint(conn, session)
-        newest = record_rows.newest_of_type_until(conn, session, "assistant", until, REPLIES_READ)
+        newest = record_rows.newest_of_type(conn, session, "assistant", REPLIES_READ, until)
         # a tool call made without a word is a reply without text
         replies = [r for r in newest if r.text.strip()][-REPLIES:]
         failures = handoff_rows.tool_failures(conn, agent, session, until, FAILURES)

@@ -55,9 +55,7 @@ def _compactions(conn: Any, session_id: str) -> list[str]:
     last = receipts.last_receipt(conn, session_id)
     if last is not None:
         given = {s for name in ("verbatim", "cut", "kept") for s in last[name]}
-        listed = given.union(last["released"])
-        # of all they had typed then: a long session's receipt lists its newest messages only
-        typed = receipts.typed_messages(conn, session_id, max(listed)) if listed else 0
+        typed = receipts.typed_then(conn, session_id, last)  # not only those it lists
         parts.append(f"{len(given)}/{typed} of your words kept")
     return parts
 

@@ -53,7 +53,7 @@ def for_task(conn: sqlite3.Connection, task_id: str, to_agent: str) -> dict | No
     }
 
 
-TAKEN = ("task_started", "task_claimed")  # the kinds of events that make a task an agent's focus
+TAKEN = "kind IN ('task_started', 'task_claimed')"  # the events that make a task an agent's focus
 
 
 def prompt_session(conn: sqlite3.Connection, agent: str, before: int | None = None) -> str | None:
@@ -78,7 +78,7 @@ def taken(conn: sqlite3.Connection, agent: str, task_id: str) -> tuple[int, str]
     """The id and time of the agent's newest begin or claim of the task (one index range)."""
     row = conn.execute(
         "SELECT id, created_at FROM events WHERE task_id = ? AND agent_name = ?"
-        f" AND kind IN {TAKEN!r} ORDER BY id DESC LIMIT 1",
+        f" AND {TAKEN} ORDER BY id DESC LIMIT 1",
         (task_id, agent),
     ).fetchone()
     return (row["id"], row["created_at"]) if row else None
@@ -88,7 +88,7 @@ def next_taken(conn: sqlite3.Connection, agent: str, task_id: str, after: int) -
     """When the agent next began or claimed another task after event ``after``, if it did."""
     row = conn.execute(
         "SELECT created_at FROM events WHERE agent_name = ? AND id > ?"
-        f" AND kind IN {TAKEN!r} AND task_id IS NOT ? ORDER BY id LIMIT 1",
+        f" AND {TAKEN} AND task_id IS NOT ? ORDER BY id LIMIT 1",
         (agent, after, task_id),
     ).fetchone()
     return row["created_at"] if row else None

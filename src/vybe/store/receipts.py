@@ -109,6 +109,14 @@ def last_receipt(conn: sqlite3.Connection, session_id: str) -> dict | None:
     return _receipt(row) if row else None
 
 
+def typed_then(conn: sqlite3.Connection, session_id: str, receipt: dict) -> int:
+    """How many messages the person had typed at a harness's compaction: up to the newest
+    its receipt lists (the choice reads the first and the newest; older ones, in the record
+    only, are in no list)."""
+    listed = [seq for name in LISTS for seq in receipt[name]]
+    return typed_messages(conn, session_id, max(listed)) if listed else 0
+
+
 def typed_messages(conn: sqlite3.Connection, session_id: str, up_to: int = 2**62) -> int:
     """How many of the person's messages a session's record holds, numbered up to ``up_to``
     (one index range)."""

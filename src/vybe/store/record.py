@@ -23,6 +23,7 @@ __all__ = [
     "SqliteRecord",
     "append_message",
     "first_and_newest",
+    "first_of_type",
     "is_kept_reply",
     "kept_reply_source",
     "last_imported_reply",
@@ -30,7 +31,6 @@ __all__ = [
     "messages_at",
     "messages_of_type",
     "newest_of_type",
-    "newest_of_type_until",
     "stamps",
 ]
 
@@ -156,36 +156,30 @@ def messages_of_type(conn: sqlite3.Connection, session_id: str, kind: str) -> li
     return _read_messages(conn, session_id, "type = ?", (kind,))
 
 
-# The rows from the ``count``-th newest of a type on (params: session, type, count - 1).
-_NEWEST = (
-    "context_seq >= COALESCE((SELECT context_seq FROM messages WHERE session_id = ?"
-    " AND type = ? ORDER BY context_seq DESC LIMIT 1 OFFSET ?), 0)"
-)
-
-
 def newest_of_type(
-    conn: sqlite3.Connection, session_id: str, kind: str, count: int
+    conn: sqlite3.Connection,
+    session_id: str,
+    kind: str,
+    count: int,
+    until: str | None = None,
 ) -> list[MessageRow]:
-    """The session's ``count`` latest rows of type ``kind``, in order (one range of the
-    (session, type, seq) index: the time does not grow with the session)."""
-    where = f"type = ? AND {_NEWEST}"
-    return _read_messages(conn, session_id, where, (kind, session_id, kind, count - 1))
+    """The session's ``count`` latest rows of type ``kind`` (made at or before ``until``,
+    when given), in order: the (session, type, seq) index read backwards from the end, so
+    the time grows with ``count`` and the rows after ``until``, not with the session."""
+    match = "type = ?" if until is None else "type = ? AND created_at <= ?"
+    params = (kind,) if until is None else (kind, until)
+    where = (
+        f"{match} AND context_seq >= COALESCE((SELECT context_seq FROM messages"
+        f" WHERE session_id = ? AND {match} ORDER BY context_seq DESC LIMIT 1 OFFSET ?), 0)"
+    )
+    return _read_messages(conn, session_id, where, (*params, session_id, *params, count - 1))
 
 
-def newest_of_type_until(
-    conn: sqlite3.Connection, session_id: str, kind: str, until: str, count: int
-) -> list[MessageRow]:
-    """The session's ``count`` latest rows of type ``kind`` made at or before ``until``, in
-    order (the (session, type, seq) index read backwards from the end: the time grows with
-    the rows after ``until``, not with the session)."""
-    since = (
-        "context_seq >= COALESCE((SELECT context_seq FROM messages WHERE session_id = ?"
-        " AND type = ? AND created_at <= ? ORDER BY context_seq DESC LIMIT 1 OFFSET ?), 0)"
-    )
-    where = f"type = ? AND created_at <= ? AND {since}"
-    return _read_messages(
-        conn, session_id, where, (kind, until, session_id, kind, until, count - 1)
-    )
+def first_of_type(conn: sqlite3.Connection, session_id: str, kind: str) -> list[MessageRow]:
+    """The session's first row of type ``kind`` (none or one)."""
+    where = "type = ? AND context_seq = (SELECT MIN(context_seq) FROM messages"
+    where += " WHERE session_id = ? AND type = ?)"
+    return _read_messages(conn, session_id, where, (kind, session_id, kind))
 
 
 def first_and_newest(
@@ -193,13 +187,11 @@ def first_and_newest(
 ) -> list[MessageRow]:
     """The session's first row of type ``kind`` and its ``newest`` latest ones, in order:
     what a choice among a long session's messages reads, in time that does not grow with
-    the session."""
+    the session (two reads: one with an OR of the two scanned the whole session)."""
     rows = newest_of_type(conn, session_id, kind, newest)
     if len(rows) < newest:
         return rows  # the whole session's, the first among them
-    first = "type = ? AND context_seq = (SELECT MIN(context_seq) FROM messages"
-    first += " WHERE session_id = ? AND type = ?)"  # one read each: an OR scans the session
-    head = _read_messages(conn, session_id, first, (kind, session_id, kind))
+    head = first_of_type(conn, session_id, kind)
     return [*head, *rows] if head and head[0].seq < rows[0].seq else rows
 
 
