@@ -82,21 +82,47 @@ def _call_lines(n: int) -> list[str]:
     ]
 
 
-def test_a_tool_result_flushed_after_stop_kept_the_reply_is_recorded_not_dropped(
-    agent, tmp_path, monkeypatch
-):
+def _stop_before_the_flush(agent, tmp_path, monkeypatch) -> str:
+    """A turn whose Stop finds the file without its last call's result (nor the reply)."""
     monkeypatch.setattr(claude_code, "FLUSH_WAIT", 0)  # the file stays behind this Stop
     use, result = _call_lines(1)
     _write(agent, tmp_path, _line("user", "fix it", 0), use)
     agent.send("claude", "stop", last_assistant_message="done: Exit 2")
+    return result
+
+
+def test_a_stop_that_finds_the_last_result_unflushed_leaves_the_reply_to_the_file(
+    agent, tmp_path, monkeypatch
+):
+    result = _stop_before_the_flush(agent, tmp_path, monkeypatch)
+    assert _record(agent) == [("user", "fix it"), ("assistant", "")]  # the call waits
     _write(agent, tmp_path, result, _line("assistant", "done: Exit 2", 3), _line("user", "on", 4))
     agent.send("claude", "stop", last_assistant_message="done: Exit 2")
     assert _record(agent) == [
         ("user", "fix it"),
         ("assistant", ""),
-        ("assistant", "done: Exit 2"),
         ("tool", "Exit 2"),
+        ("assistant", "done: Exit 2"),
         ("user", "on"),
+    ]
+
+
+@pytest.mark.parametrize("then", ["session_end", "user_prompt_submit"])
+def test_the_next_hook_brings_the_unflushed_end_of_a_turn_before_what_it_writes(
+    agent, tmp_path, monkeypatch, then
+):
+    """``claude -p`` ends the run (SessionEnd) or the person types on (UserPromptSubmit)
+    before any Stop reads the file again: that hook imports the turn's end first."""
+    result = _stop_before_the_flush(agent, tmp_path, monkeypatch)
+    _write(agent, tmp_path, result, _line("assistant", "done: Exit 2", 3))
+    agent.send("claude", then, prompt="the next step")
+    typed = [("user", "the next step")] if then == "user_prompt_submit" else []
+    assert _record(agent) == [
+        ("user", "fix it"),
+        ("assistant", ""),
+        ("tool", "Exit 2"),
+        ("assistant", "done: Exit 2"),
+        *typed,
     ]
 
 

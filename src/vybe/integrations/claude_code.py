@@ -370,6 +370,7 @@ def user_prompt(hook: Hook) -> str | None:
     }
     try:
         add_kept_prompts(hook)
+        catch_up(hook)
         # Claude's Stop hook imports the last reply: a prompt typed meanwhile waits for that
         # import (a little), so it lands after the reply it answers.
         with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
@@ -381,6 +382,16 @@ def user_prompt(hook: Hook) -> str | None:
     if asks_for_status(prompt):
         return brief_prompt(hook)
     return focus_line(hook) or None
+
+
+def catch_up(hook: Hook) -> None:
+    """Import the transcript first when the record's newest reply waits for its calls'
+    results (a Stop found the file behind): the end of the last turn goes before what this
+    hook writes. Otherwise nothing is read (the importers' modules cost a hook tens of ms)."""
+    from vybe.store import record as record_rows
+
+    if record_rows.waits_for_results(hook.store.conn, hook.record_session):
+        import_since_hooks(hook, transcript_importer)
 
 
 def asks_for_status(prompt: str) -> bool:
@@ -552,7 +563,11 @@ def last_reply(hook: Hook) -> str | None:
 def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
     """The turn's final reply from the Stop payload, when the file did not hold it yet (the
     agent flushes its transcript late); a later import leaves out the file's copy. Under the
-    import lock: two Stops of one turn keep it once."""
+    import lock: two Stops of one turn keep it once.
+
+    Not while the record's newest reply waits for its calls' results: those are in the
+    file only, and the reply goes after them. The next hook's import (the next prompt, a
+    compaction, the session's end) brings both, in the order they happened."""
     from vybe import locks
     from vybe.context.tokens import estimate
     from vybe.store import record as record_rows
@@ -565,6 +580,8 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
         return  # the file holds it: the import going on next hook brings it in its place
     with locks.exclusive(import_lock(hook.store), timeout=IMPORT_WAIT):
         if last_reply(hook) == text:
+            return
+        if record_rows.waits_for_results(hook.store.conn, hook.record_session):
             return
         source = record_rows.kept_reply_source(hook.target)
         row = MessageRow(
@@ -580,23 +597,31 @@ def stop(hook: Hook) -> str | None:
 
 
 def after_flush(hook: Hook, imported: SkipHooked | None) -> SkipHooked | None:
-    """The import once more when the file grew within FLUSH_WAIT, if it did not hold the
-    turn's final reply: what Claude Code had not flushed yet (the result of the turn's last
-    tool call, often) then lands before the reply, in the order it happened."""
+    """The import again each time the file grows past what was imported, for up to
+    FLUSH_WAIT, until it holds the turn's final reply: what Claude Code had not flushed yet
+    (the result of the turn's last tool call, often) then lands before the reply, in the
+    order it happened. The file is measured against where the import ended, not after it:
+    a flush during the import is not mistaken for no flush."""
     import time
 
     text = hook.text("last_assistant_message")
     if imported is None or not text.strip() or imported.last_reply == text:
         return imported
-    if imported.result.more:
-        return imported  # the file holds more than one import reads: the next hook goes on
-    path = hook.text("transcript_path")
+    path, tried = hook.text("transcript_path"), imported.result.offset
+    deadline = time.monotonic() + FLUSH_WAIT
     try:
-        size, deadline = os.path.getsize(path), time.monotonic() + FLUSH_WAIT
-        while time.monotonic() < deadline:
-            time.sleep(0.02)
-            if os.path.getsize(path) > size:
-                return import_since_hooks(hook, transcript_importer) or imported
+        while not imported.result.more and time.monotonic() < deadline:
+            size = os.path.getsize(path)
+            if size <= tried:  # nothing new, or only the unfinished line last tried
+                time.sleep(0.02)
+                continue
+            again = import_since_hooks(hook, transcript_importer)
+            if again is None:
+                break
+            again.last_reply = again.last_reply or imported.last_reply
+            imported, tried = again, size
+            if imported.last_reply == text:
+                break
     except OSError:  # the file went away meanwhile: the reply is kept from the payload
         pass
     return imported
@@ -711,7 +736,8 @@ def was_a_conversation(hook: Hook) -> bool:
 
 def session_end(hook: Hook) -> str | None:
     """Note the end of the session (one small write, inside Claude's 1.5 s budget), and hand
-    housekeeping to a detached process when it is due.
+    housekeeping to a detached process when it is due. The end of a last turn a Stop found
+    unflushed is imported first (``catch_up``).
 
     Each end of a resumed session is its own event: the request id names the transcript's
     size, which every run of the session grows (a retried hook still replays). An end with
@@ -720,6 +746,8 @@ def session_end(hook: Hook) -> str | None:
     size = transcript_size(hook)
     if size < 0 and not was_a_conversation(hook):
         return None
+    if size >= 0:
+        catch_up(hook)
     hook_actions.log_event(
         hook.store,
         hook.agent,

@@ -32,6 +32,7 @@ __all__ = [
     "messages_of_type",
     "newest_of_type",
     "stamps",
+    "waits_for_results",
 ]
 
 KEPT_REPLY_SUFFIX = "_stop"  # kept_reply_source
@@ -149,6 +150,17 @@ def last_imported_reply(conn: sqlite3.Connection, session_id: str) -> int:
         (session_id, "%" + KEPT_REPLY_SUFFIX.replace("_", "\\_")),
     ).fetchone()
     return int(found[0] or 0)
+
+
+def waits_for_results(conn: sqlite3.Connection, session_id: str) -> bool:
+    """Whether the session's newest row is a reply whose calls have no result yet: what came
+    next is only in the agent's transcript (a Stop found it unflushed and left it there)."""
+    found = conn.execute(
+        "SELECT type, content_json FROM messages WHERE session_id = ?"
+        " ORDER BY context_seq DESC LIMIT 1",
+        (session_id,),
+    ).fetchone()
+    return bool(found) and found[0] == "assistant" and '"tool_calls"' in (found[1] or "")
 
 
 def messages_of_type(conn: sqlite3.Connection, session_id: str, kind: str) -> list[MessageRow]:
