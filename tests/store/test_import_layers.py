@@ -19,6 +19,7 @@ LEAVES = (
     "vybe.jsonio",
     "vybe.locks",
     "vybe.text",
+    "vybe.tuples",
 )
 # What each layer may import besides itself and the leaves.
 ALLOWED = {

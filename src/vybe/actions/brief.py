@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from collections import namedtuple
 
 from vybe import clock, jsonio
 from vybe.digest import sha256_hex
@@ -13,6 +12,7 @@ from vybe.store import handoffs as handoff_rows
 from vybe.store import memory as memory_rows
 from vybe.store import tasks as task_rows
 from vybe.text import shorten
+from vybe.tuples import Row
 
 BRIEF_VERSION = "v1"
 BUDGET_TOKENS = 1500
@@ -97,10 +97,13 @@ def build(
     }
 
 
-class Prompt(namedtuple("Prompt", "text budget memory_ids", defaults=((),))):
+class Prompt(Row):
     """The prompt text, what the budget held, and which memory entries it shows."""
 
     __slots__ = ()
+    text: str
+    budget: dict
+    memory_ids: list[str] = []  # noqa: RUF012  # a default, never changed in place
 
 
 class _Budget:

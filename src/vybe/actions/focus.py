@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import sqlite3
-from collections import namedtuple
 
 from vybe.actions.tasks import FAILURE_PREFIX, require_task
 from vybe.errors import BlockedByDependency
 from vybe.store import brief as brief_rows
 from vybe.store import tasks as task_rows
+from vybe.tuples import Row
 
 
-class Focus(namedtuple("Focus", "task rule reason handoff_event_id", defaults=(None,))):
+class Focus(Row):
     """The chosen task (or none) and the rule that decided."""
 
     __slots__ = ()
+    task: dict | None
+    rule: str
+    reason: str
+    handoff_event_id: int | None = None
 
     def as_dict(self) -> dict:
         return {

@@ -4,7 +4,7 @@ task logs into a summary event, pruning old archived events, a WAL checkpoint.""
 from __future__ import annotations
 
 import sqlite3
-from collections import Counter, namedtuple
+from collections import Counter
 from datetime import timedelta
 from functools import partial
 
@@ -17,34 +17,27 @@ from vybe.store import maintain as maintain_rows
 from vybe.store import memory as memory_rows
 from vybe.store import tasks as task_rows
 from vybe.text import shorten
+from vybe.tuples import Row
 
 SUMMARY_KIND = "events_summarized"
 
 
-class Options(
-    namedtuple(
-        "Options",
-        "gc_limit threshold keep max_tasks fold_limit scan_recent retention prune_limit"
-        " request_retention checkpoint index_batches",
-        defaults=(
-            500,
-            200,
-            50,
-            5,
-            5000,
-            2000,
-            timedelta(days=30),
-            500,
-            timedelta(days=maintain_rows.REQUEST_RETENTION_DAYS),
-            True,
-            4,
-        ),
-    )
-):
-    """What one maintenance pass may do. A named tuple, not a dataclass: `vybe schema`
-    loads this module for its declaration and would pay for dataclasses and inspect."""
+class Options(Row):
+    """What one maintenance pass may do. A row, not a dataclass: `vybe schema` loads this
+    module for its declaration and would pay for dataclasses and inspect."""
 
     __slots__ = ()
+    gc_limit: int = 500
+    threshold: int = 200
+    keep: int = 50
+    max_tasks: int = 5
+    fold_limit: int = 5000
+    scan_recent: int = 2000
+    retention: timedelta = timedelta(days=30)
+    prune_limit: int = 500
+    request_retention: timedelta = timedelta(days=maintain_rows.REQUEST_RETENTION_DAYS)
+    checkpoint: bool = True
+    index_batches: int = 4
 
     def check(self) -> Options:
         if not 1 <= self.keep < self.threshold:

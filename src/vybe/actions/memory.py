@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections import namedtuple
 
 from vybe import clock, jsonio
 from vybe.actions import limits
@@ -17,6 +16,7 @@ from vybe.store import memory as memory_rows
 from vybe.store import projects as project_rows
 from vybe.store import tasks as task_rows
 from vybe.text import shorten
+from vybe.tuples import Row
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -32,18 +32,24 @@ GC_LIMIT_MAX = 100_000
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")  # JSON digits: ASCII only
 
 
-class MemoryInput(
-    namedtuple(
-        "MemoryInput",
-        "key value value_type scope scope_id kind pinned half_life_days expires_in expires_at"
-        " source_task_id source_event_id supersedes",
-        defaults=(None, "global", None, "fact", False, None, None, None, None, None, None),
-    )
-):
-    """What a caller asks to store; ``check`` validates it before any write. A named tuple,
-    not a dataclass: ``vybe memory get`` would pay for dataclasses and inspect at start-up."""
+class MemoryInput(Row):
+    """What a caller asks to store; ``check`` validates it before any write. A row, not a
+    dataclass: ``vybe memory get`` would pay for dataclasses and inspect at start-up."""
 
     __slots__ = ()
+    key: Any
+    value: Any
+    value_type: Any = None
+    scope: Any = "global"
+    scope_id: Any = None
+    kind: Any = "fact"
+    pinned: Any = False
+    half_life_days: Any = None
+    expires_in: Any = None
+    expires_at: Any = None
+    source_task_id: Any = None
+    source_event_id: Any = None
+    supersedes: Any = None
 
 
 def _typed(doc: dict, name: str, kind: type | tuple[type, ...], label: str) -> Any:

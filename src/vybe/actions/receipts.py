@@ -96,7 +96,7 @@ def session_receipts(store: Store, session_id: str, limit: int) -> dict:
             for r in receipt_rows.harness_receipts(conn, session_id)
         ]
         users = record_rows.messages_of_type(conn, session_id, "user")
-        made = {
+        made: dict[int | None, checkpoint_rows.Checkpoint | None] = {
             a.checkpoint_id: checkpoint_rows.checkpoint_by_id(conn, a.checkpoint_id)
             for a in attempts
             if a.checkpoint_id is not None

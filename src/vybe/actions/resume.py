@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections import namedtuple
 from functools import partial
 
 from vybe import clock, config
@@ -19,6 +18,7 @@ from vybe.store import agents as agent_rows
 from vybe.store import brief as brief_rows
 from vybe.store import memory as memory_rows
 from vybe.store import projects as project_rows
+from vybe.tuples import Row
 
 MAX_LIMIT = 1000
 CAS_ATTEMPTS = 8
@@ -28,12 +28,19 @@ class _Stale(Exception):
     """The agent's state changed between the read and the write: plan again."""
 
 
-class Plan(
-    namedtuple("Plan", "agent state project_id focus deltas old_cursor new_cursor brief prompt")
-):
+class Plan(Row):
     """Everything a resume decides, computed inside one read snapshot."""
 
     __slots__ = ()
+    agent: str
+    state: dict | None
+    project_id: str | None
+    focus: focus_rules.Focus
+    deltas: list
+    old_cursor: int
+    new_cursor: int
+    brief: dict
+    prompt: briefs.Prompt
 
     def result(self, *, peek: bool) -> dict:
         return {

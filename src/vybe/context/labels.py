@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from vybe.text import shorten
+from vybe.tuples import Row
 
 HARNESS_PREFIX = "[Harness:"
 FIELD_LIMIT = 80
 
 
-class Dispatch(namedtuple("Dispatch", "kind id name from_session", defaults=("", ""))):
+class Dispatch(Row):
     """Facts the scheduler knows about an input no person typed."""
 
     __slots__ = ()
+    kind: str
+    id: str
+    name: str = ""
+    from_session: str = ""
 
 
 def _clean(value: str) -> str:

@@ -7,9 +7,8 @@ engine's checkpoints live beside it (vybe.context.checkpoints), which no hook ne
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from vybe.errors import InvalidInput
+from vybe.tuples import Row
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -40,21 +39,23 @@ def check_session_id(session_id: object) -> str:
     )
 
 
-# Named tuples, not dataclasses: every hook builds these, and `import dataclasses` (with
-# inspect) costs a hook process 7 ms of a 13 ms budget (docs/architecture.md, performance
-# budgets).
+# A row (vybe.tuples), not a dataclass: every hook builds these, and `import dataclasses`
+# (with inspect) costs a hook process 7 ms of a 13 ms budget (docs/architecture.md,
+# performance budgets).
 
 
-class MessageRow(
-    namedtuple(
-        "MessageRow",
-        "session_id seq type text source data tokens created_at",
-        defaults=("", None, 0, ""),
-    )
-):
+class MessageRow(Row):
     """One input or reply of a session, as the record holds it."""
 
     __slots__ = ()
+    session_id: str
+    seq: int
+    type: str
+    text: str
+    source: str = ""
+    data: dict = None  # type: ignore[assignment]  # None: a fresh {} for each row
+    tokens: int = 0
+    created_at: str = ""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> MessageRow:
         row = super().__new__(cls, *args, **kwargs)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections import namedtuple
 
 from vybe import jsonio
 from vybe.context.recorder import (
@@ -24,6 +23,7 @@ from vybe.context.recorder import (
     unanswered,
 )
 from vybe.errors import NotFound
+from vybe.tuples import Row
 
 # Claude's Stop hook imports through this on every turn: the standard library only, and
 # neither dataclasses, typing, pathlib nor the engine's model types (they cost a hook
@@ -38,9 +38,16 @@ if TYPE_CHECKING:
     from vybe.context.record import Record
     from vybe.context.types import MessageRow
 
-# A tool call as an import gathers it: what the record keeps of one (the engine's ToolCall
-# has the same fields).
-Call = namedtuple("Call", "id name arguments")
+
+class Call(Row):
+    """A tool call as an import gathers it: what the record keeps of one (the engine's
+    ToolCall has the same fields)."""
+
+    __slots__ = ()
+    id: str
+    name: str
+    arguments: Any
+
 
 NO_RESULT = "(no result was recorded: the call was interrupted)"
 
@@ -170,11 +177,13 @@ def resume_point(record: Record, session_id: str, key: str, transcript: str) -> 
     return offset, max(1, min(reply or stamped + 1, stamped + 1))
 
 
-class Budget(namedtuple("Budget", "bytes seconds")):
+class Budget(Row):
     """How much one import may read (bytes, seconds) before it stops between two messages
     (the next one goes on from there): a big first import stays inside a hook's timeout."""
 
     __slots__ = ()
+    bytes: int
+    seconds: float
 
 
 def import_file(

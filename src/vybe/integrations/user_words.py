@@ -9,10 +9,9 @@ all of it.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from vybe.context.tokens import estimate
 from vybe.store.record import MessageRow
+from vybe.tuples import Row
 
 TOKEN_BUDGET = 3000
 # The newest messages a choice reads, with the first: a budget holds at most 150 of them,
@@ -123,10 +122,13 @@ def sets_direction(text: str) -> bool:
     return False
 
 
-class Chosen(namedtuple("Chosen", "row text cut")):
+class Chosen(Row):
     """One message kept for the budget, whole or cut."""
 
     __slots__ = ()
+    row: MessageRow
+    text: str
+    cut: bool
 
 
 def rank(rows: list[MessageRow]) -> list[MessageRow]:

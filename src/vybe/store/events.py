@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import sqlite3
-from collections import namedtuple
 
 from vybe.store.rows import strict_json, to_dicts
+from vybe.tuples import Row
 
 
-class NewEvent(
-    namedtuple(
-        "NewEvent",
-        "kind agent message task_id project_id metadata assignee_agent",
-        defaults=("", None, None, None, None),
-    )
-):
+class NewEvent(Row):
     """One event to append to the log."""
 
     __slots__ = ()
+    kind: str
+    agent: str
+    message: str = ""
+    task_id: str | None = None
+    project_id: str | None = None
+    metadata: dict | None = None
+    assignee_agent: str | None = None
 
 
 def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
@@ -38,20 +39,22 @@ def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
     return int(row[0])
 
 
-class EventQuery(
-    namedtuple(
-        "EventQuery",
-        "agent task_id kind since_id limit ascending include_archived",
-        defaults=(None, None, None, 0, 50, False, False),
-    )
-):
+class EventQuery(Row):
     """Filters of an event listing."""
 
     __slots__ = ()
+    agent: str | None = None
+    task_id: str | None = None
+    kind: str | None = None
+    since_id: int = 0
+    limit: int = 50
+    ascending: bool = False
+    include_archived: bool = False
 
 
 def select(conn: sqlite3.Connection, query: EventQuery) -> list[dict]:
-    where, params = ["id > ?"], [query.since_id]
+    where = ["id > ?"]
+    params: list[object] = [query.since_id]
     if query.agent is not None:
         where.append("agent_name = ?")
         params.append(query.agent)

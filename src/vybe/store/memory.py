@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
-from collections import namedtuple
 
 from vybe.store.rows import to_dict, to_dicts
+from vybe.tuples import Row
 
 # A memory row has no JSON columns, and one 0/1 flag.
 _NO_JSON = ()
@@ -27,16 +27,23 @@ _RELEVANCE = (
 )
 
 
-class MemoryRow(
-    namedtuple(
-        "MemoryRow",
-        "memory_id key value value_type scope scope_id kind pinned half_life_days expires_at"
-        " source_event_id source_task_id supersedes",
-    )
-):
+class MemoryRow(Row):
     """One memory as written: its key, value, scope, kind and provenance."""
 
     __slots__ = ()
+    memory_id: str
+    key: str
+    value: str
+    value_type: str | None
+    scope: str
+    scope_id: str | None
+    kind: str
+    pinned: bool
+    half_life_days: float | None
+    expires_at: str | None
+    source_event_id: int | None
+    source_task_id: str | None
+    supersedes: str | None
 
 
 def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
@@ -124,16 +131,15 @@ def delete(conn: sqlite3.Connection, memory_id: str) -> int:
     return conn.execute("DELETE FROM memory WHERE id = ?", (memory_id,)).rowcount
 
 
-class MemoryQuery(
-    namedtuple(
-        "MemoryQuery",
-        "scope scope_id kind include_superseded limit",
-        defaults=(None, None, None, False, 50),
-    )
-):
+class MemoryQuery(Row):
     """Filters of a memory listing."""
 
     __slots__ = ()
+    scope: str | None = None
+    scope_id: str | None = None
+    kind: str | None = None
+    include_superseded: bool = False
+    limit: int = 50
 
 
 def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[dict]:

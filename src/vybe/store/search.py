@@ -14,28 +14,32 @@ it stopped short.
 from __future__ import annotations
 
 import sqlite3
-from collections import namedtuple
 
 from vybe.errors import InvalidInput
 from vybe.store import search_pages, search_syntax
 from vybe.store.db import Deadline
+from vybe.tuples import Row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 
-class SearchQuery(
-    namedtuple(
-        "SearchQuery",
-        "text literal session_id type agent project_id since until limit cursor",
-        defaults=(False, None, None, None, None, None, None, 20, None),
-    )
-):
+class SearchQuery(Row):
     """What to look for and where. ``type`` is a message type or ``event``; ``cursor`` is
     the last page's ``next_cursor`` (vybe.store.search_pages)."""
 
     __slots__ = ()
+    text: str
+    literal: bool = False
+    session_id: str | None = None
+    type: str | None = None
+    agent: str | None = None
+    project_id: str | None = None
+    since: str | None = None
+    until: str | None = None
+    limit: int = 20
+    cursor: str | None = None
 
     @property
     def window(self) -> int:
@@ -100,16 +104,23 @@ _DETAILS = {
 }
 
 
-class Found(namedtuple("Found", "rows ranked_newest searched_since next_cursor")):
+class Found(Row):
     """One page of hits (each a dict); the window, when more words matched than it ranked;
     when the time bound stopped the search, the time from which rows were searched (older
     ones were not); the cursor of the next page, None after the last."""
 
     __slots__ = ()
+    rows: list[dict]
+    ranked_newest: int | None
+    searched_since: str | None
+    next_cursor: str | None
 
 
-class _Source(namedtuple("_Source", "table alias parity")):
+class _Source(Row):
     __slots__ = ()
+    table: str
+    alias: str
+    parity: int
 
 
 _MESSAGES = _Source("messages", "m", 0)

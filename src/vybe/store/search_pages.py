@@ -31,9 +31,9 @@ import itertools
 import json
 import struct
 import zlib
-from collections import namedtuple
 
 from vybe.errors import InvalidInput, VybeError
+from vybe.tuples import Row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,11 +46,15 @@ CURSOR_MAX = 4096  # characters: a window of 1,000 hits needs about 300
 _VERSION = 1
 
 
-class Hit(namedtuple("Hit", "id parity score created_at")):
+class Hit(Row):
     """A match: the row's id, 0 for a message or 1 for an event, its score (lower ranks
     higher) and when it was written."""
 
     __slots__ = ()
+    id: int
+    parity: int
+    score: float
+    created_at: str
 
     @property
     def hit(self) -> int:
@@ -58,12 +62,16 @@ class Hit(namedtuple("Hit", "id parity score created_at")):
         return 2 * self.id + self.parity
 
 
-class Page(namedtuple("Page", "hits ranked_newest searched_since next_cursor")):
+class Page(Row):
     """The page's hits in order; the window's size when it was full (words only); when
     the time bound stopped the page, the time from which rows were searched; the cursor of
     the next page, or None after the last."""
 
     __slots__ = ()
+    hits: list[Hit]
+    ranked_newest: int | None
+    searched_since: str | None
+    next_cursor: str | None
 
 
 class _Walk:

@@ -14,24 +14,27 @@ syntax: no punctuation can name a column or an operator of the index.
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from vybe.errors import InvalidInput
+from vybe.tuples import Row
 
 MAX_DEPTH = 32  # parentheses nested deeper are refused (the parsers recurse)
 OPERATORS = ("AND", "OR", "NOT")
 
 
-class Term(namedtuple("Term", "text prefix")):
+class Term(Row):
     """A word or a phrase (its text as written), matched as a prefix when ``prefix``."""
 
     __slots__ = ()
+    text: str
+    prefix: bool
 
 
-class Op(namedtuple("Op", "name operands")):
+class Op(Row):
     """``a AND b AND …``, ``a OR b OR …`` or ``a NOT b NOT …`` (a without b, nor …)."""
 
     __slots__ = ()
+    name: str
+    operands: list
 
 
 def _refused(reason: str, action: str = 'quote a phrase ("…"), or search with --mode literal'):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sqlite3
-from collections import namedtuple
 
 from vybe import clock
 from vybe.store.rows import strict_json, to_dict, to_dicts
+from vybe.tuples import Row
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -40,16 +40,16 @@ PICK_ORDER = " ORDER BY priority DESC, created_at ASC, id ASC"
 SKIP_LOCKED = " /*postgresql: FOR UPDATE OF tasks SKIP LOCKED*/"
 
 
-class NewTask(
-    namedtuple(
-        "NewTask",
-        "task_id title description priority project_id metadata",
-        defaults=("", 0, None, None),
-    )
-):
+class NewTask(Row):
     """One task to create."""
 
     __slots__ = ()
+    task_id: str
+    title: str
+    description: str = ""
+    priority: int = 0
+    project_id: str | None = None
+    metadata: Any = None
 
 
 def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
@@ -74,17 +74,17 @@ def get(conn: sqlite3.Connection, task_id: str) -> dict | None:
     return to_dict(conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone())
 
 
-class TaskQuery(
-    namedtuple(
-        "TaskQuery",
-        "status project_id ready limit outside_projects free_for",
-        defaults=(None, None, False, 50, False, None),
-    )
-):
+class TaskQuery(Row):
     """Filters of a task listing; ``outside_projects`` keeps only tasks of no project, and
     ``free_for`` (an agent) leaves out tasks handed off to another agent."""
 
     __slots__ = ()
+    status: str | None = None
+    project_id: str | None = None
+    ready: bool = False
+    limit: int = 50
+    outside_projects: bool = False
+    free_for: str | None = None
 
 
 def select(conn: sqlite3.Connection, query: TaskQuery) -> list[dict]:
