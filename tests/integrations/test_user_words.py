@@ -67,3 +67,40 @@ def test_a_long_first_message_is_cut_and_the_rest_still_fit():
     rows = _rows("spec " * 8000, "you must always use tabs", "ok", "continue")
     chosen = choose(rows, TOKEN_BUDGET)
     assert [(c.row.seq, c.cut) for c in chosen] == [(1, True), (2, False), (3, False), (4, False)]
+
+
+def _chosen_of_every_ranked_row(rows: list[MessageRow], budget: int) -> list[tuple[int, bool]]:
+    """The choice as made before it stopped early: every row ranked, each tried in turn."""
+    from vybe.integrations import user_words
+
+    left, chosen = budget, []
+    share = max(user_words.MIN_CUT_TOKENS, budget // 3)
+    if sum(user_words.estimate(r.text) + user_words.HEADER_TOKENS for r in rows) <= budget:
+        return [(r.seq, False) for r in rows]
+    for row in list(user_words.ranked(rows, lambda row: True)):
+        cost = user_words.estimate(row.text) + user_words.HEADER_TOKENS
+        if cost <= left:
+            chosen.append((row.seq, False))
+            left -= cost
+        elif min(left - user_words.HEADER_TOKENS, share) >= user_words.MIN_CUT_TOKENS:
+            chosen.append((row.seq, True))
+            left -= min(left - user_words.HEADER_TOKENS, share) + user_words.HEADER_TOKENS
+    return sorted(chosen)
+
+
+@given(st.lists(st.tuples(texts, st.integers(0, 400)), max_size=40), st.integers(0, 3000))
+def test_a_choice_that_stops_once_nothing_fits_picks_what_trying_every_row_picks(items, budget):
+    rows = _rows(*(text + " x" * pad for text, pad in items))
+    picked = [(c.row.seq, c.cut) for c in choose(rows, budget)]
+    assert picked == _chosen_of_every_ranked_row(rows, budget)
+
+
+def test_a_spent_budget_classifies_no_more_of_a_long_sessions_messages(monkeypatch):
+    from vybe.integrations import user_words
+
+    asked: list[str] = []
+    classify = user_words.sets_direction
+    monkeypatch.setattr(user_words, "sets_direction", lambda t: asked.append(t) or classify(t))
+    rows = _rows(*(f"please keep step {n} small, " * 8 for n in range(200)))
+    chosen = choose(rows, TOKEN_BUDGET)
+    assert len(chosen) < 60 and len(asked) <= len(chosen) + 1

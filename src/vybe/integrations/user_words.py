@@ -13,6 +13,10 @@ from vybe.context.tokens import estimate
 from vybe.store.record import MessageRow
 from vybe.tuples import Row
 
+TYPE_CHECKING = False  # the hook path never imports typing
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+
 TOKEN_BUDGET = 3000
 # The newest messages a choice reads, with the first: a budget holds at most 150 of them,
 # and reading them all made a compaction's hook 10x a bare interpreter at 10k typed
@@ -105,12 +109,32 @@ def _in_a_word(char: str) -> bool:
     return char.isalnum() or char == "_"  # what re's \w is
 
 
+# ASCII text (most of it) is split into its words once: each direction word is then a set
+# lookup, and a phrase is looked for only where its first word is (a long session's
+# messages mostly hold none, and 31 finds each were a compaction's hook's biggest cost).
+_SPACES = str.maketrans({chr(c): " " for c in range(128) if not _in_a_word(chr(c))})
+_WORDS = frozenset(phrase for phrase in DIRECTION if phrase.isalnum())
+_PHRASES = tuple(
+    (phrase, phrase.translate(_SPACES).split()[0]) for phrase in DIRECTION if not phrase.isalnum()
+)
+
+
 def sets_direction(text: str) -> bool:
     """A direction word or phrase, in any case, as a whole word (not "usefully"). Found with
-    str.find, not a regular expression: importing re (with enum) and compiling the
+    str methods, not a regular expression: importing re (with enum) and compiling the
     alternation cost a compaction's hook more than ranking a long session's words."""
     lowered = text.lower()
-    for phrase in DIRECTION:
+    if not lowered.isascii():
+        return _whole_word_in(lowered, DIRECTION)
+    words = set(lowered.translate(_SPACES).split())
+    if not words.isdisjoint(_WORDS):
+        return True
+    return _whole_word_in(lowered, [phrase for phrase, first in _PHRASES if first in words])
+
+
+def _whole_word_in(lowered: str, phrases: Iterable[str]) -> bool:
+    """Whether one of ``phrases`` is in ``lowered`` with no word character either side."""
+    for phrase in phrases:
         start = lowered.find(phrase)
         while start >= 0:
             end = start + len(phrase)
@@ -131,21 +155,54 @@ class Chosen(Row):
     cut: bool
 
 
-def rank(rows: list[MessageRow]) -> list[MessageRow]:
-    """The order in which messages claim the budget."""
+def ranked(rows: list[MessageRow], wanted: Callable[[MessageRow], bool]) -> Iterator[MessageRow]:
+    """The order in which messages claim the budget, each classified only when it is
+    reached and ``wanted`` (it could still be taken): a long session's messages that no
+    longer fit are never classified."""
     if not rows:
-        return []
-    direction: list[MessageRow] = []
+        return
+    yield rows[0]
     other: list[MessageRow] = []
     acks: list[MessageRow] = []
     for row in reversed(rows[1:]):  # one pass, each row classified once (was quadratic)
+        if not wanted(row):
+            continue
         if is_ack(row.text):
             acks.append(row)
         elif sets_direction(row.text):
-            direction.append(row)
+            yield row
         else:
             other.append(row)
-    return [rows[0], *direction, *other, *acks]
+    yield from other
+    yield from acks
+
+
+class _Room:
+    """What is left of the budget; a message is taken whole, cut, or not at all."""
+
+    def __init__(self, budget: int) -> None:
+        self.left = budget
+        self.share = max(MIN_CUT_TOKENS, budget // 3)
+
+    def cut_room(self) -> int:
+        return min(self.left - HEADER_TOKENS, self.share)
+
+    def fits(self, row: MessageRow) -> bool:
+        """Whether ``row`` could be taken now; the room only shrinks, so once it cannot,
+        it never can."""
+        whole = estimate(row.text) + HEADER_TOKENS <= self.left
+        return whole or self.cut_room() >= MIN_CUT_TOKENS
+
+    def take(self, row: MessageRow) -> Chosen | None:
+        cost = estimate(row.text) + HEADER_TOKENS
+        if cost <= self.left:
+            self.left -= cost
+            return Chosen(row, row.text, False)
+        room = self.cut_room()
+        if room < MIN_CUT_TOKENS:
+            return None
+        self.left -= room + HEADER_TOKENS
+        return Chosen(row, _cut(row, room), True)
 
 
 def _cut_note(row: MessageRow) -> str:
@@ -171,22 +228,15 @@ def choose(rows: list[MessageRow], budget: int = TOKEN_BUDGET) -> list[Chosen]:
 
     A message too long to keep whole is cut to at most a third of the budget, and the
     choice goes on: a pasted log must not crowd out the short rule typed before it. When
-    every message fits whole, all are kept and none is ranked (ranking needs re)."""
+    every message fits whole, all are kept and none is ranked."""
     costs = [estimate(row.text) + HEADER_TOKENS for row in rows]
     if sum(costs) <= budget:
         return sorted((Chosen(row, row.text, False) for row in rows), key=lambda c: c.row.seq)
-    left, chosen = budget, []
-    share = max(MIN_CUT_TOKENS, budget // 3)
-    for row in rank(rows):
-        cost = estimate(row.text) + HEADER_TOKENS
-        if cost <= left:
-            chosen.append(Chosen(row, row.text, False))
-            left -= cost
-            continue
-        room = min(left - HEADER_TOKENS, share)
-        if room >= MIN_CUT_TOKENS:
-            chosen.append(Chosen(row, _cut(row, room), True))
-            left -= room + HEADER_TOKENS
+    room, chosen = _Room(budget), []
+    for row in ranked(rows, room.fits):
+        taken = room.take(row)
+        if taken is not None:
+            chosen.append(taken)
     return sorted(chosen, key=lambda c: c.row.seq)
 
 
