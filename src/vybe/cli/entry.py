@@ -2,7 +2,10 @@
 everything else to the CLI.
 
 Kept tiny so that a hook, which runs on every prompt, and the status line, which Claude Code
-runs after every message, import neither argparse nor the command registry.
+runs after every message, import neither argparse nor the command registry. Both are
+declared with the other commands (vybe.cli.hook: their help, `vybe schema`, docs/cli.md);
+this path serves the lines agents run, global options included, and leaves the rest
+(``--help``, an unknown target) to the CLI.
 """
 
 from __future__ import annotations
@@ -11,32 +14,111 @@ import gc
 import os
 import sys
 
+# Global flags are accepted before or after the subcommand, as agents write them.
+GLOBAL_FLAGS = {
+    "--agent": "agent",
+    "-a": "agent",
+    "--db-path": "db_path",
+    "--db-url": "db_url",
+    "--request-id": "request_id",
+}
+# The hook lines agents run, after ``hook run``: the target (claude when none is given).
+HOOK_TARGETS: tuple[list[str], ...] = ([], ["claude"], ["codex"])
+
+
+def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The global flags (by their names in GLOBAL_FLAGS' values) and the other tokens; a
+    flag without a value is a usage error."""
+    found: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            rest.extend(argv[i:])
+            break
+        name, eq, value = token.partition("=")
+        if name in GLOBAL_FLAGS and (eq or name == token):
+            if not eq:
+                if i + 1 >= len(argv):
+                    from vybe.errors import UsageError
+
+                    raise UsageError(f"{name} needs a value")
+                i += 1
+                value = argv[i]
+            if not value.strip():
+                from vybe.errors import UsageError
+
+                raise UsageError(f"{name} must not be empty")
+            found[GLOBAL_FLAGS[name]] = value
+        else:
+            rest.append(token)
+        i += 1
+    return found, rest
+
+
+def is_hook_line(rest: list[str]) -> bool:
+    """``hook run [claude|codex]`` or ``statusline``, global flags taken out."""
+    return rest == ["statusline"] or (rest[:2] == ["hook", "run"] and rest[2:] in HOOK_TARGETS)
+
+
+def hook_line(argv: list[str]) -> tuple[dict[str, str], list[str]] | None:
+    """A line the hook path serves, as (global flags, the line without them); None for any
+    other, and for one the CLI must judge (``--help``, an unknown target, a flag without
+    its value)."""
+    if is_hook_line(argv):  # the lines installed hooks run: nothing to take out
+        return {}, argv
+    if "hook" not in argv and "statusline" not in argv:
+        return None
+    try:
+        flags, rest = split_globals(argv)
+    except Exception:  # a malformed flag: the CLI refuses it with its envelope
+        return None
+    return (flags, rest) if is_hook_line(rest) else None
+
+
+def as_hooks_read(flags: dict[str, str]) -> None:
+    """Give the hook path the global flags as its environment: the hooks and the status line
+    (and the housekeeping a session's end starts) read the agent and the store from
+    VYBE_AGENT / VYBE_DB_URL / VYBE_DB_PATH. A flag's store replaces the environment's, as
+    on every command line (a URL over a path). A request id names no hook call: unused."""
+    if "agent" in flags:
+        os.environ["VYBE_AGENT"] = flags["agent"]
+    if "db_url" in flags or "db_path" in flags:
+        for name, variable in (("db_url", "VYBE_DB_URL"), ("db_path", "VYBE_DB_PATH")):
+            if name in flags:
+                os.environ[variable] = flags[name]
+            else:
+                os.environ.pop(variable, None)
+
 
 def main(process_ends: bool = False) -> int:
     """``process_ends``: called by ``run``, which ends the process once this returns."""
     argv = sys.argv[1:]
-    if argv[:2] == ["hook", "run"] or argv == ["statusline"]:
-        # A hook lives for a few dozen ms and makes few reference cycles: collecting them
-        # cost a session start about 4M instructions of 119M (3.4%) in module imports alone.
-        # (A transcript import switches it off for its bulk work in any case.)
-        gc.disable()
-    if argv[:2] == ["hook", "run"]:
+    line = hook_line(argv)
+    if line is None:
+        from vybe.cli.main import main as cli_main
+
+        return cli_main(argv)
+    # A hook lives for a few dozen ms and makes few reference cycles: collecting them
+    # cost a session start about 4M instructions of 119M (3.4%) in module imports alone.
+    # (A transcript import switches it off for its bulk work in any case.)
+    gc.disable()
+    flags, rest = line
+    as_hooks_read(flags)
+    if rest[0] == "hook":
         from vybe.cli.hook_run import run_handler
 
-        return run_handler(argv[2:], process_ends)
-    if argv == ["statusline"]:
-        from vybe.integrations import statusline
+        return run_handler(rest[2:], process_ends)
+    from vybe.integrations import statusline
 
-        return statusline.run(process_ends)
-    from vybe.cli.main import main as cli_main
-
-    return cli_main(argv)
+    return statusline.run(process_ends)
 
 
 def run() -> None:
     """The executable (bin/vybe, python -m vybe): ``main``; a hook then ``leave``s."""
     code = main(process_ends=True)
-    if sys.argv[1:3] == ["hook", "run"] or sys.argv[1:] == ["statusline"]:
+    if hook_line(sys.argv[1:]) is not None:
         leave(code)
     sys.exit(code)
 
