@@ -13,7 +13,8 @@ import json
 import pytest
 
 from tests.conftest import in_process
-from vybe.cli import entry, reference
+from vybe.cli import entry, flags, reference
+from vybe.cli.commands import GLOBAL_FLAGS
 from vybe.cli.main import run
 
 PROMPT = {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "add a test"}
@@ -34,9 +35,9 @@ def executable(vybe, argv: list[str], payload: object = None, env: dict | None =
     return code, streams.out
 
 
-def prompts_by(vybe, **flags: str) -> list[str]:
+def prompts_by(vybe, **options: str) -> list[str]:
     """Who each recorded prompt was typed to, oldest first."""
-    extra = [f"--{name.replace('_', '-')}={value}" for name, value in flags.items()]
+    extra = [f"--{name.replace('_', '-')}={value}" for name, value in options.items()]
     events = vybe.ok("events", "--all", "--kind", "user_prompt", *extra)["events"]
     return [e["agent_name"] for e in reversed(events)]
 
@@ -182,8 +183,6 @@ def test_the_executable_leaves_every_other_line_to_the_cli(argv):
     assert entry.hook_line(argv) is None
 
 
-def test_the_executables_flag_names_are_the_ones_help_lists():
-    from vybe.cli.commands import GLOBAL_FLAGS
-
+def test_the_flags_taken_out_of_a_line_are_the_ones_help_lists():
     listed = {flag for option in GLOBAL_FLAGS for flag in option["flags"]}
-    assert listed == set(entry.GLOBAL_FLAGS)
+    assert listed == set(flags.GLOBAL_FLAGS)

@@ -86,7 +86,7 @@ def export(inv, v: dict) -> dict:
 
 def _served(inv, handler: Callable[[], int]) -> NoReturn:
     """Run a hook-path handler with this line's global flags as the hook path reads them."""
-    from vybe.cli.entry import as_hooks_read
+    from vybe.cli.flags import as_hooks_read
 
     as_hooks_read(inv.flags)
     handler()

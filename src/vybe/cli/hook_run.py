@@ -3,7 +3,7 @@
 This speaks the agent's hook protocol, not the JSON envelope; the agent and the database
 come from VYBE_AGENT / VYBE_DB_URL / VYBE_DB_PATH / the config file (the agent defaults to the
 target), which the global flags of the line (``vybe --agent x hook run claude``) set first
-(vybe.cli.entry.as_hooks_read).
+(vybe.cli.flags.as_hooks_read).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import sys
 
 from vybe import __version__, clock
 from vybe.cli import output
-from vybe.cli.entry import split_globals
+from vybe.cli.flags import split_globals
 from vybe.errors import InvalidInput, VybeError
 from vybe.operations.model import CLI
 from vybe.text import from_os
