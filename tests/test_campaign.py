@@ -27,9 +27,10 @@ from hypothesis import strategies as st
 from vybe.cli.main import run
 
 # Commands left out, and why: chat and the session runs (checkpoint, replay) call a model
-# over the network; mcp serves stdin until it closes; hook run is the hooks' own path,
-# tested with its payloads in tests/integrations.
-SKIPPED = {"chat", "mcp", "session checkpoint", "session replay"}
+# over the network; mcp serves stdin until it closes; hook run and statusline read an agent's
+# payload on stdin and answer without an envelope, tested with their payloads in
+# tests/integrations and tests/cli/test_hook_line.py.
+SKIPPED = {"chat", "mcp", "session checkpoint", "session replay", "hook run", "statusline"}
 SAMPLE = 160
 FULL = os.environ.get("VYBE_CAMPAIGN") == "full"
 

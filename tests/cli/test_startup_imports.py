@@ -197,6 +197,23 @@ def test_the_status_line_imports_no_heavy_module_and_no_regular_expressions(vybe
     assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        ["--agent", "reviewer", "hook", "run", "claude"],
+        ["hook", "run", "codex", "-a=reviewer", "--db-path", "{db}"],
+        ["--db-path={db}", "--agent", "reviewer", "statusline"],
+    ],
+)
+def test_a_hook_line_with_global_flags_takes_the_hook_path(vybe, tmp_path, line):
+    """Where the flags stand changes nothing: the executable takes them out itself."""
+    vybe.ok("init")
+    payload = {"session_id": "s1", "cwd": str(tmp_path), **SHARED_EVENTS[0]}
+    modules = loaded(vybe, [word.replace("{db}", str(vybe.db_path)) for word in line], payload)
+    assert not (vybe.home / "config" / "hooks.log").exists()
+    assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()
+
+
 @pytest.mark.parametrize("target", ["claude", "codex"])
 def test_a_session_end_loads_no_process_machinery_while_housekeeping_is_not_due(
     vybe, tmp_path, target

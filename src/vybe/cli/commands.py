@@ -18,6 +18,7 @@ COMMAND_MODULES = {
     "upgrade": "vybe.cli.admin",
     "data": "vybe.cli.admin",
     "hook": "vybe.cli.hook",
+    "statusline": "vybe.cli.hook",
     "mcp": "vybe.cli.mcp",
     "chat": "vybe.cli.chat",
     "session": "vybe.cli.sessions",

@@ -2,7 +2,10 @@
 everything else to the CLI.
 
 Kept tiny so that a hook, which runs on every prompt, and the status line, which Claude Code
-runs after every message, import neither argparse nor the command registry.
+runs after every message, import neither argparse nor the command registry. Both are
+declared with the other commands (vybe.cli.hook: their help, `vybe schema`, docs/cli.md);
+this path serves the lines agents run, global options included, and leaves the rest
+(``--help``, an unknown target) to the CLI.
 """
 
 from __future__ import annotations
@@ -11,32 +14,62 @@ import gc
 import os
 import sys
 
+# The hook lines agents run, after ``hook run``: the target (claude when none is given).
+HOOK_TARGETS: tuple[list[str], ...] = ([], ["claude"], ["codex"])
+
+
+def is_hook_line(rest: list[str]) -> bool:
+    """``hook run [claude|codex]`` or ``statusline``, global flags taken out."""
+    return rest == ["statusline"] or (rest[:2] == ["hook", "run"] and rest[2:] in HOOK_TARGETS)
+
+
+def hook_line(argv: list[str]) -> tuple[dict[str, str], list[str]] | None:
+    """A line the hook path serves, as (global flags, the line without them); None for any
+    other, and for one the CLI must judge (``--help``, an unknown target, a flag without
+    its value)."""
+    if is_hook_line(argv):  # the lines installed hooks run: nothing to take out
+        return {}, argv
+    if "hook" not in argv and "statusline" not in argv:
+        return None
+    from vybe.cli.flags import split_globals
+
+    try:
+        flags, rest = split_globals(argv)
+    except Exception:  # a malformed flag: the CLI refuses it with its envelope
+        return None
+    return (flags, rest) if is_hook_line(rest) else None
+
 
 def main(process_ends: bool = False) -> int:
     """``process_ends``: called by ``run``, which ends the process once this returns."""
     argv = sys.argv[1:]
-    if argv[:2] == ["hook", "run"] or argv == ["statusline"]:
-        # A hook lives for a few dozen ms and makes few reference cycles: collecting them
-        # cost a session start about 4M instructions of 119M (3.4%) in module imports alone.
-        # (A transcript import switches it off for its bulk work in any case.)
-        gc.disable()
-    if argv[:2] == ["hook", "run"]:
+    line = hook_line(argv)
+    if line is None:
+        from vybe.cli.main import main as cli_main
+
+        return cli_main(argv)
+    # A hook lives for a few dozen ms and makes few reference cycles: collecting them
+    # cost a session start about 4M instructions of 119M (3.4%) in module imports alone.
+    # (A transcript import switches it off for its bulk work in any case.)
+    gc.disable()
+    flags, rest = line
+    if flags:
+        from vybe.cli.flags import as_hooks_read
+
+        as_hooks_read(flags)
+    if rest[0] == "hook":
         from vybe.cli.hook_run import run_handler
 
-        return run_handler(argv[2:], process_ends)
-    if argv == ["statusline"]:
-        from vybe.integrations import statusline
+        return run_handler(rest[2:], process_ends)
+    from vybe.integrations import statusline
 
-        return statusline.run(process_ends)
-    from vybe.cli.main import main as cli_main
-
-    return cli_main(argv)
+    return statusline.run(process_ends)
 
 
 def run() -> None:
     """The executable (bin/vybe, python -m vybe): ``main``; a hook then ``leave``s."""
     code = main(process_ends=True)
-    if sys.argv[1:3] == ["hook", "run"] or sys.argv[1:] == ["statusline"]:
+    if hook_line(sys.argv[1:]) is not None:
         leave(code)
     sys.exit(code)
 

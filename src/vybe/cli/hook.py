@@ -1,4 +1,9 @@
-"""hook install, uninstall, export: wiring vybe into Claude Code and Codex."""
+"""hook install, uninstall, export, run and statusline: wiring vybe into Claude Code and Codex.
+
+``hook run`` and ``statusline`` are declared here like every command (their help, ``vybe
+schema``, docs/cli.md), but the executable serves the lines agents run without this module
+(vybe.cli.entry: no argparse on the hook path); what reaches them here is a line it left to
+the parser, such as ``vybe hook run --target codex``."""
 
 from __future__ import annotations
 
@@ -11,9 +16,11 @@ from vybe.operations.model import CLI_ONLY, Operation, Param
 # pathlib stays out (~3 ms): `vybe schema` loads this module for its declarations.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
+    from typing import NoReturn
 
-GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex."}
+GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex, and run them."}
 TARGET_PARAMS = (
     Param("claude", "boolean", "Claude Code's settings (the default)"),
     Param("codex", "boolean", "OpenAI Codex CLI's settings"),
@@ -77,6 +84,28 @@ def export(inv, v: dict) -> dict:
     }
 
 
+def _served(inv, handler: Callable[[], int]) -> NoReturn:
+    """Run a hook-path handler with this line's global flags as the hook path reads them."""
+    from vybe.cli.flags import as_hooks_read
+
+    as_hooks_read(inv.flags)
+    handler()
+    # stdout carried the agent's answer (or nothing): no envelope may follow it.
+    raise SystemExit(0)
+
+
+def run(inv, v: dict) -> NoReturn:
+    from vybe.cli.hook_run import run_handler
+
+    _served(inv, lambda: run_handler([v["target"]]))
+
+
+def statusline(inv, v: dict) -> NoReturn:
+    from vybe.integrations import statusline as line
+
+    _served(inv, line.run)
+
+
 OPERATIONS = (
     Operation(
         "hook install",
@@ -108,6 +137,37 @@ OPERATIONS = (
         surfaces=CLI_ONLY,
         result={"path": "string", "created": "boolean", "manifest": "object"},
         examples=("vybe hook export",),
+    ),
+    Operation(
+        "hook run",
+        "Record and answer one Claude Code or Codex hook event (JSON on stdin) in the agent's "
+        "hook protocol, never an envelope; exit 0 whatever the event holds.",
+        run,
+        params=(
+            Param(
+                "target",
+                help="whose hook protocol the event and the answer follow; the agent acting "
+                "is --agent, else VYBE_AGENT, else the target",
+                enum=TARGETS,
+                default="claude",
+                positional=True,
+            ),
+        ),
+        surfaces=CLI_ONLY,
+        examples=(
+            """echo '{"hook_event_name": "SessionStart", "source": "startup"}' """
+            "| vybe hook run claude",
+            """echo '{"hook_event_name": "UserPromptSubmit", "prompt": "hi"}' """
+            "| vybe --agent reviewer hook run codex",
+        ),
+    ),
+    Operation(
+        "statusline",
+        "Print Claude Code's status line for the session JSON on stdin: the focus task, "
+        "compactions, words kept (`vybe` alone without a store); exit 0 whatever the payload.",
+        statusline,
+        surfaces=CLI_ONLY,
+        examples=("""echo '{"session_id": "s1", "cwd": "/tmp"}' | vybe statusline""",),
     ),
 )
 ALIASES = ()

@@ -1,7 +1,9 @@
 """``vybe hook run <target>``: the agent's event on stdin, its answer on stdout, always exit 0.
 
 This speaks the agent's hook protocol, not the JSON envelope; the agent and the database
-come from VYBE_AGENT / VYBE_DB_PATH / the config file (the agent defaults to the target).
+come from VYBE_AGENT / VYBE_DB_URL / VYBE_DB_PATH / the config file (the agent defaults to the
+target), which the global flags of the line (``vybe --agent x hook run claude``) set first
+(vybe.cli.flags.as_hooks_read).
 """
 
 from __future__ import annotations

@@ -8,47 +8,14 @@ import sys
 
 from vybe import __version__, clock
 from vybe.cli import output
-from vybe.errors import InvalidInput, UsageError, VybeError
+from vybe.cli.flags import split_globals
+from vybe.errors import InvalidInput, VybeError
 from vybe.operations.model import CLI
 from vybe.text import from_os
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
-
-# Global flags are accepted before or after the subcommand, as agents write them.
-GLOBAL_FLAGS = {
-    "--agent": "agent",
-    "-a": "agent",
-    "--db-path": "db_path",
-    "--db-url": "db_url",
-    "--request-id": "request_id",
-}
-
-
-def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
-    found: dict[str, str] = {}
-    rest: list[str] = []
-    i = 0
-    while i < len(argv):
-        token = argv[i]
-        if token == "--":
-            rest.extend(argv[i:])
-            break
-        name, eq, value = token.partition("=")
-        if name in GLOBAL_FLAGS and (eq or name == token):
-            if not eq:
-                if i + 1 >= len(argv):
-                    raise UsageError(f"{name} needs a value")
-                i += 1
-                value = argv[i]
-            if not value.strip():
-                raise UsageError(f"{name} must not be empty")
-            found[GLOBAL_FLAGS[name]] = value
-        else:
-            rest.append(token)
-        i += 1
-    return found, rest
 
 
 def _environment(name: str) -> str | None:
@@ -69,7 +36,7 @@ class Invocation:
     surface = CLI
 
     def __init__(self, flags: dict[str, str], writes: bool = True) -> None:
-        self._flags = flags
+        self.flags = flags  # the global flags given, by name (agent, db_path, …)
         self.writes = writes
         self._settings: Any = None
         self._store: Any = None
@@ -80,7 +47,7 @@ class Invocation:
         if self._settings is None:
             from vybe import config
 
-            flags = self._flags
+            flags = self.flags
             self._settings = config.load(
                 flags.get("agent"), flags.get("db_path"), flags.get("db_url")
             )
