@@ -11,8 +11,11 @@ import re
 import subprocess
 from datetime import UTC, datetime, timedelta
 
+import psycopg
+
 from tests.conftest import VYBE
 from vybe import clock
+from vybe.store.postgres import begin
 
 HOUR = 3600
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
@@ -97,3 +100,11 @@ def test_a_memory_an_agent_an_hour_fast_reads_or_collects_expires_by_the_server_
     assert vybe.ok("memory", "gc")["deleted"] == 0
     assert vybe.ok("maintain")["memory_gc"]["deleted"] == 0
     assert vybe.ok("memory", "get", "-k", "soon")["memory"]["value"] == "x"
+
+
+def test_the_reading_is_utc_whatever_the_session_time_zone(pg_url):
+    with psycopg.connect(pg_url, autocommit=True, options="-c timezone=America/New_York") as raw:
+        reading = begin(raw, "BEGIN")
+        raw.execute("ROLLBACK")
+    assert reading.tzinfo is UTC
+    assert abs(reading - datetime.now(UTC)) < timedelta(minutes=1)

@@ -25,7 +25,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -196,10 +196,12 @@ class Connection:
 def begin(raw: Any, statement: str) -> datetime:
     """Run ``statement`` (a BEGIN) and read the server's clock in the same round trip: the
     transaction's start time, ``now()``, which every later ``now()`` of the transaction
-    repeats (an attempt retried begins again, and reads again)."""
+    repeats (an attempt retried begins again, and reads again). In UTC whatever the
+    session's time zone: a lease added to a time in a zone with summer time would be added
+    to its wall clock."""
     cursor = raw.execute(statement + "; SELECT now()")  # no parameters: one simple query
     cursor.nextset()
-    return cursor.fetchone()[0]
+    return cursor.fetchone()[0].astimezone(UTC)
 
 
 def _is_gone(exc: BaseException) -> bool:
