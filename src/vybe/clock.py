@@ -7,13 +7,22 @@ one channel a process boundary has that changes nothing else. The offset only mo
 own idea of the time, as changing the machine's clock would; ids (``new_id``) keep the real
 clock, so they stay unique and ordered whatever the offset.
 
-The offset is honoured only beside ``VYBE_TEST_CLOCK=1``, the test suite's switch: alone (a
-variable left over in a shell, a copied environment) it is ignored, so no stray setting can
-shift the timestamps and leases of a real store.
+Where the time comes from: this machine's clock, unless a server store holds a reading of
+the server's clock for the transaction in progress on this thread (``Held``, which
+vybe.store.postgres takes at each BEGIN): then every ``now`` of that transaction is that one
+reading, so agents on machines whose clocks disagree stamp rows and judge leases by one
+clock. The test offset moves either, as it moves every process of a test alike.
+``VYBE_CLOCK_SKEW`` (signed seconds) moves this machine's clock only, as a drifting clock
+would: what a server store's reading makes no difference to.
+
+The offset and the skew are honoured only beside ``VYBE_TEST_CLOCK=1``, the test suite's
+switch: alone (a variable left over in a shell, a copied environment) they are ignored, so
+no stray setting can shift the timestamps and leases of a real store.
 """
 
 from __future__ import annotations
 
+import _thread
 import os
 import time
 from datetime import UTC, datetime, timedelta
@@ -35,21 +44,53 @@ def reset() -> None:
     _shifted = timedelta(0)
 
 
-OFFSET_VARIABLE, TEST_SWITCH = "VYBE_CLOCK_OFFSET", "VYBE_TEST_CLOCK"
+OFFSET_VARIABLE, SKEW_VARIABLE, TEST_SWITCH = (
+    "VYBE_CLOCK_OFFSET",
+    "VYBE_CLOCK_SKEW",
+    "VYBE_TEST_CLOCK",
+)
+# The server's clock read for the transaction in progress, one a thread (the MCP server runs
+# its calls' stores in worker threads); ``_thread`` is loaded in every interpreter already.
+_held = _thread._local()
 
 
-def _offset() -> timedelta:
-    text = os.environ.get(OFFSET_VARIABLE)
+class Held:
+    """``with Held(reading):`` every ``now`` inside is ``reading`` (plus the test offset),
+    not this machine's clock; the reading held before comes back at the end."""
+
+    def __init__(self, reading: datetime) -> None:
+        self.reading = reading
+        self.before: datetime | None = None
+
+    def __enter__(self) -> None:
+        self.before = getattr(_held, "reading", None)
+        _held.reading = self.reading
+
+    def __exit__(self, *_: object) -> None:
+        _held.reading = self.before
+
+
+def _seconds(variable: str) -> timedelta:
+    """A test variable's signed seconds; zero when it or the test switch is not set."""
+    text = os.environ.get(variable)
     if not text or os.environ.get(TEST_SWITCH) != "1":
-        return _shifted
+        return timedelta(0)
     try:
-        return _shifted + timedelta(seconds=float(text))
+        return timedelta(seconds=float(text))
     except (ValueError, OverflowError):
         raise VybeError(
-            f"VYBE_CLOCK_OFFSET must be a number of seconds, not {text!r}",
+            f"{variable} must be a number of seconds, not {text!r}",
             code="INVALID_INPUT",
-            context={"field": "VYBE_CLOCK_OFFSET"},
+            context={"field": variable},
         ) from None
+
+
+def _source() -> datetime:
+    """The server's reading held for this transaction, else this machine's clock."""
+    reading = getattr(_held, "reading", None)
+    if reading is not None:
+        return reading
+    return datetime.now(UTC) + _seconds(SKEW_VARIABLE)
 
 
 def _out_of_range(detail: str) -> VybeError:
@@ -62,7 +103,7 @@ def _out_of_range(detail: str) -> VybeError:
 
 def now() -> datetime:
     try:
-        return datetime.now(UTC) + _offset()
+        return _source() + _shifted + _seconds(OFFSET_VARIABLE)
     except (ValueError, OverflowError, OSError) as exc:
         raise _out_of_range(str(exc)) from None
 

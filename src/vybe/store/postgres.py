@@ -11,6 +11,11 @@ gets a serialization failure); a task is picked with ``FOR UPDATE SKIP LOCKED``.
 deadlocks and unique-key races are retried with backoff inside the busy budget, as SQLite's
 busy retries are; a lock held past the budget is DB_LOCKED (``lock_timeout``); a server
 that cannot be reached or goes away is DB_UNAVAILABLE, and the next call connects again.
+
+Time is the server's: each transaction (a write's attempt, a snapshot) reads ``now()`` in
+the round trip of its BEGIN and holds that one reading (vybe.clock.Held) for every
+timestamp it writes and every lease it judges, so agents whose machines' clocks disagree
+still agree on when a lease ends.
 psycopg is imported here only, and this module only when a URL selects PostgreSQL.
 """
 
@@ -20,6 +25,7 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -187,6 +193,17 @@ class Connection:
         self.raw.close()
 
 
+def begin(raw: Any, statement: str) -> datetime:
+    """Run ``statement`` (a BEGIN) and read the server's clock in the same round trip: the
+    transaction's start time, ``now()``, which every later ``now()`` of the transaction
+    repeats (an attempt retried begins again, and reads again). In UTC whatever the
+    session's time zone: a lease added to a time in a zone with summer time would be added
+    to its wall clock."""
+    cursor = raw.execute(statement + "; SELECT now()")  # no parameters: one simple query
+    cursor.nextset()
+    return cursor.fetchone()[0].astimezone(UTC)
+
+
 def _is_gone(exc: BaseException) -> bool:
     """The server cannot be reached, shut down, or dropped the connection."""
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
@@ -340,7 +357,7 @@ class PgStore(Store):
     def transact(self, fn: Callable[[Any], T], isolation: str = SNAPSHOT) -> T:
         return self._transact(fn, WRITES[isolation])
 
-    def _transact(self, fn: Callable[[Any], T], begin: str) -> T:
+    def _transact(self, fn: Callable[[Any], T], statement: str) -> T:
         """Run ``fn`` in one transaction; lost races retried with backoff while the busy
         budget lasts (CAS conflicts as often as on SQLite)."""
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
@@ -348,7 +365,7 @@ class PgStore(Store):
         attempt = 0
         while True:
             try:
-                return self._attempt(fn, begin)
+                return self._attempt(fn, statement)
             except VersionConflict:
                 conflicts += 1
                 if conflicts >= WRITE_ATTEMPTS:
@@ -361,12 +378,12 @@ class PgStore(Store):
             _backoff(0.002, min(attempt, 8))
             attempt += 1
 
-    def _attempt(self, fn: Callable[[Any], T], begin: str) -> T:
+    def _attempt(self, fn: Callable[[Any], T], statement: str) -> T:
         conn = self._live()
         conn.later.clear()
-        conn.raw.execute(begin)
         try:
-            result = fn(conn)
+            with clock.Held(begin(conn.raw, statement)):
+                result = fn(conn)
             conn.raw.execute("COMMIT")
         except BaseException:
             self._rollback()
@@ -397,11 +414,12 @@ class PgStore(Store):
         """A read-only transaction: every query inside sees the same state."""
         try:
             conn = self._live()
-            conn.raw.execute(READ)
+            reading = begin(conn.raw, READ)
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         try:
-            yield conn
+            with clock.Held(reading):
+                yield conn
         except psycopg.Error as exc:
             self._rollback()
             raise translate(exc, self.path) from None
