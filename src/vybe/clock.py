@@ -49,9 +49,10 @@ OFFSET_VARIABLE, SKEW_VARIABLE, TEST_SWITCH = (
     "VYBE_CLOCK_SKEW",
     "VYBE_TEST_CLOCK",
 )
-# The server's clock read for the transaction in progress, one a thread (the MCP server runs
-# its calls' stores in worker threads); ``_thread`` is loaded in every interpreter already.
-_held = _thread._local()
+# The server's clock read for the transaction in progress, by thread (the MCP server runs
+# its calls' stores in worker threads). ``_thread`` (documented, the low-level threading
+# API) is loaded in every interpreter already; threading would cost the hook path.
+_held: dict[int, datetime] = {}
 
 
 class Held:
@@ -63,11 +64,16 @@ class Held:
         self.before: datetime | None = None
 
     def __enter__(self) -> None:
-        self.before = getattr(_held, "reading", None)
-        _held.reading = self.reading
+        thread = _thread.get_ident()
+        self.before = _held.get(thread)
+        _held[thread] = self.reading
 
     def __exit__(self, *_: object) -> None:
-        _held.reading = self.before
+        thread = _thread.get_ident()
+        if self.before is None:
+            _held.pop(thread, None)
+        else:
+            _held[thread] = self.before
 
 
 def _seconds(variable: str) -> timedelta:
@@ -87,7 +93,7 @@ def _seconds(variable: str) -> timedelta:
 
 def _source() -> datetime:
     """The server's reading held for this transaction, else this machine's clock."""
-    reading = getattr(_held, "reading", None)
+    reading = _held.get(_thread.get_ident()) if _held else None
     if reading is not None:
         return reading
     return datetime.now(UTC) + _seconds(SKEW_VARIABLE)
