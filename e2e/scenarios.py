@@ -203,6 +203,13 @@ def claude_receipt_and_search(box: Sandbox, claude: Claude, session: str, checks
     )
     before = len(said_to(box.server))
     claude.turn("[[search: agent=claude]]", session.removeprefix("claude:"))
+    tokens = [(r["tokens_before"], r["tokens_after"]) for r in receipts(box, session)]
+    checks.that(
+        "claude #16: by the next turn the receipt holds the tokens before and after, as"
+        " Claude's compact boundary (flushed after the compaction's hooks) counts them",
+        len(tokens) == 1 and all(isinstance(n, int) and n > 0 for n in tokens[0]),
+        tokens,
+    )
     after = said_to(box.server)[before:]
     line = f"1st compaction of this session; your {len(users)} kept instructions were restored"
     checks.that(
@@ -322,6 +329,13 @@ def codex_receipts_and_search(
     first = seqs(box, session, "user")[:1]
     found = [(r["compactor"], r["trigger"], r["outcome"]) for r in receipts(box, session)]
     given = [(r["kept"], r["verbatim"]) for r in receipts(box, session)]
+    tokens = [(r["tokens_before"], r["tokens_after"]) for r in receipts(box, session)]
+    checks.that(
+        "codex #16: each receipt holds the tokens before and after, as Codex's token counts"
+        " around its compaction say",
+        bool(tokens) and all(isinstance(n, int) and n > 0 for pair in tokens for n in pair),
+        tokens,
+    )
     checks.that(
         "codex #16: each auto compaction leaves a receipt (codex, auto) naming by record number"
         " the person's first message, which Codex kept in its own context, as kept and not"

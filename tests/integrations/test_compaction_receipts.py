@@ -117,6 +117,56 @@ def test_tokens_before_come_from_the_real_transcripts_compact_boundary(agent, tm
     assert len(typed) == len(set(typed)) > 0
 
 
+BOUNDARY = FIXTURES / "claude" / "compact_boundary.jsonl"  # Claude Code 2.1.197's, as written
+
+
+def test_a_claude_receipt_holds_the_tokens_before_and_after_its_compact_boundary_counts(
+    agent, tmp_path
+):
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    agent.send("claude", "pre_compact", trigger="manual")
+    with agent.transcript.open("a") as handle:
+        handle.write(BOUNDARY.read_text())
+    agent.send("claude", "session_start_compact")
+    receipt = _receipts(agent, CLAUDE)["receipts"][0]
+    assert (receipt["tokens_before"], receipt["tokens_after"]) == (382, 1510)
+
+
+def test_a_boundary_flushed_after_the_compactions_hooks_fills_its_receipt_at_the_next_import(
+    agent, tmp_path
+):
+    """Claude Code writes the boundary a few ms before SessionStart(compact) and flushes it
+    later (seen in the real CLI): the next hook's import finds it and completes the counts."""
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    agent.send("claude", "pre_compact", trigger="manual")
+    agent.send("claude", "session_start_compact")
+    assert _receipts(agent, CLAUDE)["receipts"][0]["tokens_after"] is None
+    with agent.transcript.open("a") as handle:
+        handle.write(BOUNDARY.read_text())
+    agent.send("claude", "stop", last_assistant_message="")
+    agent.send("claude", "stop", last_assistant_message="")  # the boundary read once more
+    receipt = _receipts(agent, CLAUDE)["receipts"][0]
+    assert (receipt["tokens_before"], receipt["tokens_after"]) == (382, 1510)
+
+
+def test_a_codex_receipt_holds_the_first_token_count_after_its_compaction(agent, tmp_path):
+    """Codex counts what its compaction left in the token_count event after the compacted
+    line; a later request's count is not it."""
+    rollout = (FIXTURES / "codex" / "rollout-compact.jsonl").read_text().splitlines(True)
+    compacted = [
+        i for i, x in enumerate(rollout) if '"type": "compacted"' in x or '"type":"compacted"' in x
+    ]
+    agent.transcript = tmp_path / "rollout.jsonl"
+    agent.transcript.write_text("".join(rollout[: compacted[0]]))
+    agent.send("codex", "pre_compact")
+    agent.transcript.write_text("".join(rollout[: compacted[1]]))  # and the next turn's counts
+    agent.send("codex", "session_start_compact")
+    receipt = _receipts(agent, CODEX)["receipts"][0]
+    assert (receipt["tokens_before"], receipt["tokens_after"]) == (60_020, 6_299)
+
+
 def test_a_codex_compaction_names_the_prompts_codex_kept_in_its_own_context(agent, tmp_path):
     """and gives them back no second time: they are in Codex's context as they were typed."""
     agent.transcript = tmp_path / "rollout.jsonl"

@@ -529,7 +529,7 @@ def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
         )
 
     try:
-        return import_skipping_hooked(
+        imported = import_skipping_hooked(
             SqliteRecord(hook.store), hook.record_session, path, stamp, bounded
         )
     except DatabaseLocked as busy:
@@ -537,6 +537,11 @@ def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
 
         log_failure(hook.target, hook.event, busy)
         return None
+    if imported.result.boundary is not None:  # flushed after SessionStart(compact) read
+        from vybe.store import receipts
+
+        receipts.note_tokens(hook.store, hook.record_session, hook.target, imported.result.boundary)
+    return imported
 
 
 def transcript_importer() -> tuple[str, Any]:

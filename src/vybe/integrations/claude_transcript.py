@@ -93,6 +93,10 @@ class _Importer(Builder):
             self.assistant(data.get("message") or {})
         elif kind == "user":
             self.user(data)
+        elif data.get("subtype") == "compact_boundary":
+            from vybe.integrations.compaction import boundary_tokens
+
+            self.result.boundary = boundary_tokens(data) or self.result.boundary
 
     def assistant(self, message: dict[str, Any]) -> None:
         if message.get("id") != self.pending_id:

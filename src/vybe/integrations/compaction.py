@@ -76,26 +76,53 @@ def claude_usage(lines: list[str]) -> int | None:
     return None
 
 
-def claude_boundary(lines: list[str]) -> int | None:
-    """The ``preTokens`` of the newest compaction boundary Claude wrote (SessionStart(compact)
-    comes after it), its own count of the context it compacted."""
+def claude_boundary(lines: list[str]) -> tuple[int | None, int | None]:
+    """The ``preTokens`` and ``postTokens`` of the newest compaction boundary Claude wrote
+    (SessionStart(compact) comes after it): its own counts of the context it compacted and
+    of what the compaction left (Claude Code 2.1 writes both)."""
     for item in _parsed(lines, "compact_boundary"):
-        meta = item.get("compactMetadata")
-        if item.get("subtype") == "compact_boundary" and isinstance(meta, dict):
-            return _number(meta.get("preTokens")) or None
-    return None
+        found = boundary_tokens(item)
+        if found is not None:
+            return found
+    return None, None
+
+
+def boundary_tokens(item: dict) -> tuple[int | None, int | None] | None:
+    """A Claude transcript line's compaction counts, before and after; None: not a boundary."""
+    meta = item.get("compactMetadata")
+    if item.get("subtype") != "compact_boundary" or not isinstance(meta, dict):
+        return None
+    return _number(meta.get("preTokens")) or None, _number(meta.get("postTokens")) or None
+
+
+def _last_total(item: dict) -> int | None:
+    """A Codex ``token_count`` event's last request, input and output (None: not one)."""
+    payload = item.get("payload")
+    if not isinstance(payload, dict) or payload.get("type") != "token_count":
+        return None
+    info = payload.get("info")
+    last = info.get("last_token_usage") if isinstance(info, dict) else None
+    return (_number(last.get("total_tokens")) or None) if isinstance(last, dict) else None
 
 
 def codex_tokens(lines: list[str]) -> int | None:
     """The newest ``token_count`` event's last request, input and output."""
     for item in _parsed(lines, "token_count"):
-        payload = item.get("payload")
-        if not isinstance(payload, dict) or payload.get("type") != "token_count":
-            continue
-        info = payload.get("info")
-        last = info.get("last_token_usage") if isinstance(info, dict) else None
-        if isinstance(last, dict):
-            return _number(last.get("total_tokens")) or None
+        total = _last_total(item)
+        if total is not None:
+            return total
+    return None
+
+
+def codex_after(lines: list[str]) -> int | None:
+    """The context's size after Codex's newest compaction: the first ``token_count`` event
+    Codex writes after its ``compacted`` line (its last usage's total, what the compaction
+    left; a later one counts a later request). None when there is none after it yet."""
+    first = None
+    for item in _parsed(lines, ""):  # newest first: the last one before the compaction wins
+        if item.get("type") == "compacted":
+            return first
+        first = _last_total(item) or first
     return None
 
 
@@ -154,7 +181,9 @@ def given_back(
             lists["cut" if shown[row.seq].cut else "verbatim"].append(row.seq)
         else:
             lists["released"].append(row.seq)
-    boundary = claude_boundary(lines) if hook.target == "claude" else None
+    before, after = (
+        claude_boundary(lines) if hook.target == "claude" else (None, codex_after(lines))
+    )
     return receipt_rows.complete(
-        hook.store, hook.record_session, hook.agent, hook.target, lists, boundary
+        hook.store, hook.record_session, hook.agent, hook.target, lists, (before, after)
     )

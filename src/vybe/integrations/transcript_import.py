@@ -55,13 +55,15 @@ NO_RESULT = "(no result was recorded: the call was interrupted)"
 class ImportResult:
     """What one import added, and where the next one starts: ``skipped`` counts complete
     lines not JSON or of no known shape (left out, never retried); ``more`` says the import
-    stopped at its budget between two messages (the rest comes next time)."""
+    stopped at its budget between two messages (the rest comes next time); ``boundary``:
+    the tokens before and after of the newest compaction the lines marked (Claude's)."""
 
     def __init__(self, session_id: str, offset: int) -> None:
         self.session_id, self.offset = session_id, offset
         self.lines = self.skipped = 0
         self.more = False
         self.counts: dict[str, int] = {"user": 0, "assistant": 0, "tool": 0}
+        self.boundary: tuple[int | None, int | None] | None = None  # a compaction's tokens
 
 
 class Stamped:

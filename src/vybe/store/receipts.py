@@ -43,10 +43,11 @@ def complete(
     agent: str,
     compactor: str,
     messages: dict[str, list[int]],
-    tokens_before: int | None,
+    tokens: tuple[int | None, int | None],
 ) -> dict:
     """What the compaction kept and what vybe gave back (SessionStart(compact)), on the
-    newest receipt PreCompact opened; a new one (trigger unknown) when none is open."""
+    newest receipt PreCompact opened; a new one (trigger unknown) when none is open.
+    ``tokens``: before and after, where the harness says (None keeps what PreCompact saw)."""
 
     def body(conn: sqlite3.Connection) -> dict:
         now = clock.now_iso()
@@ -65,11 +66,31 @@ def complete(
         lists = [jsonio.dumps(sorted(messages.get(name, []))) for name in LISTS]
         row = conn.execute(
             "UPDATE compaction_receipts SET completed = 1, completed_at = ?,"
-            " tokens_before = COALESCE(?, tokens_before),"
+            " tokens_before = COALESCE(?, tokens_before), tokens_after = ?,"
             " verbatim = ?, kept = ?, cut = ?, released = ? WHERE id = ? RETURNING *",
-            (now, tokens_before, *lists, found[0]),
+            (now, *tokens, *lists, found[0]),
         )
         return _receipt(row.fetchone())
+
+    return store.transact(body)
+
+
+def note_tokens(
+    store: Store, session_id: str, compactor: str, tokens: tuple[int | None, int | None]
+) -> bool:
+    """The tokens before and after of the session's newest completed compaction, read from
+    the transcript after the hook that completed it (the agent had not flushed its count
+    yet): set where its receipt lacks the after; whether one was."""
+
+    def body(conn: sqlite3.Connection) -> bool:
+        found = conn.execute(
+            "UPDATE compaction_receipts SET tokens_before = COALESCE(?, tokens_before),"
+            " tokens_after = ? WHERE id = (SELECT MAX(id) FROM compaction_receipts"
+            " WHERE session_id = ? AND compactor = ? AND completed = 1)"
+            " AND tokens_after IS NULL RETURNING id",
+            (*tokens, session_id, compactor),
+        ).fetchone()
+        return found is not None
 
     return store.transact(body)
 
