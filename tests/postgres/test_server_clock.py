@@ -108,3 +108,12 @@ def test_the_reading_is_utc_whatever_the_session_time_zone(pg_url):
         raw.execute("ROLLBACK")
     assert reading.tzinfo is UTC
     assert abs(reading - datetime.now(UTC)) < timedelta(minutes=1)
+
+
+def test_an_agent_an_hour_fast_searching_the_last_half_hour_finds_what_was_just_written(vybe):
+    """A duration counts back from the server's time, inside the search's snapshot (by the
+    fast machine's clock, the last half hour would start half an hour from now)."""
+    task_id = vybe.task("port billing")
+    assert agent(vybe, "right", 0, "note", task_id, "the ledger rounding moved to cents")["success"]
+    fast = agent(vybe, "fast", HOUR, "search", "ledger rounding", "--since", "30m")
+    assert [h["source"] for h in fast["data"]["hits"]] == ["event"], fast

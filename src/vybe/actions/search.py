@@ -84,12 +84,14 @@ def _validated(query: search_rows.SearchQuery, mode: str) -> search_rows.SearchQ
             context={"field": "query", "length": len(query.text.strip())},
             suggested_action="search for more of the text, or search words",
         )
-    return query._replace(
-        literal=literal,
-        text=query.text.strip() if literal else query.text,
-        since=_time("since", query.since),
-        until=_time("until", query.until),
-    )
+    return query._replace(literal=literal, text=query.text.strip() if literal else query.text)
+
+
+def _timed(query: search_rows.SearchQuery) -> search_rows.SearchQuery:
+    """The query's time range as the store writes times. Inside the read's snapshot: a
+    duration (``24h``) counts back from the time the store's rows are stamped by (a server
+    store's clock, not this machine's)."""
+    return query._replace(since=_time("since", query.since), until=_time("until", query.until))
 
 
 def _needles(query: search_rows.SearchQuery) -> list[str]:
@@ -147,6 +149,7 @@ def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> 
     """One page of hits, best first, with the cursor of the next page when there is one."""
     query = _validated(query, mode)
     with store.snapshot() as conn:
+        query = _timed(query)
         found = store.search(conn, query)
         backlog = search_rows.backlog(conn)
     needles = _needles(query)
