@@ -229,6 +229,31 @@ def test_the_words_handed_over_are_those_of_the_time_the_task_was_the_focus(agen
     assert "until now" in words
 
 
+def test_a_task_begun_in_another_window_of_the_agent_does_not_end_the_span(agent, tmp_path):
+    """Two Claude Code windows are one agent: the landing task window B began (its Bash
+    names its session) is not where window A's billing work stopped."""
+    billing = _claude_works(agent, tmp_path)
+    agent.send("claude", "user_prompt_submit", prompt=LANDING, session_id=OTHER_WINDOW)
+    landing = agent.vybe.task("Landing page", agent="claude")
+    agent.vybe.env["CLAUDE_CODE_SESSION_ID"] = OTHER_WINDOW
+    agent.vybe.ok("task", "begin", "--task-id", landing, agent="claude")
+    later = "Keep every invoice total in cents."
+    agent.send("claude", "user_prompt_submit", prompt=later)
+    agent.vybe.env["CLAUDE_CODE_SESSION_ID"] = SESSIONS["claude"]
+    agent.vybe.ok("task", "assign", "--task-id", billing, "--to", "codex", agent="claude")
+    section = _section(agent.send("codex", "session_start_startup").context, "claude")
+    assert RULE in section and later in section and LANDING not in section
+    assert "until it began another task at" not in section
+
+
+def test_a_session_variable_that_is_no_agent_id_is_not_recorded(vybe):
+    vybe.env["CLAUDE_CODE_SESSION_ID"] = "x" * 5000 + "\n"
+    task = vybe.task("port billing")
+    began = vybe.ok("task", "begin", "--task-id", task)
+    [event] = [e for e in vybe.ok("events")["events"] if e["id"] == began["event_id"]]
+    assert "session_id" not in (event["metadata"] or {})
+
+
 def test_a_hand_off_of_a_task_never_taken_quotes_the_whole_session(vybe):
     vybe.ok("session", "say", "s1", GOAL)
     task = vybe.task("Port billing")

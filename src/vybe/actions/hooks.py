@@ -13,6 +13,7 @@ from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from typing import Any
 
 # The keys in a task's metadata that link it to an agent's own task (Claude's TaskCompleted):
@@ -21,6 +22,11 @@ LINK_KEY = "claude_task_id"
 LINK_SESSION_KEY = "claude_session_id"
 # What Claude Code sets in its Bash tool's environment: the session a command runs in.
 CLAUDE_SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
+# What the agent CLIs give the commands their agents run (found by running `env` in a real
+# Claude Code 2.1 Bash call and a Codex 0.171 exec_command): the variable and its session's
+# prefix in the record.
+AGENT_SESSIONS = ((CLAUDE_SESSION_ENV, "claude:"), ("CODEX_THREAD_ID", "codex:"))
+SESSION_VALUE_MAX = 128
 # The ledger name commits are logged under: once per sha, whichever agent saw it first.
 COMMIT_LEDGER = "git"
 
@@ -57,6 +63,21 @@ def link_session(metadata: Any, session_id: str | None) -> Any:
     if not session_id or not isinstance(metadata, dict) or LINK_KEY not in metadata:
         return metadata
     return {LINK_SESSION_KEY: session_id, **metadata}
+
+
+def agent_sessions(agent: str, environ: Mapping[str, str]) -> list[str]:
+    """The record sessions a command may run in, as its agent CLI names them; the agent's
+    own product's first (a Codex run from Claude's Bash inherits Claude's variable too)."""
+    ordered = sorted(AGENT_SESSIONS, key=lambda v: not agent.startswith(v[1].rstrip(":")))
+    found = [(prefix, environ.get(name, "")) for name, prefix in ordered]
+    return [prefix + value for prefix, value in found if _session_like(value)]
+
+
+def _session_like(value: str) -> bool:
+    """An id as the agent CLIs make them (a UUID): anything else in the variable is ignored."""
+    return (
+        0 < len(value) <= SESSION_VALUE_MAX and value.replace("-", "").isalnum() and value.isascii()
+    )
 
 
 def complete_linked_task(

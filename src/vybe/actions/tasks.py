@@ -203,25 +203,44 @@ def _refuse_live_claim(task: dict, agent: str, at: str, suggested_action: str) -
         )
 
 
-def _take(conn: sqlite3.Connection, task: dict, agent: str, lease: timedelta, kind: str) -> dict:
+def _take(
+    conn: sqlite3.Connection,
+    task: dict,
+    agent: str,
+    lease: timedelta,
+    kind: str,
+    session: str | None,
+) -> dict:
+    """Claim ``task``; its event names the agent's record session the command ran in, when
+    known (a hand-off's span ends at a begin in its own session only)."""
     now = clock.now()
     claimed = task_rows.claim(
         conn, task["id"], agent, clock.iso(clock.after(now, lease)), clock.iso(now)
     )
     agent_rows.set_focus_task(conn, agent, task["id"], clock.iso(now))
-    event_id = _event(
-        conn, claimed, kind, agent, task["title"], metadata={"claim_epoch": claimed["claim_epoch"]}
-    )
+    metadata: dict = {"claim_epoch": claimed["claim_epoch"]}
+    if session is not None:
+        metadata["session_id"] = session
+    event_id = _event(conn, claimed, kind, agent, task["title"], metadata=metadata)
     return {"task": claimed, "event_id": event_id}
 
 
-def begin(store: Store, agent: str, request_id: str, *, task_id: str, lease: timedelta) -> dict:
-    """Start work: claim the task for this agent, set it in progress and make it the focus."""
+def begin(
+    store: Store,
+    agent: str,
+    request_id: str,
+    *,
+    task_id: str,
+    lease: timedelta,
+    session: str | None = None,
+) -> dict:
+    """Start work: claim the task for this agent, set it in progress and make it the focus
+    (``session``: the agent's record session the command runs in, when known)."""
 
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, task_id)
         _check_claimable(conn, task, agent, clock.now_iso())
-        return _take(conn, task, agent, lease, "task_started")
+        return _take(conn, task, agent, lease, "task_started", session)
 
     return store.idempotent(
         agent, request_id, "task.begin", {"task_id": task_id, "lease": lease.total_seconds()}, run
@@ -236,6 +255,7 @@ def claim(
     task_id: str | None,
     project_id: str | None,
     lease: timedelta,
+    session: str | None = None,
 ) -> dict:
     """Pick (or take the named task) and claim it in one transaction: one winner."""
 
@@ -249,7 +269,7 @@ def claim(
         else:
             task = require_task(conn, task_id)
         _check_claimable(conn, task, agent, at)  # type: ignore[arg-type]
-        return _take(conn, task, agent, lease, "task_claimed")  # type: ignore[arg-type]
+        return _take(conn, task, agent, lease, "task_claimed", session)  # type: ignore[arg-type]
 
     args = {"task_id": task_id, "project_id": project_id, "lease": lease.total_seconds()}
     return store.idempotent(agent, request_id, "task.claim", args, run)

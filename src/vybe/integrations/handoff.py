@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from vybe.actions.hooks import agent_sessions
 from vybe.errors import NotFound
 from vybe.integrations import user_words
 from vybe.store import checkpoints as checkpoint_rows
@@ -64,22 +65,13 @@ def references(texts: list[str]) -> list[str]:
     return list(found)
 
 
-# What the agent CLIs give the commands their agents run (found by running `env` in a real
-# Claude Code 2.1 Bash call and a Codex 0.171 exec_command): the variable and its session's
-# prefix in the record.
-CURRENT_SESSION = (("CLAUDE_CODE_SESSION_ID", "claude:"), ("CODEX_THREAD_ID", "codex:"))
 LATEST = "9999-12-31T23:59:59Z"  # after every time the clock stamps
 
 
 def current_session(conn: Any, agent: str, environ: Mapping[str, str]) -> str | None:
     """The recorded session the command runs in, as its agent CLI names it; the variable of
     the agent's own product first (a Codex run from Claude's Bash inherits Claude's too)."""
-    found = sorted(CURRENT_SESSION, key=lambda v: not agent.startswith(v[1].rstrip(":")))
-    for name, prefix in found:
-        value = environ.get(name, "")
-        if value and session_rows.exists(conn, prefix + value):
-            return prefix + value
-    return None
+    return next((s for s in agent_sessions(agent, environ) if session_rows.exists(conn, s)), None)
 
 
 def _session(
@@ -119,12 +111,15 @@ def span_words(conn: Any, session: str, span: dict | None) -> list[MessageRow]:
     return [*first, *rows] if first and (not rows or first[0].seq < rows[0].seq) else rows
 
 
-def _span(conn: Any, agent: str, task_id: str, began: tuple[int, str] | None) -> dict | None:
+def _span(
+    conn: Any, agent: str, task_id: str, began: tuple[int, str] | None, session: str
+) -> dict | None:
     """When the task was the sender's focus: from its newest begin or claim until it began
-    another task (None: until the hand-off); None when it never took the task."""
+    another task in this session (None: until the hand-off); None when it never took the
+    task. Another window of the same agent taking a task ends nothing here."""
     if began is None:
         return None
-    after = handoff_rows.next_taken(conn, agent, task_id, began[0])
+    after = handoff_rows.next_taken(conn, agent, task_id, began[0], session)
     return {"task_id": task_id, "from": began[1], "until": after}
 
 
@@ -143,7 +138,7 @@ def build(
         session = _session(conn, agent, began, session_id, environ or {})
         if session is None:
             return None
-        span = _span(conn, agent, task_id, began)
+        span = _span(conn, agent, task_id, began, session)
         until = (span and span["until"]) or LATEST
         users = span_words(conn, session, span)
         typed = receipt_rows.typed_messages(conn, session)

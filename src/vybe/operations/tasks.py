@@ -61,9 +61,24 @@ def _list(ctx, v: dict) -> dict:
     return actions.list_tasks(ctx.store, query)
 
 
+def _running_in(ctx) -> str | None:
+    """The agent's record session this command runs in, as its agent CLI's environment
+    names it (Claude Code's Bash, Codex's exec_command); None elsewhere."""
+    import os
+
+    from vybe.actions.hooks import agent_sessions
+
+    return next(iter(agent_sessions(ctx.agent, os.environ)), None)
+
+
 def _begin(ctx, v: dict) -> dict:
     return actions.begin(
-        ctx.store, ctx.agent, ctx.request_id, task_id=v["task_id"], lease=lease(ctx, v)
+        ctx.store,
+        ctx.agent,
+        ctx.request_id,
+        task_id=v["task_id"],
+        lease=lease(ctx, v),
+        session=_running_in(ctx),
     )
 
 
@@ -101,6 +116,7 @@ def _claim(ctx, v: dict) -> dict:
         task_id=v["task_id"],
         project_id=v["project_id"],
         lease=lease(ctx, v),
+        session=_running_in(ctx),
     )
 
 
