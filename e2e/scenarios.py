@@ -129,6 +129,20 @@ def claude_runs_the_briefs_commands(box: Sandbox, claude: Claude, sid: str, chec
         status == "completed",
         status,
     )
+    made = box.vybe("task", "create", "--title", "Write the changelog")
+    other = made.get("data", {}).get("task", {}).get("id", "")
+    claude.turn(f"[[bash: {VYBE} task begin --id {other}]]", sid)
+    rows = box.query(
+        "SELECT json_extract(metadata, '$.session_id') AS session FROM events"
+        " WHERE kind = 'task_started' AND task_id = ?",
+        other,
+    )
+    checks.that(
+        "claude #16: a task begun in Claude's Bash names the session it was begun in (a"
+        " hand-off's span ends only at a begin of its own window)",
+        [r["session"] for r in rows] == [f"claude:{sid}"],
+        [dict(r) for r in rows],
+    )
 
 
 def commits_logged(box: Sandbox, checks: Checks, who: str, subjects: list, task: Any) -> None:
