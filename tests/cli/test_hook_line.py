@@ -142,12 +142,16 @@ def test_the_status_line_takes_its_agent_from_a_global_flag(vybe):
         (["statusline", "now"], "unrecognized arguments: now"),
     ],
 )
-def test_a_malformed_hook_line_is_a_usage_error_that_records_nothing(vybe, argv, problem):
+def test_a_malformed_hook_line_is_a_usage_error_that_records_nothing_and_blocks_nothing(
+    vybe, argv, problem
+):
+    """Exit 1, not the CLI's 2: Claude Code erases the prompt of a UserPromptSubmit hook
+    that exits 2."""
     vybe.initialized()
     before = vybe.dump()
     code, out = executable(vybe, argv, PROMPT)
     envelope = json.loads(out)
-    assert (code, envelope["error_code"]) == (2, "USAGE_ERROR")
+    assert (code, envelope["error_code"]) == (1, "USAGE_ERROR")
     assert problem in envelope["error"]
     assert vybe.dump() == before
 

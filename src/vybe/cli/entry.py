@@ -23,6 +23,13 @@ def is_hook_line(rest: list[str]) -> bool:
     return rest == ["statusline"] or (rest[:2] == ["hook", "run"] and rest[2:] in HOOK_TARGETS)
 
 
+def is_hook_attempt(argv: list[str]) -> bool:
+    """A line meant as an agent's hook or status line (not a person asking for help)."""
+    asked_help = "-h" in argv or "--help" in argv
+    meant = "statusline" in argv or ("hook" in argv and "run" in argv[argv.index("hook") :])
+    return meant and not asked_help
+
+
 def hook_line(argv: list[str]) -> tuple[dict[str, str], list[str]] | None:
     """A line the hook path serves, as (global flags, the line without them); None for any
     other, and for one the CLI must judge (``--help``, an unknown target, a flag without
@@ -47,7 +54,11 @@ def main(process_ends: bool = False) -> int:
     if line is None:
         from vybe.cli.main import main as cli_main
 
-        return cli_main(argv)
+        code = cli_main(argv)
+        # An agent takes a hook's exit 2 for "block": Claude Code erases the prompt of a
+        # UserPromptSubmit that exits 2. A hook line the CLI refused exits 1, which agents
+        # show and go on from: a mistyped line in settings never costs the person's words.
+        return 1 if code == 2 and is_hook_attempt(argv) else code
     # A hook lives for a few dozen ms and makes few reference cycles: collecting them
     # cost a session start about 4M instructions of 119M (3.4%) in module imports alone.
     # (A transcript import switches it off for its bulk work in any case.)
