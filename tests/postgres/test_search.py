@@ -129,3 +129,33 @@ def test_a_store_copied_from_sqlite_is_searchable_on_the_server(tmp_path, store)
     assert find(store, "billing", agent="worker-1")["hits"][0]["kind"] == "progress"
     say(store, "s1", "user", "billing once more")  # the copied sequences go on
     assert find(store, "billing", type="user")["count"] == 2
+
+
+def test_a_server_store_made_before_tool_calls_were_indexed_finds_them_after_upgrade(
+    pg_server, monkeypatch
+):
+    """0012 on the server indexes again, under its advisory lock, the rows already there."""
+    from tests.actions.test_search_tool_calls import bash, call
+    from tests.actions.test_search_tool_calls import find as find_calls
+    from vybe.actions import health
+    from vybe.store import db, open_store
+    from vybe.store import postgres as pg
+
+    pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0012 WITH (FORCE)")
+    pg_server.admin("CREATE DATABASE vybe_before_0012")
+    url = pg_server.url("vybe_before_0012")
+    before = [p for p in db.migration_files() if not p.endswith("0012_search_tool_calls.sql")]
+    monkeypatch.setattr(pg, "migration_files", lambda: before)
+    old = open_store(url, 5000)
+    call(old, bash("ls -la ~/.claude/"), "listing")  # indexed as its text alone
+    old.close()
+    monkeypatch.undo()
+    try:
+        assert health.migrate(url, 5000)["applied"] == ["0012_search_tool_calls.sql"]
+        store = open_store(url, 5000)
+        hits = find_calls(store, "ls -la ~/.claude/", mode="literal")["hits"]
+        assert [h["snippet"] for h in hits] == ["listing\nBash: **ls -la ~/.claude/**"]
+        assert find_calls(store, "listing", mode="words")["count"] == 1
+        store.close()
+    finally:
+        pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0012 WITH (FORCE)")
