@@ -1,9 +1,12 @@
 """Hook latency: every event Claude Code sends (Stop importing a new turn of the transcript
-each run) on a store of 100k events and 10k memories, and `vybe statusline` on the same
-store, against a bare `python -c "import sqlite3"` measured in the same run. Goal: at most 2x.
+each run) on a store of 100k events and 10k memories, in a session whose record already
+holds 1,000 typed messages with their tool rounds (a compaction's choice reads its newest),
+and `vybe statusline` on the same store, against a bare `python -c "import sqlite3"`
+measured in the same run. Goal: at most 2x.
 
 Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
-       [--instructions]   (also each command's instruction count under valgrind, if installed)
+       [--typed 1000] [--instructions]   (also each command's instruction count under
+       valgrind, if installed)
 """
 
 from __future__ import annotations
@@ -57,6 +60,57 @@ def seed(env: dict[str, str], db: Path, events: int, memories: int, project: str
     conn.close()
 
 
+# A long session's typed messages, in the proportions of real work: mostly instructions,
+# a third of them setting a constraint, some acknowledgements, now and then a pasted log.
+TYPED = (
+    "now wire the {n}th endpoint into the router and run its tests",
+    "never touch the billing schema; keep step {n} inside the api package",
+    "ok",
+    "the test for step {n} fails with: AssertionError: expected 200, got 500",
+    "you must keep the public API stable while doing step {n}",
+    "continue",
+    "paste of the failing run {n}:\n" + "E   at frame 0x7f in handler()\n" * 40,
+    "rename the helper from step {n} and update its callers",
+    "use the existing retry wrapper, do not write a new one (step {n})",
+)
+
+
+def seed_session(db: Path, session: str, typed: int) -> None:
+    """``typed`` messages of the person in the hooks' record session, each followed by five
+    tool rounds and a reply, as a long session's record holds them."""
+    conn = sqlite3.connect(db)
+    rows, seq = [], 0
+    for n in range(typed):
+        shapes = [("user", "prompt_hook", TYPED[n % len(TYPED)].format(n=n), None)]
+        for k in range(5):
+            call = json.dumps(
+                {
+                    "tool_calls": [
+                        {
+                            "id": f"c{n}.{k}",
+                            "name": "Bash",
+                            "arguments": {"command": f"pytest -k step{n}_{k}"},
+                        }
+                    ]
+                }
+            )
+            shapes.append(("assistant", "assistant", "", call))
+            result = json.dumps({"tool_call_id": f"c{n}.{k}", "name": "Bash"})
+            shapes.append(("tool", "Bash", f"{k} passed, 1 failed in 0.{k}s", result))
+        shapes.append(("assistant", "assistant", f"step {n}: done, one test left", None))
+        for kind, source, text, data in shapes:
+            seq += 1
+            rows.append((session, seq, kind, source, text, data, len(text) // 4 + 1, NOW))
+    with conn:
+        conn.execute("INSERT INTO sessions (id, created_at) VALUES (?, ?)", (session, NOW))
+        conn.executemany(
+            "INSERT INTO messages (session_id, context_seq, type, source, content_text,"
+            " content_json, tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    conn.close()
+
+
 class Transcript:
     """A Claude transcript that gains one turn (the prompt, the reply) before each Stop."""
 
@@ -80,6 +134,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--typed", type=int, default=1000)
     parser.add_argument("--instructions", action="store_true")
     args = parser.parse_args()
     compile_vybe()
@@ -94,6 +149,7 @@ def main() -> None:
             "VYBE_CONFIG_DIR": str(home / "config"),
         }
         seed(env, db, args.events, args.memories, project)
+        seed_session(db, "claude:bench", args.typed)
         common = {"session_id": "bench", "cwd": project, "transcript_path": ""}
         transcript = Transcript(home / "transcript.jsonl", "bench")
         turn = {"transcript_path": str(transcript.path)}
@@ -114,7 +170,8 @@ def main() -> None:
         figures = interleaved(runs, args.runs)
         base = figures["python -c import sqlite3"]
         print(
-            f"store: {args.events} events, {args.memories} memories;"
+            f"store: {args.events} events, {args.memories} memories, a session of"
+            f" {args.typed} typed messages (with their tool rounds);"
             f" median of {args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f}"
         )
         for name, ms in figures.items():

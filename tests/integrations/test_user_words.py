@@ -77,7 +77,7 @@ def _chosen_of_every_ranked_row(rows: list[MessageRow], budget: int) -> list[tup
     share = max(user_words.MIN_CUT_TOKENS, budget // 3)
     if sum(user_words.estimate(r.text) + user_words.HEADER_TOKENS for r in rows) <= budget:
         return [(r.seq, False) for r in rows]
-    for row in list(user_words.ranked(rows, lambda row: True)):
+    for row in [rows[i] for i in user_words.ranked(rows, lambda i: True)]:
         cost = user_words.estimate(row.text) + user_words.HEADER_TOKENS
         if cost <= left:
             chosen.append((row.seq, False))

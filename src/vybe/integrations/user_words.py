@@ -59,6 +59,7 @@ ACKS = frozenset(
         "👍",
     ]
 )
+ACK_CHARS = max(len(ack) for ack in ACKS)  # a longer message is no acknowledgement
 DIRECTION = tuple(
     [
         "must",
@@ -102,34 +103,39 @@ def is_ack(text: str) -> bool:
     end = len(core)
     while end and (core[end - 1] in ".!" or core[end - 1].isspace()):
         end -= 1
-    return core[:end].lower() in ACKS
+    return end <= ACK_CHARS and core[:end].lower() in ACKS
 
 
 def _in_a_word(char: str) -> bool:
     return char.isalnum() or char == "_"  # what re's \w is
 
 
-# ASCII text (most of it) is split into its words once: each direction word is then a set
+# ASCII text (most of it) is split into its words once, as bytes: one translate lowers it
+# and turns every other character into a space (bytes.translate is one table lookup a
+# character; str.translate with a dict, a dict lookup). Each direction word is then a set
 # lookup, and a phrase is looked for only where its first word is (a long session's
 # messages mostly hold none, and 31 finds each were a compaction's hook's biggest cost).
-_SPACES = str.maketrans({chr(c): " " for c in range(128) if not _in_a_word(chr(c))})
-_WORDS = frozenset(phrase for phrase in DIRECTION if phrase.isalnum())
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_SPLIT = bytes((c | 0x20 if 65 <= c <= 90 else c) if c in _WORD_BYTES else 32 for c in range(256))
+_WORDS = frozenset(p.encode() for p in DIRECTION if p.isalnum())
 _PHRASES = tuple(
-    (phrase, phrase.translate(_SPACES).split()[0]) for phrase in DIRECTION if not phrase.isalnum()
+    (phrase, phrase.encode().translate(_SPLIT).split()[0])
+    for phrase in DIRECTION
+    if not phrase.isalnum()
 )
 
 
 def sets_direction(text: str) -> bool:
     """A direction word or phrase, in any case, as a whole word (not "usefully"). Found with
-    str methods, not a regular expression: importing re (with enum) and compiling the
-    alternation cost a compaction's hook more than ranking a long session's words."""
-    lowered = text.lower()
-    if not lowered.isascii():
-        return _whole_word_in(lowered, DIRECTION)
-    words = set(lowered.translate(_SPACES).split())
-    if not words.isdisjoint(_WORDS):
+    str and bytes methods, not a regular expression: importing re (with enum) and compiling
+    the alternation cost a compaction's hook more than ranking a long session's words."""
+    if not text.isascii():
+        return _whole_word_in(text.lower(), DIRECTION)
+    words = set(text.encode().translate(_SPLIT).split())
+    if not _WORDS.isdisjoint(words):
         return True
-    return _whole_word_in(lowered, [phrase for phrase, first in _PHRASES if first in words])
+    phrases = [phrase for phrase, first in _PHRASES if first in words]
+    return bool(phrases) and _whole_word_in(text.lower(), phrases)
 
 
 def _whole_word_in(lowered: str, phrases: Iterable[str]) -> bool:
@@ -155,30 +161,32 @@ class Chosen(Row):
     cut: bool
 
 
-def ranked(rows: list[MessageRow], wanted: Callable[[MessageRow], bool]) -> Iterator[MessageRow]:
-    """The order in which messages claim the budget, each classified only when it is
-    reached and ``wanted`` (it could still be taken): a long session's messages that no
-    longer fit are never classified."""
+def ranked(rows: list[MessageRow], wanted: Callable[[int], bool]) -> Iterator[int]:
+    """The order (as positions in ``rows``) in which messages claim the budget, each
+    classified only when it is reached and ``wanted`` (it could still be taken): a long
+    session's messages that no longer fit are never classified."""
     if not rows:
         return
-    yield rows[0]
-    other: list[MessageRow] = []
-    acks: list[MessageRow] = []
-    for row in reversed(rows[1:]):  # one pass, each row classified once (was quadratic)
-        if not wanted(row):
+    yield 0
+    other: list[int] = []
+    acks: list[int] = []
+    for index in range(len(rows) - 1, 0, -1):  # newest first, each classified once
+        if not wanted(index):
             continue
-        if is_ack(row.text):
-            acks.append(row)
-        elif sets_direction(row.text):
-            yield row
+        text = rows[index].text
+        if is_ack(text):
+            acks.append(index)
+        elif sets_direction(text):
+            yield index
         else:
-            other.append(row)
+            other.append(index)
     yield from other
     yield from acks
 
 
 class _Room:
-    """What is left of the budget; a message is taken whole, cut, or not at all."""
+    """What is left of the budget; a message (its cost, header included) is taken whole,
+    cut, or not at all."""
 
     def __init__(self, budget: int) -> None:
         self.left = budget
@@ -187,14 +195,12 @@ class _Room:
     def cut_room(self) -> int:
         return min(self.left - HEADER_TOKENS, self.share)
 
-    def fits(self, row: MessageRow) -> bool:
-        """Whether ``row`` could be taken now; the room only shrinks, so once it cannot,
-        it never can."""
-        whole = estimate(row.text) + HEADER_TOKENS <= self.left
-        return whole or self.cut_room() >= MIN_CUT_TOKENS
+    def fits(self, cost: int) -> bool:
+        """Whether a message of ``cost`` could be taken now; the room only shrinks, so once
+        it cannot, it never can."""
+        return cost <= self.left or self.cut_room() >= MIN_CUT_TOKENS
 
-    def take(self, row: MessageRow) -> Chosen | None:
-        cost = estimate(row.text) + HEADER_TOKENS
+    def take(self, row: MessageRow, cost: int) -> Chosen | None:
         if cost <= self.left:
             self.left -= cost
             return Chosen(row, row.text, False)
@@ -233,8 +239,8 @@ def choose(rows: list[MessageRow], budget: int = TOKEN_BUDGET) -> list[Chosen]:
     if sum(costs) <= budget:
         return sorted((Chosen(row, row.text, False) for row in rows), key=lambda c: c.row.seq)
     room, chosen = _Room(budget), []
-    for row in ranked(rows, room.fits):
-        taken = room.take(row)
+    for index in ranked(rows, lambda i: room.fits(costs[i])):
+        taken = room.take(rows[index], costs[index])
         if taken is not None:
             chosen.append(taken)
     return sorted(chosen, key=lambda c: c.row.seq)

@@ -62,8 +62,9 @@ def _read_messages(
             (session_id, *params),
         ).fetchall()
         datas = jsonio.loads("[" + ",".join(r[4] or "{}" for r in rows) + "]")
+        make = tuple.__new__  # each row whole, its data a dict: MessageRow.__new__ adds nothing
         return [
-            MessageRow(session_id, r[0], r[1], r[3], r[2], data, r[5], r[6])
+            make(MessageRow, (session_id, r[0], r[1], r[3], r[2], data, r[5], r[6]))
             for r, data in zip(rows, datas, strict=True)
         ]
     finally:
