@@ -83,3 +83,22 @@ def test_a_copied_store_is_searched_on_the_server_as_on_the_file(on_file, vybe):
     on_file.ok("store", "copy", "--to", vybe.url)
     for query in ("billing", "/srv/app/ledger.py", "note", '"a note"', "note*", "ledger.py"):
         assert _found(vybe, query) == _found(on_file, query) != [], query
+
+
+def test_the_server_counts_each_sessions_typed_messages_as_the_copy_inserts_them(tmp_path, vybe):
+    """The count is derived, never copied: a second copy inserts nothing and counts nothing."""
+    from vybe.context.recorder import record_user
+    from vybe.store.receipts import typed_messages
+    from vybe.store.record import SqliteRecord
+
+    local = Vybe(tmp_path / "file")
+    local.home.mkdir()
+    source = Store(local.db_path)
+    for n in range(7):
+        record_user(SqliteRecord(source), f"s{n % 2}", f"step {n}")
+    source.close()
+    local.ok("store", "copy", "--to", vybe.url)
+    local.ok("store", "copy", "--to", vybe.url)
+    server = vybe._store()
+    with server.snapshot() as conn:
+        assert [typed_messages(conn, s) for s in ("s0", "s1")] == [4, 3]

@@ -18,10 +18,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
 TOKEN_BUDGET = 3000
-# The newest messages a choice reads, with the first: a budget holds at most 150 of them,
-# and reading them all made a compaction's hook 10x a bare interpreter at 10k typed
-# messages (the older ones stay in the record, and the receipt says so).
-WINDOW = 200
+# The newest messages a choice reads, with the first: a full budget holds at most 150 of
+# them (a 20-token header each), the context a compaction gives back about 100, a hand-off
+# 30. Reading them all made a compaction's hook 10x a bare interpreter at 10k typed
+# messages, and 200 put it at 2.0x in a session of 1,000 (the older ones stay in the
+# record, and the receipt says so).
+WINDOW = 150
 MIN_CUT_TOKENS = 60
 HEADER_TOKENS = 20  # the "--- #seq time" line above each message
 

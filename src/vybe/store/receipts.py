@@ -138,10 +138,18 @@ def typed_then(conn: sqlite3.Connection, session_id: str, receipt: dict) -> int:
     return typed_messages(conn, session_id, max(listed)) if listed else 0
 
 
-def typed_messages(conn: sqlite3.Connection, session_id: str, up_to: int = 2**62) -> int:
+def typed_messages(conn: sqlite3.Connection, session_id: str, up_to: int | None = None) -> int:
     """How many of the person's messages a session's record holds, numbered up to ``up_to``
-    (one index range)."""
-    return conn.execute(
-        "SELECT COUNT(*) FROM messages WHERE session_id = ? AND type = 'user' AND context_seq <= ?",
+    (all of them when None). In time that does not grow with the session: the count the
+    record keeps (session_typed), less those after ``up_to`` (one index range over them)."""
+    found = conn.execute(
+        "SELECT typed FROM session_typed WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    typed = int(found[0]) if found else 0
+    if up_to is None or not typed:
+        return typed
+    after = conn.execute(
+        "SELECT COUNT(*) FROM messages WHERE session_id = ? AND type = 'user' AND context_seq > ?",
         (session_id, up_to),
     ).fetchone()[0]
+    return typed - after
