@@ -290,6 +290,15 @@ def test_auto_reads_paths_ids_and_commands_as_literal_and_sentences_as_words():
     )
 
 
+def test_a_word_written_with_fts5s_caret_is_marked_in_its_snippet(store):
+    """``^deploy`` finds what ``deploy`` finds (the caret is no operator of the search's
+    syntax), and its snippets mark the word."""
+    say(store, "s1", "user", "deploy the billing service")
+    say(store, "s1", "user", "please deploy it")
+    snippets = sorted(h["snippet"] for h in find(store, "^deploy")["hits"])
+    assert snippets == ["**deploy** the billing service", "please **deploy** it"]
+
+
 def test_a_snippet_is_cut_around_the_hit_on_character_boundaries():
     text = "é" * 500 + "NEEDLE" + "ü" * 500
     cut = actions.snippet(text, ["needle"])

@@ -98,7 +98,9 @@ def _needles(query: search_rows.SearchQuery) -> list[str]:
     """What a snippet centres on: the literal text, or the query's plain words."""
     if query.literal:
         return [query.text]
-    return [term.text for term in search_syntax.terms(search_syntax.parse(query.text))]
+    # ``^word`` (a column's first word, in FTS5's syntax) is found as the word it marks
+    terms = search_syntax.terms(search_syntax.parse(query.text))
+    return [needle for needle in (term.text.lstrip("^") for term in terms) if needle]
 
 
 def snippet(text: str, needles: list[str], width: int = SNIPPET_CHARS) -> str:
