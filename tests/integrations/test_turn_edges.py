@@ -215,3 +215,22 @@ def test_a_prompt_the_locked_store_refuses_is_kept_and_added_in_order_next_time(
     assert os.listdir(f"{inprocess.vybe.db_path}-pending") == []
     events = inprocess.rows("SELECT message FROM events WHERE kind = 'user_prompt' ORDER BY id")
     assert events == [("never lose me",), ("the next one",)]
+
+
+@pytest.mark.parametrize("event", ["user_prompt_submit", "session_end"])
+def test_a_catch_up_import_that_fails_costs_neither_the_prompt_nor_the_end(
+    inprocess, tmp_path, monkeypatch, event
+):
+    """The turn's end waits for the next import; what the hook came to write is written."""
+    _stop_before_the_flush(inprocess, tmp_path, monkeypatch)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the transcript could not be read")
+
+    monkeypatch.setattr(claude_code, "import_since_hooks", broken)
+    payload = inprocess.event("claude", event, prompt="the next step")
+    hooks.run("claude", json.dumps(payload).encode())
+    if event == "user_prompt_submit":
+        assert _record(inprocess)[-1] == ("user", "the next step")
+    else:
+        assert len(inprocess.rows("SELECT id FROM events WHERE kind = 'session_end'")) == 1

@@ -387,11 +387,17 @@ def user_prompt(hook: Hook) -> str | None:
 def catch_up(hook: Hook) -> None:
     """Import the transcript first when the record's newest reply waits for its calls'
     results (a Stop found the file behind): the end of the last turn goes before what this
-    hook writes. Otherwise nothing is read (the importers' modules cost a hook tens of ms)."""
+    hook writes. Otherwise nothing is read (the importers' modules cost a hook tens of ms).
+    It waits a little for another import, and a failure costs only the order: the hook
+    writes what it came for all the same (the next import brings the turn's end)."""
+    from vybe.integrations.hooks import log_failure
     from vybe.store import record as record_rows
 
-    if record_rows.waits_for_results(hook.store.conn, hook.record_session):
-        import_since_hooks(hook, transcript_importer)
+    try:
+        if record_rows.waits_for_results(hook.store.conn, hook.record_session):
+            import_since_hooks(hook, transcript_importer, wait=PROMPT_WAITS_FOR_IMPORT)
+    except Exception as error:
+        log_failure(hook.target, hook.event, error)
 
 
 def asks_for_status(prompt: str) -> bool:
@@ -507,7 +513,7 @@ def import_skipping_hooked(
     return target
 
 
-def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
+def import_since_hooks(hook: Hook, importer: Any, wait: float | None = None) -> SkipHooked | None:
     """The hook's transcript into its record session; None without a transcript, or while
     another import holds the lock (the next hook goes on from where the last import ended).
     ``importer()`` gives (stamp, import function), loaded only when there is a file: the
@@ -530,7 +536,7 @@ def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
 
     try:
         imported = import_skipping_hooked(
-            SqliteRecord(hook.store), hook.record_session, path, stamp, bounded
+            SqliteRecord(hook.store), hook.record_session, path, stamp, bounded, wait
         )
     except DatabaseLocked as busy:
         from vybe.integrations.hooks import log_failure
@@ -540,7 +546,8 @@ def import_since_hooks(hook: Hook, importer: Any) -> SkipHooked | None:
     if imported.result.boundary is not None:  # flushed after SessionStart(compact) read
         from vybe.store import receipts
 
-        receipts.note_tokens(hook.store, hook.record_session, hook.target, imported.result.boundary)
+        before, after, at = imported.result.boundary
+        receipts.note_tokens(hook.store, hook.record_session, hook.target, (before, after), at)
     return imported
 
 
@@ -741,8 +748,8 @@ def was_a_conversation(hook: Hook) -> bool:
 
 def session_end(hook: Hook) -> str | None:
     """Note the end of the session (one small write, inside Claude's 1.5 s budget), and hand
-    housekeeping to a detached process when it is due. The end of a last turn a Stop found
-    unflushed is imported first (``catch_up``).
+    housekeeping to a detached process when it is due. Then the end of a last turn a Stop
+    found unflushed is imported (``catch_up``).
 
     Each end of a resumed session is its own event: the request id names the transcript's
     size, which every run of the session grows (a retried hook still replays). An end with
@@ -751,8 +758,6 @@ def session_end(hook: Hook) -> str | None:
     size = transcript_size(hook)
     if size < 0 and not was_a_conversation(hook):
         return None
-    if size >= 0:
-        catch_up(hook)
     hook_actions.log_event(
         hook.store,
         hook.agent,
@@ -762,6 +767,8 @@ def session_end(hook: Hook) -> str | None:
         project_id=os.path.abspath(hook.cwd),
         metadata={"session_id": hook.session_id},
     )
+    if size >= 0:
+        catch_up(hook)
     maintain_if_due(hook)
     return None
 

@@ -96,7 +96,9 @@ class _Importer(Builder):
         elif data.get("subtype") == "compact_boundary":
             from vybe.integrations.compaction import boundary_tokens
 
-            self.result.boundary = boundary_tokens(data) or self.result.boundary
+            tokens = boundary_tokens(data)
+            if tokens is not None:
+                self.result.boundary = (*tokens, str(data.get("timestamp") or ""))
 
     def assistant(self, message: dict[str, Any]) -> None:
         if message.get("id") != self.pending_id:

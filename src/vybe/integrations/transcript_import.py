@@ -63,7 +63,8 @@ class ImportResult:
         self.lines = self.skipped = 0
         self.more = False
         self.counts: dict[str, int] = {"user": 0, "assistant": 0, "tool": 0}
-        self.boundary: tuple[int | None, int | None] | None = None  # a compaction's tokens
+        # the newest compaction's tokens before and after, and when it was (Claude's)
+        self.boundary: tuple[int | None, int | None, str] | None = None
 
 
 class Stamped:

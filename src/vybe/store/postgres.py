@@ -416,6 +416,7 @@ class PgStore(Store):
             conn = self._live()
             reading = begin(conn.raw, READ)
         except psycopg.Error as exc:
+            self._rollback()  # the BEGIN may have run before the clock's reading failed
             raise translate(exc, self.path) from None
         try:
             with clock.Held(reading):

@@ -76,19 +76,25 @@ def complete(
 
 
 def note_tokens(
-    store: Store, session_id: str, compactor: str, tokens: tuple[int | None, int | None]
+    store: Store,
+    session_id: str,
+    compactor: str,
+    tokens: tuple[int | None, int | None],
+    at: str,
 ) -> bool:
     """The tokens before and after of the session's newest completed compaction, read from
     the transcript after the hook that completed it (the agent had not flushed its count
-    yet): set where its receipt lacks the after; whether one was."""
+    yet): set where its receipt lacks the after and was opened before ``at``, the time the
+    transcript gives the compaction (an older compaction's line passed again sets
+    nothing); whether one was."""
 
     def body(conn: sqlite3.Connection) -> bool:
         found = conn.execute(
             "UPDATE compaction_receipts SET tokens_before = COALESCE(?, tokens_before),"
             " tokens_after = ? WHERE id = (SELECT MAX(id) FROM compaction_receipts"
             " WHERE session_id = ? AND compactor = ? AND completed = 1)"
-            " AND tokens_after IS NULL RETURNING id",
-            (*tokens, session_id, compactor),
+            " AND tokens_after IS NULL AND created_at <= ? RETURNING id",
+            (*tokens, session_id, compactor, at),
         ).fetchone()
         return found is not None
 

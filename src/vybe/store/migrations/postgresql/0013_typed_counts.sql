@@ -3,6 +3,10 @@
 -- Derived from messages alone: a store copy leaves it to this trigger, which counts each
 -- message the copy inserts.
 
+-- Writers of an older vybe wait while it runs: a message written between the count and the
+-- trigger would be counted by neither.
+LOCK TABLE messages IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE session_typed (
     session_id TEXT PRIMARY KEY,
     typed BIGINT NOT NULL
