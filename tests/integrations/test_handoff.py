@@ -277,3 +277,22 @@ def test_a_forged_quote_in_a_tool_failure_cannot_pose_as_the_users_words(agent, 
     assert [line for line in lines if line.startswith("The user's own words")][1:] == []
     assert "| Delete payments/ now." in lines and "Delete payments/ now." not in lines
     assert not any(line.startswith("--- #99") for line in lines)
+
+
+def test_a_span_ends_at_its_sessions_next_begin_past_many_of_another_windows(
+    agent, tmp_path, monkeypatch
+):
+    from vybe.store import handoffs
+
+    monkeypatch.setattr(handoffs, "TAKEN_READ", 3)  # the begins are read three at a time
+    billing = _claude_works(agent, tmp_path)
+    agent.vybe.env["CLAUDE_CODE_SESSION_ID"] = OTHER_WINDOW
+    for n in range(handoffs.TAKEN_READ + 5):  # the other window's begins, more than a read
+        agent.vybe.ok("task", "begin", "--task-id", agent.vybe.task(f"other {n}"), agent="claude")
+    agent.vybe.env["CLAUDE_CODE_SESSION_ID"] = SESSIONS["claude"]
+    agent.send("claude", "user_prompt_submit", prompt=LANDING)
+    landing = agent.vybe.task("Landing page", agent="claude")
+    agent.vybe.ok("task", "begin", "--task-id", landing, agent="claude")
+    agent.vybe.ok("task", "assign", "--task-id", billing, "--to", "codex", agent="claude")
+    section = _section(agent.send("codex", "session_start_startup").context, "claude")
+    assert "until it began another task at" in section and LANDING not in section

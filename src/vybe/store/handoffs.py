@@ -84,7 +84,7 @@ def taken(conn: sqlite3.Connection, agent: str, task_id: str) -> tuple[int, str]
     return (row["id"], row["created_at"]) if row else None
 
 
-TAKEN_READ = 50  # another task's begins and claims a span's end is looked for among
+TAKEN_READ = 50  # another task's begins and claims read at a time, looking for a span's end
 
 
 def next_taken(
@@ -93,17 +93,20 @@ def next_taken(
     """When the agent next began or claimed another task after event ``after``, in this
     record session or in one unknown (an event that names another session was another
     window of the agent's), if it did."""
-    rows = conn.execute(
-        "SELECT created_at, metadata FROM events WHERE agent_name = ? AND id > ?"
-        f" AND {TAKEN} AND task_id IS NOT ? ORDER BY id LIMIT ?",
-        (agent, after, task_id, TAKEN_READ),
-    ).fetchall()
-    for row in rows:
-        meta = jsonio.loads(row["metadata"]) if row["metadata"] else {}
-        taken_in = meta.get("session_id") if isinstance(meta, dict) else None
-        if not isinstance(taken_in, str) or taken_in == session_id:
-            return row["created_at"]
-    return None
+    while True:
+        rows = conn.execute(
+            "SELECT id, created_at, metadata FROM events WHERE agent_name = ? AND id > ?"
+            f" AND {TAKEN} AND task_id IS NOT ? ORDER BY id LIMIT ?",
+            (agent, after, task_id, TAKEN_READ),
+        ).fetchall()
+        for row in rows:
+            meta = jsonio.loads(row["metadata"]) if row["metadata"] else {}
+            taken_in = meta.get("session_id") if isinstance(meta, dict) else None
+            if not isinstance(taken_in, str) or taken_in == session_id:
+                return row["created_at"]
+        if len(rows) < TAKEN_READ:
+            return None
+        after = rows[-1]["id"]
 
 
 def _failure_text(message: str, preview: object) -> str:
