@@ -117,8 +117,7 @@ def _in_a_word(char: str) -> bool:
 # character; str.translate with a dict, a dict lookup). Each direction word is then a set
 # lookup, and a phrase is looked for only where its first word is (a long session's
 # messages mostly hold none, and 31 finds each were a compaction's hook's biggest cost).
-_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_SPLIT = bytes((c | 0x20 if 65 <= c <= 90 else c) if c in _WORD_BYTES else 32 for c in range(256))
+_SPLIT = bytes(ord(chr(c).lower()) if c < 128 and _in_a_word(chr(c)) else 32 for c in range(256))
 _WORDS = frozenset(p.encode() for p in DIRECTION if p.isalnum())
 _PHRASES = tuple(
     (phrase, phrase.encode().translate(_SPLIT).split()[0])
