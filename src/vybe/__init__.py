@@ -13,6 +13,8 @@ and must stay as cheap as ``import sqlite3``.
 from __future__ import annotations
 
 __version__ = "0.1.0"
+# The name vybe is installed under (pyproject.toml), for the hints that say how to add an extra.
+DISTRIBUTION = "vybe-memory"
 
 _EXPORTS = {
     "ContextExhausted": "vybe.errors",

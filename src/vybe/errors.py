@@ -114,3 +114,28 @@ class StoreTooNew(VybeError):
             },
             suggested_action="upgrade vybe, or pass --db-path to another store",
         )
+
+
+class MissingDependency(VybeError):
+    """An optional extra (``mcp``, ``postgres``) that this install lacks, and how to add it."""
+
+    code = "MISSING_DEPENDENCY"
+
+    def __init__(self, module: str, extra: str, needed_for: str) -> None:
+        from vybe import DISTRIBUTION
+
+        wanted = f"{DISTRIBUTION}[{extra}]"
+        super().__init__(
+            f"{needed_for} needs the {module} package, which this vybe lacks",
+            context={"module": module, "extra": extra},
+            suggested_action=f"pipx install --force '{wanted}' (or uv tool install --force "
+            f"'{wanted}', or pip install '{wanted}' in vybe's environment)",
+        )
+
+
+def require_extra(module: str, extra: str, needed_for: str) -> None:
+    """MissingDependency unless ``module`` can be imported (looked for, not imported)."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise MissingDependency(module, extra, needed_for)

@@ -85,6 +85,9 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
 
 
 def _server_checks(url: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
+    from vybe.store import require_driver
+
+    require_driver()
     from vybe.store.postgres import PgStore
 
     store = PgStore(url, busy_timeout_ms, migrate=False, create=False)

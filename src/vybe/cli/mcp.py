@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from vybe.errors import VybeError
+from vybe.errors import require_extra
 from vybe.operations.model import CLI_ONLY, Operation
 
 GROUPS: dict[str, str] = {}
 
 
 def mcp(inv, v: dict) -> dict:
-    import importlib.util
-
-    if importlib.util.find_spec("mcp") is None:
-        raise VybeError(
-            "the mcp SDK is not installed",
-            code="MISSING_DEPENDENCY",
-            suggested_action="pip install 'vybe[mcp]'",
-        )
+    require_extra("mcp", "mcp", "vybe mcp")
     from vybe.integrations import mcp_server
 
     mcp_server.serve(inv.settings)

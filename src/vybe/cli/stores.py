@@ -10,12 +10,14 @@ GROUPS = {"store": "Move the store."}
 def copy(inv, v: dict) -> dict:
     from vybe import config
     from vybe.errors import InvalidInput
-    from vybe.store import Store, copy, is_url, redact
-    from vybe.store.postgres import PgStore
+    from vybe.store import Store, copy, is_url, redact, require_driver
 
     target_url = config.as_url(v["to"])
     if not is_url(target_url):
         raise InvalidInput("--to must name a PostgreSQL server", context={"field": "to"})
+    require_driver()
+    from vybe.store.postgres import PgStore
+
     settings = inv.settings
     source = Store(settings.db_path, settings.busy_timeout_ms, create=False)
     try:

@@ -37,11 +37,19 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
+def require_driver() -> None:
+    """MissingDependency, saying which extra to install, when psycopg is not there."""
+    from vybe.errors import require_extra
+
+    require_extra("psycopg", "postgres", "a PostgreSQL store (--db-url)")
+
+
 def open_store(
     location: str, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
 ) -> Store:
     """The store at ``location``: a PostgreSQL URL or the path of a SQLite file."""
     if is_url(location):
+        require_driver()
         from vybe.store.postgres import PgStore
 
         return PgStore(location, busy_timeout_ms, migrate=migrate, create=create)
