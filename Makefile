@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres lint bench clean e2e e2e-tools
+.PHONY: demo test test-postgres lint bench clean e2e e2e-tools install-smoke
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -37,6 +37,11 @@ test: $(STAMP)
 # in one process, so one server serves them all and the process races run alone.
 test-postgres: $(STAMP)
 	$(PY) -m pytest -p no:xdist --store=postgres -rs
+
+# Build the wheel and sdist (checked: migrations and py.typed in, tests out), install the
+# wheel with its extras into a fresh virtualenv and run a short session in a scratch HOME.
+install-smoke: $(STAMP)
+	$(PY) tests/packaging/install_smoke.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check

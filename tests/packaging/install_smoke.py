@@ -1,0 +1,82 @@
+"""Build the wheel and sdist, check what they hold, install the wheel with its extras into a
+fresh virtualenv (as pipx or uv tool would) and use it in a scratch HOME.
+
+Run by `make install-smoke` (CI, after `make test`); it needs the package registry for the
+build backend and the extras, so it is a script, not part of the offline suite."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import venv
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+sys.path.insert(0, str(ROOT / "src"))
+from vybe import DISTRIBUTION  # noqa: E402
+
+WANTED = ("vybe/py.typed", "vybe/store/migrations/0001_foundation.sql")
+
+
+def run(*command: str, env: dict | None = None, cwd: Path | None = None) -> str:
+    done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    if done.returncode != 0:
+        sys.exit(f"FAIL {' '.join(command)}\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+def check_contents(names: list[str], what: str) -> None:
+    missing = [w for w in WANTED if not any(n.endswith(w) for n in names)]
+    postgres = [n for n in names if "/migrations/postgresql/" in n and n.endswith(".sql")]
+    tests = [n for n in names if "/tests/" in f"/{n}" or n.startswith("tests/")]
+    if missing or not postgres or tests:
+        found = f"missing {missing}, postgres migrations {len(postgres)}, tests {tests[:3]}"
+        sys.exit(f"FAIL {what}: {found}")
+    print(f"PASS {what}: {len(names)} files, migrations and py.typed, no tests")
+
+
+def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="vybe-install-"))
+    try:
+        smoke(work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def smoke(work: Path) -> None:
+    dist = work / "dist"
+    builder = work / "builder"
+    venv.create(builder, with_pip=True)
+    run(str(builder / "bin/python"), "-m", "pip", "install", "--quiet", "build")
+    run(str(builder / "bin/python"), "-m", "build", "--outdir", str(dist), str(ROOT))
+    wheel = next(dist.glob("*.whl"))
+    sdist = next(dist.glob("*.tar.gz"))
+    with zipfile.ZipFile(wheel) as built:
+        check_contents(built.namelist(), wheel.name)
+    with tarfile.open(sdist) as source:
+        check_contents(source.getnames(), sdist.name)
+    tool = work / "tool"
+    venv.create(tool, with_pip=True)
+    wanted = f"{DISTRIBUTION}[mcp,postgres] @ {wheel.as_uri()}"
+    run(str(tool / "bin/python"), "-m", "pip", "install", "--quiet", wanted)
+    home = work / "home"
+    home.mkdir()
+    env = {"PATH": f"{tool / 'bin'}:/usr/bin:/bin", "HOME": str(home)}
+    vybe = str(tool / "bin/vybe")
+    for line in (["--version"], ["init"], ["doctor"], ["hook", "install", "--dry-run"]):
+        print("PASS vybe", " ".join(line), run(vybe, *line, env=env, cwd=home)[:120].strip())
+    task = json.loads(run(vybe, "task", "create", "--title", "smoke", env=env, cwd=home))
+    resumed = json.loads(run(vybe, "resume", "--peek", env=env, cwd=home))
+    assert task["data"]["task"]["id"] == resumed["data"]["focus_task_id"], resumed
+    print("PASS a short session: task create, resume")
+
+
+if __name__ == "__main__":
+    os.umask(0o022)
+    main()
