@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres lint bench clean e2e e2e-tools install-smoke
+.PHONY: demo test test-postgres lint bench clean e2e e2e-latest e2e-tools install-smoke
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -69,3 +69,16 @@ e2e-tools:
 
 e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed e2e-tools
 	E2E_CACHE=$(abspath $(E2E_CACHE)) $(PY) e2e/run.py
+
+# The same suite against the newest Claude Code and Codex on the npm registry, resolved each
+# time it runs, in a folder of its own (a package.json of its own there, so npm never walks
+# up to the pinned one).
+E2E_LATEST ?= .cache/e2e-latest
+
+e2e-latest: $(STAMP) e2e-tools
+	mkdir -p $(E2E_LATEST)
+	echo '{"name": "vybe-e2e-latest", "private": true}' > $(E2E_LATEST)/package.json
+	rm -f $(E2E_LATEST)/package-lock.json
+	cd $(E2E_LATEST) && npm install --no-audit --no-fund --loglevel=error \
+		@anthropic-ai/claude-code@latest @openai/codex@latest
+	E2E_CACHE=$(abspath $(E2E_LATEST)) $(PY) e2e/run.py

@@ -8,7 +8,7 @@ from typing import Any
 
 from sandbox import BIN, FAKE_KEY, Sandbox
 
-CLAUDE_TOOLS = "Bash,TaskCreate,TaskUpdate,ExitPlanMode,WaitForMcpServers,mcp__vybe"
+CLAUDE_TOOLS = "Bash,TaskCreate,TaskUpdate,ExitPlanMode,WaitForMcpServers,ToolSearch,mcp__vybe"
 TEXT: dict[str, Any] = {"capture_output": True, "text": True}
 
 
@@ -56,7 +56,9 @@ class Claude:
 
     def turn(self, prompt: str, resume: str | None = None, *extra: str) -> dict[str, Any]:
         argv = [str(BIN / "claude"), "-p", "--output-format", "json"]
-        argv += [f"--allowedTools={CLAUDE_TOOLS}", *extra]
+        # Manual mode, as 2.1.197 starts: 2.1.332 starts in auto mode, whose server-side check
+        # a fake server cannot answer (the turn would stop at the first tool call).
+        argv += ["--permission-mode", "default", f"--allowedTools={CLAUDE_TOOLS}", *extra]
         if resume:
             argv += ["--resume", resume]
         done = self.box.run([*argv, prompt])

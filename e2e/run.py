@@ -44,6 +44,9 @@ def main(argv: list[str]) -> int:
             print(f"FAIL setup: {BIN / tool} is missing (make e2e installs it)")
             return 1
     isolated()
+    for tool in ("claude", "codex"):
+        shown = subprocess.run([str(BIN / tool), "--version"], capture_output=True, text=True)
+        print(f"{tool}: {shown.stdout.strip()}", flush=True)
     checks = Checks()
     started = time.monotonic()
     boxes = []
