@@ -28,8 +28,10 @@ ALLOWED = {
     # the SQLite record builds the engine's row types
     "store": ("vybe.context.types", "vybe.context.checkpoints"),
     "actions": ("vybe.store",),
+    # the model-API proxy records through actions and checkpoints through the engine
+    "proxy": ("vybe.actions", "vybe.context", "vybe.llm"),
 }
-NOBODY_BUT = {"vybe.cli": ("cli", "__main__")}
+NOBODY_BUT = {"vybe.cli": ("cli", "__main__"), "vybe.proxy": ("cli", "proxy")}
 
 
 def module_name(path: Path) -> str:
