@@ -267,3 +267,25 @@ def test_a_mind_that_lost_its_structure_keeps_the_previous_sections_and_the_now_
     stored = mind.parse(primed.latest_checkpoint(S).mind)
     assert attempt.outcome == "accepted" and attempt.fallbacks[0] == "mind_salvaged"
     assert stored.problems == [] and mind.lost_missions(before, stored) == []
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Reply("Done."),
+        Reply("<checkpoint>\ntoo short\n</checkpoint>"),
+        Reply("", stop_reason="length"),
+    ],
+)
+def test_a_repair_answered_without_a_usable_now_keeps_the_first_replys_now(
+    primed, tmp_path, answer
+):
+    prepared, attempt, _ = run(primed, tmp_path, Reply(RENAMED_NOW), answer)
+    assert attempt.outcome == "accepted" and prepared.checkpointed and attempt.repair_ran
+    assert "now_of_first_reply" in attempt.fallbacks
+    assert primed.latest_checkpoint(S).now.startswith("# Now\n## Where we are")
+
+
+def test_a_model_error_during_the_repair_keeps_the_first_replys_now(primed, tmp_path):
+    _, attempt, _ = run(primed, tmp_path, Reply(RENAMED_NOW), ModelError("server gone"))
+    assert attempt.outcome == "accepted" and "now_of_first_reply" in attempt.fallbacks

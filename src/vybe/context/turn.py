@@ -56,6 +56,8 @@ BUDGET_USED = (
     "mind.md and memo.md stay as they are. Calling a tool again fails the checkpoint."
 )
 TOO_LARGE = "the checkpoint turn's request cannot fit"
+FIRST_NOW = "now_of_first_reply"
+NO_NOW = "no usable now after the repair"
 MEMO_EDITED = (
     "memo.md was changed beyond its checkboxes: change only a [ ] to [x] or back, and nothing else"
 )
@@ -220,32 +222,36 @@ def run_turn(model: Model, inp: TurnInput) -> TurnResult:
     talk = _Conversation(inp, turn_tools(inp.tools), request_text)
     result = TurnResult()
     closed = False
-    repaired: str | None = None  # the reply a repair was asked for
+    first: str | None = None  # the reply a repair was asked for
+
+    def finish(last: str | None, error: str) -> TurnResult:
+        text = _chosen(inp, last, first, result)
+        if text is None:
+            result.error = error
+            return result
+        return _settled(inp, text, scratch, memo_file, closed, result, talk)
+
     while True:
         request = talk.request()
         if talk.size + request.max_tokens > inp.budget.input_limit:
-            if repaired is not None:  # no room to repair: that reply, with the fallbacks
-                return _settled(inp, repaired, scratch, memo_file, closed, result, talk)
-            result.error = (
+            # no room to repair: the reply it was asked for, with the fallbacks
+            return finish(
+                None,
                 f"{TOO_LARGE}: about {talk.size} tokens and a {request.max_tokens}-token reply,"
-                f" over the input limit of {inp.budget.input_limit}; the model was not called"
+                f" over the input limit of {inp.budget.input_limit}; the model was not called",
             )
-            return result
         try:
             reply = model.complete(request)
         except ModelError as exc:
-            result.error = f"model error: {exc.message}"
-            return result
+            return finish(None, f"model error: {exc.message}")
         _add_usage(result.usage, reply)
         if reply.stop_reason in ("length", "refusal") or (
             reply.stop_reason == "tool_use" and not reply.tool_calls
         ):
-            result.error = f"the reply stopped with {reply.stop_reason}"
-            return result
+            return finish(None, f"the reply stopped with {reply.stop_reason}")
         if reply.tool_calls:
             if closed:
-                result.error = "tools were called after the tool budget was used up"
-                return result
+                return finish(None, "tools were called after the tool budget was used up")
             closed = result.rounds >= MAX_ROUNDS
             result.rounds += 0 if closed else 1
             talk.add(Message("assistant", reply.text, reply.tool_calls))
@@ -256,11 +262,24 @@ def run_turn(model: Model, inp: TurnInput) -> TurnResult:
         problems = _problems(inp, reply.text, scratch, memo_file)
         if problems and not result.repair_ran:
             result.repair_ran, result.problems = True, tuple(problems)
-            repaired = reply.text
+            first = reply.text
             talk.add(Message("assistant", reply.text))
             talk.add(Message("user", repair_text(problems, closed)))
             continue
-        return _settled(inp, reply.text, scratch, memo_file, closed, result, talk)
+        return finish(reply.text, NO_NOW)
+
+
+def _chosen(inp: TurnInput, last: str | None, first: str | None, result: TurnResult) -> str | None:
+    """The reply whose NOW the turn uses: the last usable one of the turn. A repair answered
+    without a usable block ("Done."), or cut short, leaves the NOW of the reply it was asked
+    for standing (``now_of_first_reply``): a repair can only improve a checkpoint, never lose
+    the one the model had written. None when no reply holds a usable NOW."""
+    for text in (last, first):
+        if text is not None and now.extract(text, inp.budget.now_min).now is not None:
+            if text is not last:
+                result.fallbacks.append(FIRST_NOW)
+            return text
+    return None
 
 
 def _settled(
@@ -281,11 +300,9 @@ def _settled(
 def _settle(
     inp: TurnInput, text: str, scratch: Scratch, memo_file: str, closed: bool, result: TurnResult
 ) -> TurnResult:
-    """After the repair only the block decides; file problems fall back, keeping more."""
+    """After the repair only the block decides (``text`` holds a usable one); file problems
+    fall back, keeping more."""
     result.now = now.extract(text, inp.budget.now_min).now
-    if result.now is None:
-        result.error = "no usable now after the repair"
-        return result
     settled = mind.settle(scratch.read("mind.md"), inp.previous_mind, inp.budget)
     result.mind = settled.mind
     if settled.fallback:
