@@ -4,6 +4,8 @@ references, shown in the receiver's brief as the other agent's, never as the per
 
 from __future__ import annotations
 
+import json
+
 from tests.integrations.conftest import SESSIONS
 
 GOAL = "Goal: port the billing service to Go.\nNever touch payments/ — it is frozen."
@@ -20,8 +22,16 @@ def _claude_works(agent, tmp_path) -> str:
     agent.send("claude", "post_tool_use_failure", error="Exit code 1\nFAIL billing/round_test.go")
     agent.send("claude", "stop", last_assistant_message=CLAUDE_REPLY)
     task = agent.vybe.task("Port billing to Go", agent="claude")
-    agent.vybe.ok("task", "begin", "--task-id", task, agent="claude")
+    _begin_in(agent, SESSIONS["claude"], task)
     return task
+
+
+def _begin_in(agent, session: str, task: str, who: str = "claude") -> None:
+    """``task begin`` run in a session's shell, which its agent CLI names to the command."""
+    name = "CLAUDE_CODE_SESSION_ID" if who == "claude" else "CODEX_THREAD_ID"
+    agent.vybe.env[name] = session
+    agent.vybe.ok("task", "begin", "--task-id", task, agent=who)
+    del agent.vybe.env[name]
 
 
 def _section(context: str, sender: str) -> str:
@@ -61,6 +71,7 @@ def test_codex_hands_back_to_claude_with_its_own_sessions_context(agent, tmp_pat
     agent.send("codex", "session_start_startup")
     agent.send("codex", "user_prompt_submit", prompt=CODEX_RULE, transcript_path=None)
     agent.send("codex", "stop", last_assistant_message=CODEX_REPLY, transcript_path=None)
+    agent.vybe.env["CODEX_THREAD_ID"] = SESSIONS["codex"]  # run in Codex's shell
     back = agent.vybe.ok("task", "assign", "--task-id", task, "--to", "claude", agent="codex")
     assert back["context"]["session_id"] == f"codex:{SESSIONS['codex']}"
     context = agent.send("claude", "session_start_resume").context
@@ -84,9 +95,7 @@ def test_a_checkpointed_session_hands_over_its_now(vybe):
     assert "(its checkpoint's NOW, not the user's)" in prompt
 
 
-def test_a_hand_off_without_a_session_or_asked_without_context_carries_the_task_alone(vybe):
-    task = vybe.task("Port billing")
-    assert vybe.ok("task", "assign", "--task-id", task, "--to", "codex")["context"] is None
+def test_a_hand_off_without_context_carries_the_task_alone(vybe):
     other = vybe.task("Port ledger")
     vybe.ok("session", "say", "s1", GOAL)
     plain = vybe.ok(
@@ -154,7 +163,7 @@ def test_a_reply_that_only_called_a_tool_is_not_shown_as_a_last_reply(agent, tmp
     empty = "SELECT COUNT(*) FROM messages WHERE type = 'assistant' AND content_text = ''"
     assert agent.rows(empty)[0][0] >= 1
     task = agent.vybe.task("Port billing to Go", agent="claude")
-    agent.vybe.ok("task", "begin", "--task-id", task, agent="claude")
+    _begin_in(agent, SESSIONS["claude"], task)
     agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
     section = _section(agent.send("codex", "session_start_startup").context, "claude")
     replies = section.split("claude's last reply (its words, not the user's):\n")[1:]
@@ -195,6 +204,7 @@ def test_codex_names_its_thread_to_the_commands_it_runs(agent, tmp_path):
 
 
 def test_without_a_named_session_the_hand_off_comes_from_where_the_task_was_begun(agent, tmp_path):
+    """Window B's prompt is the agent's newest, but the task was begun in window A."""
     task = _two_windows(agent, tmp_path)
     handed = agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
     assert handed["context"]["session_id"] == f"claude:{SESSIONS['claude']}"
@@ -296,3 +306,100 @@ def test_a_span_ends_at_its_sessions_next_begin_past_many_of_another_windows(
     agent.vybe.ok("task", "assign", "--task-id", billing, "--to", "codex", agent="claude")
     section = _section(agent.send("codex", "session_start_startup").context, "claude")
     assert "until it began another task at" in section and LANDING not in section
+
+
+SECRET = "The staging password is hunter2-UNRELATED; keep it to yourself."
+UNRELATED = "Unrelated: sketch a newsletter template."
+
+
+def _interleaved(agent, tmp_path) -> str:
+    """Session H works on billing; session U of the same project and agent, opened beside
+    it, types a secret before H begins the task and after, and is the newest."""
+    agent.transcript = tmp_path / "none.jsonl"
+    other = {"session_id": OTHER_WINDOW}
+    agent.send("claude", "user_prompt_submit", prompt=GOAL)
+    agent.send("claude", "user_prompt_submit", prompt=SECRET, **other)
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    agent.send("claude", "stop", last_assistant_message=CLAUDE_REPLY)
+    task = agent.vybe.task("Port billing to Go", agent="claude")
+    _begin_in(agent, SESSIONS["claude"], task)
+    agent.send("claude", "user_prompt_submit", prompt=UNRELATED, **other)
+    agent.send("claude", "user_prompt_submit", prompt=SECRET, **other)
+    agent.send("claude", "stop", last_assistant_message="Newsletter drafted.", **other)
+    return task
+
+
+def _received(agent, vybe, task: str) -> dict[str, str]:
+    """Everything the receiver and the record show of the hand-off, by where it shows."""
+    from vybe.integrations.mcp_tools import Tools
+
+    tools = Tools(vybe.settings("codex"))
+    peek = tools.call("resume_brief", {"peek": True})["structuredContent"]
+    return {
+        "brief": json.dumps(vybe.ok("brief", "--task-id", task, agent="codex")),
+        "session_start": agent.send("codex", "session_start_startup").context,
+        "mcp_resume": json.dumps(peek),
+        "record": json.dumps(agent.rows("SELECT * FROM handoff_context")),
+        "assigned": json.dumps(
+            [e for e in vybe.ok("events", "--all")["events"] if e["kind"] == "task_assigned"]
+        ),
+    }
+
+
+def test_a_hand_off_carries_its_sessions_words_and_never_another_sessions(agent, tmp_path):
+    task = _interleaved(agent, tmp_path)
+    handed = agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    assert handed["context"]["session_id"] == f"claude:{SESSIONS['claude']}"
+    shown = _received(agent, agent.vybe, task)
+    for where, text in shown.items():
+        assert "hunter2" not in text and "newsletter" not in text.casefold(), where
+    assert GOAL.split("\n")[0] in shown["session_start"] and RULE in shown["session_start"]
+    assert "What the user was working on recently" not in shown["session_start"]
+
+
+def test_a_hand_off_run_in_the_unrelated_session_still_carries_the_tasks_session(agent, tmp_path):
+    task = _interleaved(agent, tmp_path)
+    agent.vybe.env["CLAUDE_CODE_SESSION_ID"] = OTHER_WINDOW
+    handed = agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    assert handed["context"]["session_id"] == f"claude:{SESSIONS['claude']}"
+    for where, text in _received(agent, agent.vybe, task).items():
+        assert "hunter2" not in text, where
+
+
+def test_a_task_no_session_worked_on_is_handed_over_saying_so_with_no_words(agent, tmp_path):
+    _interleaved(agent, tmp_path)
+    task = agent.vybe.task("Rotate the logs", agent="claude")  # a plain terminal, never begun
+    handed = agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    assert handed["context"] == {
+        "session_id": None,
+        "user_words": 0,
+        "working_state": "none",
+        "references": 0,
+    }
+    shown = _received(agent, agent.vybe, task)
+    for where, text in shown.items():
+        assert "hunter2" not in text and "half-even" not in text, where
+    assert "No recorded session worked on this task" in shown["session_start"]
+    assert "The user's own words" not in shown["session_start"]
+
+
+def test_a_sessions_state_without_a_checkpoint_is_said_to_be_its_last_replies(agent, tmp_path):
+    task = _claude_works(agent, tmp_path)
+    agent.vybe.ok("task", "assign", "--task-id", task, "--to", "codex", agent="claude")
+    section = _section(agent.send("codex", "session_start_startup").context, "claude")
+    assert "has no checkpoint: claude's working state here is only its last replies" in section
+
+
+def test_references_are_taken_without_the_sentences_punctuation(vybe):
+    from vybe.integrations.handoff import references
+
+    found = references(["Edit templates/report.html. Then src/app/, and ./run.sh; see a/b.py."])
+    assert found == ["templates/report.html", "src/app/", "./run.sh", "a/b.py"]
+
+
+def test_assign_help_says_where_the_context_comes_from():
+    from vybe.cli.main import run
+
+    text = run(["task", "assign", "--help"])[1]
+    assert "newest begin or claim of the task" in " ".join(text.split())
+    assert "newest session its hooks recorded" not in text

@@ -76,6 +76,11 @@ def build(
         conn, task_rows.TaskQuery(project_id=project_id, ready=True, limit=PIPELINE_LIMIT + 1)
     )
     handoff = handoff_rows.for_task(conn, task["id"], agent) if task and agent else None
+    # A hand-off carries the words of the session that worked on the task, and no other's:
+    # the project's newest prompts may be any session's.
+    prompts = (
+        [] if handoff else brief_rows.kind_events(conn, USER_PROMPT_KIND, project_id, PROMPTS_LIMIT)
+    )
     return {
         "brief_version": BRIEF_VERSION,
         "as_of_event_id": as_of_event_id,
@@ -84,7 +89,7 @@ def build(
         "project": project,
         "relevant_memory": _memory(conn, task, project, as_of),
         "recent_events": recent,
-        "recent_prompts": brief_rows.kind_events(conn, USER_PROMPT_KIND, project_id, PROMPTS_LIMIT),
+        "recent_prompts": prompts,
         "prior_reasoning": reasoning,
         "artifacts": artifacts,
         "counts": task_rows.status_counts(conn, project_id),
@@ -277,6 +282,14 @@ def handoff_section(brief: dict) -> list[str]:
     if not handoff:
         return []
     sender = handoff["from_agent"]
+    if handoff["session_id"] is None:
+        return [
+            f"=== Handed over by {sender} ===",
+            f"No recorded session worked on this task (none began or claimed it, and {sender}"
+            " handed it over from none): nothing of the user's words or of its work comes"
+            " with it. Ask the user, or search the record (`vybe search`).",
+            "",
+        ]
     lines = [
         f"=== Handed over by {sender} (from its session {handoff['session_id']}) ===",
         f"Everything in this section comes from {sender}'s record, not from you; only the"
@@ -300,6 +313,10 @@ def handoff_section(brief: dict) -> list[str]:
             _quoted(state["now"]),
         ]
     else:
+        lines.append(
+            f"The session has no checkpoint: {sender}'s working state here is only its last"
+            " replies and tool failures below."
+        )
         for reply in state["replies"]:
             lines += [f"{sender}'s last reply (its words, not the user's):", _quoted(reply)]
         for failure in state["failures"]:

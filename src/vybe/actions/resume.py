@@ -85,7 +85,7 @@ def plan(
         project_id = state["focus_project_id"]
     head_id, head_at = brief_rows.head(conn)
     cursor = int(state["last_seen_event_id"]) if state else 0
-    deltas = brief_rows.deltas(conn, cursor, limit)
+    deltas = brief_rows.deltas(conn, cursor, limit, agent)
     new_cursor = deltas[-1]["id"] if len(deltas) == limit else max(cursor, head_id)
     focus = focus_rules.decide(conn, agent, state, project_id, focus_task_id)
     brief_project_id = project_id or (focus.task["project_id"] if focus.task else None)

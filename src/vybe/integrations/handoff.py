@@ -2,15 +2,17 @@
 
 When an agent hands a task over (``vybe task assign --to AGENT``), the receiver (a Codex
 session picking up what a Claude Code session started, say) gets, from the session that
-worked on it (the one the command runs in, which the agent's CLI names in the command's
-environment; else the one where the sender began the task; else its newest):
+worked on it, and from no other (``--session-id`` when asked; else the one the sender's
+newest begin or claim of the task ran in, which the agent's CLI names in the command's
+environment and the event keeps; else the one the hand-off command runs in). When no
+session worked on it, the context says so and carries no one's words:
 
 * the person's own words about this task, verbatim: the session's first message (the goal)
   and those of the span the task was the sender's focus (from the prompt before it began or
   claimed the task until it began another, or the hand-off), chosen as the compact path
   chooses them (vybe.integrations.user_words: the first, then directions, then the rest);
 * the last working state: vybe's NOW where the session has a checkpoint, else the
-  session's last replies and tool failures;
+  session's last replies and tool failures (the brief says that is all there is);
 * the exact references found there: paths, vybe ids, commands in backticks.
 
 The replies and failures shown are those of the same span.
@@ -47,7 +49,7 @@ REFERENCE_CHARS = 120
 _REFERENCE = re.compile(
     r"`([^`\n]{2,120})`"  # a command or name the agent quoted
     r"|\b((?:task|memory|mem|proj|project|req|art|artifact)_\d{6,}_[0-9a-f]{4,})\b"  # vybe ids
-    r"|((?:~|\.{1,2})?/?(?:[\w.-]+/)+[\w.-]*)"  # paths with a folder, or a folder
+    r"|((?:~|\.{1,2})?/?(?:[\w.-]+/)+(?:[\w.-]*[\w-])?)"  # a path or folder, no full stop
     r"|\b([\w-]+\.(?:py|js|ts|tsx|go|rs|md|json|ya?ml|toml|sql|sh|txt|cfg|ini|lock))\b"
 )
 
@@ -75,15 +77,19 @@ def current_session(conn: Any, agent: str, environ: Mapping[str, str]) -> str | 
 
 
 def _session(
-    conn: Any, agent: str, began: tuple[int, str] | None, asked: str | None, environ: Any
+    conn: Any,
+    agent: str,
+    began: tuple[int, str, str | None] | None,
+    asked: str | None,
+    environ: Any,
 ) -> str | None:
-    """The session asked for; else the one the command runs in; else the one where the
-    agent began the task (its newest prompt before); else the agent's newest prompt's."""
+    """The session asked for; else the one the agent's newest begin or claim of the task
+    ran in; else the one the command runs in; None when no recorded session worked on it
+    (another session's words, the agent's newest say, are never a guess at it)."""
     if asked is None:
-        current = current_session(conn, agent, environ)
-        if current is None and began is not None:
-            current = handoff_rows.prompt_session(conn, agent, began[0])
-        return current or handoff_rows.prompt_session(conn, agent)
+        if began is not None and began[2] and session_rows.exists(conn, began[2]):
+            return began[2]
+        return current_session(conn, agent, environ)
     if not session_rows.exists(conn, asked):
         raise NotFound(
             f"no session {asked!r} in the record",
@@ -91,6 +97,19 @@ def _session(
             suggested_action="run `vybe session list` to see session ids",
         )
     return asked
+
+
+def no_session() -> dict:
+    """The context of a task no recorded session worked on: it says so, and carries no
+    one's words."""
+    return {
+        "session_id": None,
+        "user_messages": 0,
+        "span": None,
+        "user_words": [],
+        "working_state": {"source": "none"},
+        "references": [],
+    }
 
 
 def span_words(conn: Any, session: str, span: dict | None) -> list[MessageRow]:
@@ -112,7 +131,7 @@ def span_words(conn: Any, session: str, span: dict | None) -> list[MessageRow]:
 
 
 def _span(
-    conn: Any, agent: str, task_id: str, began: tuple[int, str] | None, session: str
+    conn: Any, agent: str, task_id: str, began: tuple[int, str, str | None] | None, session: str
 ) -> dict | None:
     """When the task was the sender's focus: from its newest begin or claim until it began
     another task in this session (None: until the hand-off); None when it never took the
@@ -129,15 +148,14 @@ def build(
     task_id: str,
     session_id: str | None = None,
     environ: Mapping[str, str] | None = None,
-) -> dict | None:
+) -> dict:
     """The context of ``agent``'s hand-off of ``task_id`` from ``session_id`` (default: the
-    session the command runs in, by ``environ``, else as ``_session`` says); None when there
-    is no such session."""
+    session as ``_session`` says); without one, a context that says so and carries nothing."""
     with store.snapshot() as conn:
         began = handoff_rows.taken(conn, agent, task_id)
         session = _session(conn, agent, began, session_id, environ or {})
         if session is None:
-            return None
+            return no_session()
         span = _span(conn, agent, task_id, began, session)
         until = (span and span["until"]) or LATEST
         users = span_words(conn, session, span)

@@ -63,7 +63,9 @@ def _brief(ctx, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "resume",
-        "Events since my cursor, my focus task, the brief and the prompt; moves the cursor.",
+        "Events since my cursor (but other agents' user_prompt events: the person's words in"
+        " another agent's session are that session's), my focus task, the brief and the"
+        " prompt; moves the cursor.",
         _resume,
         params=(
             Param("peek", "boolean", "compute everything, write nothing (the cursor stays)"),

@@ -314,8 +314,10 @@ OPERATIONS = (
             NOTE.but(help="a word for the receiver"),
             Param(
                 "session_id",
-                help="the record session the context comes from (default: this agent's newest"
-                " session its hooks recorded)",
+                help="the record session the context comes from (default: the one this"
+                " agent's newest begin or claim of the task ran in, else the one this command"
+                " runs in; with neither, the hand-off says no session worked on the task and"
+                " carries no one's words)",
                 max_length=limits.PATH_MAX,
             ),
             Param("no_context", "boolean", "hand over the task alone, without context"),

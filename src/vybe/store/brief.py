@@ -24,11 +24,14 @@ def head(conn: sqlite3.Connection) -> tuple[int, str | None]:
     return (int(row[0]), row[1]) if row else (0, None)
 
 
-def deltas(conn: sqlite3.Connection, since_id: int, limit: int) -> list[dict]:
+def deltas(conn: sqlite3.Connection, since_id: int, limit: int, agent: str) -> list[dict]:
+    """The live events after ``since_id``, but another agent's ``user_prompt`` events: what
+    the person typed in another agent's session is that session's (a hand-off carries what
+    belongs to a task), never news for this agent."""
     rows = conn.execute(
         f"SELECT {_EVENT_COLUMNS} FROM events WHERE id > ? AND archived_at IS NULL"
-        " ORDER BY id LIMIT ?",
-        (since_id, limit),
+        " AND (kind <> 'user_prompt' OR agent_name = ?) ORDER BY id LIMIT ?",
+        (since_id, agent, limit),
     ).fetchall()
     return to_dicts(rows)
 

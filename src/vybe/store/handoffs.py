@@ -56,32 +56,22 @@ def for_task(conn: sqlite3.Connection, task_id: str, to_agent: str) -> dict | No
 TAKEN = "kind IN ('task_started', 'task_claimed')"  # the events that make a task an agent's focus
 
 
-def prompt_session(conn: sqlite3.Connection, agent: str, before: int | None = None) -> str | None:
-    """The record session of the newest prompt this agent's hooks logged (before event
-    ``before``, when given): claude:<id> or codex:<id>, whichever the record holds."""
-    row = conn.execute(
-        "SELECT metadata FROM events WHERE kind = 'user_prompt' AND agent_name = ? AND id < ?"
-        " ORDER BY id DESC LIMIT 1",
-        (agent, before if before is not None else 2**63 - 1),
-    ).fetchone()
-    meta = jsonio.loads(row["metadata"]) if row and row["metadata"] else {}
+def _session_of(metadata: str | None) -> str | None:
+    """The record session a begin or claim event names (the command's), if any."""
+    meta = jsonio.loads(metadata) if metadata else {}
     session = meta.get("session_id") if isinstance(meta, dict) else None
-    if not isinstance(session, str):
-        return None
-    for candidate in (f"claude:{session}", f"codex:{session}", session):
-        if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (candidate,)).fetchone():
-            return candidate
-    return None
+    return session if isinstance(session, str) else None
 
 
-def taken(conn: sqlite3.Connection, agent: str, task_id: str) -> tuple[int, str] | None:
-    """The id and time of the agent's newest begin or claim of the task (one index range)."""
+def taken(conn: sqlite3.Connection, agent: str, task_id: str) -> tuple[int, str, str | None] | None:
+    """The id, time and record session (when the command's agent CLI named it) of the
+    agent's newest begin or claim of the task (one index range)."""
     row = conn.execute(
-        "SELECT id, created_at FROM events WHERE task_id = ? AND agent_name = ?"
+        "SELECT id, created_at, metadata FROM events WHERE task_id = ? AND agent_name = ?"
         f" AND {TAKEN} ORDER BY id DESC LIMIT 1",
         (task_id, agent),
     ).fetchone()
-    return (row["id"], row["created_at"]) if row else None
+    return (row["id"], row["created_at"], _session_of(row["metadata"])) if row else None
 
 
 TAKEN_READ = 50  # another task's begins and claims read at a time, looking for a span's end
@@ -100,9 +90,8 @@ def next_taken(
             (agent, after, task_id, TAKEN_READ),
         ).fetchall()
         for row in rows:
-            meta = jsonio.loads(row["metadata"]) if row["metadata"] else {}
-            taken_in = meta.get("session_id") if isinstance(meta, dict) else None
-            if not isinstance(taken_in, str) or taken_in == session_id:
+            taken_in = _session_of(row["metadata"])
+            if taken_in is None or taken_in == session_id:
                 return row["created_at"]
         if len(rows) < TAKEN_READ:
             return None
