@@ -289,7 +289,7 @@ COMPACT_ONLY = {
     "vybe.context.types",
     "vybe.store.record",
     "vybe.store.receipts",
-    "vybe.integrations.user_words",
+    "vybe.actions.user_words",
     "vybe.integrations.compaction",
 }
 

@@ -11,9 +11,9 @@ import pytest
 
 from tests.conftest import TRANSCRIPTS
 from tests.integrations.conftest import FIXTURES, SESSIONS, type_many
+from vybe.actions import user_words
 from vybe.context.receipt import line, ordinal
 from vybe.context.recorder import record_assistant, record_user
-from vybe.integrations import user_words
 from vybe.llm.base import Reply
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord

@@ -60,7 +60,7 @@ def test_a_long_sessions_words_kept_count_every_message_typed_before_the_compact
 ):
     """The receipt lists the newest messages only (the choice reads no more): the status
     line's figure is still of all the person had typed, and not of what came after."""
-    from vybe.integrations import user_words
+    from vybe.actions import user_words
 
     agent.transcript = tmp_path / "none.jsonl"
     agent.send("claude", "user_prompt_submit", prompt="Goal: port billing.")

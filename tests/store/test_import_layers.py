@@ -27,7 +27,8 @@ ALLOWED = {
     "llm": (),  # model adapters know nothing of the engine
     # the SQLite record builds the engine's row types
     "store": ("vybe.context.types", "vybe.context.checkpoints"),
-    "actions": ("vybe.store",),
+    # business logic over the store; user_words sizes the person's words as the engine does
+    "actions": ("vybe.store", "vybe.context.tokens"),
     # the model-API proxy records through actions and checkpoints through the engine
     "proxy": ("vybe.actions", "vybe.context", "vybe.llm"),
 }

@@ -130,7 +130,7 @@ def users_words(
     chosen among the first and the newest (``user_words.WINDOW``), but for those the harness
     ``kept`` in its own context (texts): the section's text, the messages read, the ones
     given back, and how many messages of theirs the session holds."""
-    from vybe.integrations import user_words
+    from vybe.actions import user_words
     from vybe.store import receipts
     from vybe.store import record as record_rows
 

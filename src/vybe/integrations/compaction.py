@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-    from vybe.integrations.user_words import Chosen
+    from vybe.actions.user_words import Chosen
     from vybe.store.record import MessageRow
 
 TAIL_BYTES = 512 * 1024  # where a transcript's newest usage and compaction lines sit

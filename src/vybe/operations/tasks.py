@@ -127,7 +127,7 @@ def _heartbeat(ctx, v: dict) -> dict:
 
 
 def _assign(ctx, v: dict) -> dict:
-    from vybe.integrations import handoff
+    from vybe.actions import handoff
 
     limits.text("session_id", v["session_id"] or "", limits.PATH_MAX)
     context = None

@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from vybe.integrations.user_words import (
+from vybe.actions.user_words import (
     ACKS,
     DIRECTION,
     TOKEN_BUDGET,
@@ -71,7 +71,7 @@ def test_a_long_first_message_is_cut_and_the_rest_still_fit():
 
 def _chosen_of_every_ranked_row(rows: list[MessageRow], budget: int) -> list[tuple[int, bool]]:
     """The choice as made before it stopped early: every row ranked, each tried in turn."""
-    from vybe.integrations import user_words
+    from vybe.actions import user_words
 
     left, chosen = budget, []
     share = max(user_words.MIN_CUT_TOKENS, budget // 3)
@@ -96,7 +96,7 @@ def test_a_choice_that_stops_once_nothing_fits_picks_what_trying_every_row_picks
 
 
 def test_a_spent_budget_classifies_no_more_of_a_long_sessions_messages(monkeypatch):
-    from vybe.integrations import user_words
+    from vybe.actions import user_words
 
     asked: list[str] = []
     classify = user_words.sets_direction

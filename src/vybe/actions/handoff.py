@@ -10,7 +10,7 @@ session worked on it, the context says so and carries no one's words:
 * the person's own words about this task, verbatim: the session's first message (the goal)
   and those of the span the task was the sender's focus (from the prompt before it began or
   claimed the task until it began another, or the hand-off), chosen as the compact path
-  chooses them (vybe.integrations.user_words: the first, then directions, then the rest);
+  chooses them (vybe.actions.user_words: the first, then directions, then the rest);
 * the last working state: vybe's NOW where the session has a checkpoint, else the
   session's last replies and tool failures (the brief says that is all there is);
 * the exact references found there: paths, vybe ids, commands in backticks.
@@ -26,9 +26,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from vybe.actions import user_words
 from vybe.actions.hooks import agent_sessions
 from vybe.errors import NotFound
-from vybe.integrations import user_words
 from vybe.store import checkpoints as checkpoint_rows
 from vybe.store import handoffs as handoff_rows
 from vybe.store import receipts as receipt_rows
