@@ -391,7 +391,7 @@ def test_a_sessions_state_without_a_checkpoint_is_said_to_be_its_last_replies(ag
 
 
 def test_references_are_taken_without_the_sentences_punctuation(vybe):
-    from vybe.integrations.handoff import references
+    from vybe.actions.handoff import references
 
     found = references(["Edit templates/report.html. Then src/app/, and ./run.sh; see a/b.py."])
     assert found == ["templates/report.html", "src/app/", "./run.sh", "a/b.py"]
