@@ -412,10 +412,10 @@ def user_words_of(part: str) -> str:
 
 def handoff(checks: Checks) -> Sandbox:
     """#16: a task a real Claude Code session worked on, handed to a real Codex session in
-    the same project and store by Claude's Bash, then back to Claude Code as codex (by hand:
-    Codex's shell running vybe is proven in codex-setup): each receiver's first request
-    holds the sender's hand-off, the person's words verbatim and the rest labelled as the
-    sender's."""
+    the same project and store by Claude's Bash, then back to Claude Code as codex (by hand,
+    naming Codex's session: Codex's shell running vybe is proven in codex-setup): each
+    receiver's first request holds the sender's hand-off, the person's words verbatim and
+    the rest labelled as the sender's."""
     anthropic = fakes.Anthropic(server_log("handoff-claude")).start()
     openai = fakes.OpenAI(server_log("handoff-codex")).start()
     box = Sandbox("handoff", anthropic)
@@ -443,7 +443,11 @@ def handoff(checks: Checks) -> Sandbox:
     picked = codex.turn(BACK)
     received = said_to(openai)[:1]
     codex_receives(checks, section(received[0], "claude") if received else "", sid, [worked, hand])
-    box.vybe("--agent", "codex", "task", "assign", "--task-id", task, "--to", "claude")
+    # by hand from a terminal, which names no session: the one Codex worked in is given
+    box.vybe(
+        "--agent", "codex", "task", "assign", "--task-id", task, "--to", "claude",
+        "--session-id", f"codex:{picked['thread_id']}",
+    )  # fmt: skip
     before = len(bodies(anthropic))
     claude.turn("what is left on billing?")
     first = said_to(anthropic)[before : before + 1]
