@@ -14,7 +14,8 @@ import pytest
 
 from tests.conftest import TRANSCRIPTS, VYBE
 from vybe import locks
-from vybe.integrations.claude_code import PROMPT_WAITS_FOR_IMPORT, import_lock
+from vybe.integrations.hooks import import_lock
+from vybe.integrations.session_hooks import PROMPT_WAITS_FOR_IMPORT
 from vybe.store import open_store
 
 SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"

@@ -79,6 +79,78 @@ def violations() -> list[str]:
     return found
 
 
+# Where no two modules may import each other, however indirectly (inside functions too).
+CYCLE_FREE = ("vybe.integrations", "vybe.cli")
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(SOURCE.rglob("*.py"))}
+
+
+def module_imports(path: Path, known: dict[str, Path]) -> set[str]:
+    """The modules ``path`` imports: ``from vybe.integrations import hooks`` is the module
+    vybe.integrations.hooks, not the package."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            named = {f"{node.module}.{a.name}" for a in node.names}
+            found.update(named & known.keys() or {node.module})
+    return found & known.keys()
+
+
+def cycles(prefixes: tuple[str, ...]) -> list[list[str]]:
+    """The import cycles among the modules inside ``prefixes``: each a strongly connected
+    set of two or more (Tarjan's algorithm), sorted."""
+    known = modules()
+    within = {m: p for m, p in known.items() if any(inside(m, x) for x in prefixes)}
+    graph = {m: sorted(module_imports(p, known) & within.keys()) for m, p in within.items()}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in graph[node]:
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = stack[stack.index(node) :]
+            del stack[stack.index(node) :]
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in graph:
+        if node not in order:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_module_of_the_integrations_or_the_cli_imports_one_that_imports_it():
+    assert cycles(CYCLE_FREE) == []
+
+
+def test_the_cycle_check_finds_two_modules_that_import_each_other_inside_functions(
+    tmp_path, monkeypatch
+):
+    fake = tmp_path / "vybe"
+    (fake / "cli").mkdir(parents=True)
+    (fake / "__init__.py").write_text("")
+    (fake / "cli" / "__init__.py").write_text("")
+    (fake / "cli" / "a.py").write_text("from vybe.cli import b\n")
+    (fake / "cli" / "b.py").write_text("def f():\n    from vybe.cli.c import x\n")
+    (fake / "cli" / "c.py").write_text("def g():\n    import vybe.cli.a\n")
+    (fake / "cli" / "d.py").write_text("from vybe.cli import a\n")
+    monkeypatch.setitem(globals(), "SOURCE", fake)
+    assert cycles(("vybe.cli",)) == [["vybe.cli.a", "vybe.cli.b", "vybe.cli.c"]]
+
+
 def test_every_import_follows_the_layer_rules():
     assert violations() == []
 

@@ -6,9 +6,11 @@ import sqlite3
 
 from vybe import clock
 from vybe.actions import limits
+from vybe.digest import sha256_hex
 from vybe.store import Store
 from vybe.store import events as event_rows
 from vybe.store import tasks as task_rows
+from vybe.store.db import REQUEST_ID_MAX, args_digest
 from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -29,6 +31,17 @@ AGENT_SESSIONS = ((CLAUDE_SESSION_ENV, "claude:"), ("CODEX_THREAD_ID", "codex:")
 SESSION_VALUE_MAX = 128
 # The ledger name commits are logged under: once per sha, whichever agent saw it first.
 COMMIT_LEDGER = "git"
+
+
+def request_id(target: str, session_id: str, event: str, *parts: object) -> str:
+    """A hook's request id, derived from its agent, session and event (and ``parts``: a
+    dict, such as a payload, counts by its digest), so a retried hook replays; a long one is
+    hashed to stay within the request-id limit."""
+    named = [args_digest(p) if isinstance(p, dict) else str(p) for p in parts]
+    rid = "_".join(["hook", target, session_id, event, *named])
+    if len(rid) <= REQUEST_ID_MAX:
+        return rid
+    return f"hook_{target}_{sha256_hex(rid.encode('utf-8', 'surrogatepass'))}"
 
 
 def clip(text: str, limit: int) -> str:

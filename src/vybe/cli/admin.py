@@ -6,9 +6,12 @@ import os
 import sqlite3
 
 from vybe import __version__, config
+from vybe.cli.commands import cli_params, every
+from vybe.cli.flags import GLOBAL_FLAGS
 from vybe.errors import VybeError
+from vybe.operations import Catalog, Command
 from vybe.operations.common import LIMIT
-from vybe.operations.model import CLI_ONLY, Operation, Param
+from vybe.operations.model import CLI_ONLY, MCP, Alias, Operation, Param
 
 GROUPS = {"data": "Read the database directly."}
 
@@ -80,9 +83,64 @@ def status(inv, v: dict) -> dict:
 
 
 def schema(inv, v: dict) -> dict:
-    from vybe.cli.commands import describe
-
     return describe()
+
+
+def _param(param: Param, positional: bool) -> dict:
+    return {
+        "name": param.name,
+        "flags": [param.flag, *param.aliases],
+        "positional": positional or param.positional,
+        "required": param.required,
+        "type": param.type,
+        "choices": list(param.enum) if param.enum else None,
+        "default": param.default,
+        "minimum": param.minimum,
+        "maximum": param.maximum,
+        "help": param.help,
+    }
+
+
+def _command(catalog: Catalog, command: Command) -> dict:
+    op = catalog.target(command)
+    params = cli_params(catalog, command)
+    positionals = command.positionals if isinstance(command, Alias) else ()
+    return {
+        "command": command.name,
+        "description": command.summary,
+        "alias_of": op.name if isinstance(command, Alias) else None,
+        "args_schema": [_param(p, p.name in positionals) for p in params],
+        "mutates": op.writes,
+        "read_only_with": op.peek,
+        "requires_request_id": False,
+        "accepts_request_id": op.writes,
+        "mcp_tool": op.tool if MCP in op.surfaces else None,
+        "examples": list(op.examples),
+    }
+
+
+def describe() -> dict:
+    """`vybe schema`: every command, its parameters, the envelope and the agent protocol."""
+    catalog = every()
+    commands: dict[str, Command] = {**catalog.operations, **catalog.aliases}
+    return {
+        "version": __version__,
+        "global_flags": list(GLOBAL_FLAGS),
+        "envelope": {
+            "success": {"schema_version": "v1", "success": True, "data": "..."},
+            "error": [
+                "schema_version",
+                "success",
+                "error",
+                "error_code",
+                "error_context",
+                "suggested_action",
+            ],
+            "exit_codes": {"0": "success", "1": "error", "2": "usage error"},
+        },
+        "commands": [_command(catalog, commands[name]) for name in sorted(commands)],
+        "agent_protocol": AGENT_PROTOCOL,
+    }
 
 
 def doctor(inv, v: dict) -> dict:

@@ -107,7 +107,7 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
 
     if rest[0] in ("--help", "-h", "help"):
         raise parsers.HelpRequested(parsers.overview_help(commands.every()))
-    catalog, command, tokens = commands.find(rest)
+    catalog, command, tokens = parsers.find(rest)
     values = parsers.parse(catalog, command, tokens)
     op = catalog.target(command)
     if isinstance(command, Alias) and command.convert:

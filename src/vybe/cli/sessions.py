@@ -93,7 +93,7 @@ def import_(inv, v: dict) -> dict:
     from pathlib import Path
 
     from vybe.integrations import claude_transcript, codex_rollout
-    from vybe.integrations.claude_code import import_skipping_hooked
+    from vybe.integrations.transcript_import import import_skipping_hooked
 
     claude, codex = v["claude_transcript"], v["codex_rollout"]
     if (claude is None) == (codex is None):

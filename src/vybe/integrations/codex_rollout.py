@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from vybe import jsonio
 from vybe.context.labels import Dispatch
-from vybe.integrations.codex import exit_code
+from vybe.integrations.hooks import exit_code
 from vybe.integrations.transcript_import import Builder, Call, first_field, import_file, stem
 
 TYPE_CHECKING = False  # on the hook path (Codex's Stop): typing costs 2 ms at start-up

@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 KEPT_REPLY_SUFFIX = "_stop"  # kept_reply_source
+HOOK_SOURCE = "prompt_hook"  # a prompt a UserPromptSubmit hook recorded as it was typed
 
 _MESSAGE_COLUMNS = (
     "session_id, context_seq, type, source, content_text, content_json, tokens, created_at"
