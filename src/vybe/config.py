@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 
-from vybe.actions import limits
-from vybe.actions.limits import encodable
+from vybe import limits
 from vybe.errors import InvalidInput
+from vybe.limits import encodable
 from vybe.text import from_os
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -164,14 +164,20 @@ class Settings:
         return self.db_url if self.db_url is not None else self.db_path
 
 
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(location: str) -> bool:
+    """Whether a store location names a PostgreSQL server rather than a SQLite file."""
+    return location.startswith(URL_SCHEMES)
+
+
 def as_url(conninfo: str) -> str:
     """A PostgreSQL connection string as a URL: libpq's ``key=value`` form (values quoted
     with ``'`` where they hold spaces) becomes query parameters. ``postgresql://`` alone
     leaves every setting to the PG* variables."""
     import shlex
     from urllib.parse import urlencode
-
-    from vybe.store import is_url
 
     if is_url(conninfo):
         return conninfo

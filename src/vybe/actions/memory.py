@@ -6,8 +6,7 @@ import math
 import re
 import sqlite3
 
-from vybe import clock, jsonio
-from vybe.actions import limits
+from vybe import clock, jsonio, limits
 from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound
 from vybe.store import Store
 from vybe.store import agents as agent_rows

@@ -6,8 +6,7 @@ import os
 import sqlite3
 from datetime import timedelta
 
-from vybe import clock
-from vybe.actions import limits
+from vybe import clock, limits
 from vybe.errors import AlreadyClaimed, BlockedByDependency, InvalidInput, NotFound, VybeError
 from vybe.store import SERIAL, Store
 from vybe.store import agents as agent_rows

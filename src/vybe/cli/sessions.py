@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shlex
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.cli.chat import MODEL, choice
 from vybe.errors import InvalidInput, UsageError
 from vybe.operations import sessions as shared

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from vybe import limits
 from vybe.actions import events as actions
-from vybe.actions import limits
 from vybe.operations.common import LIMIT, TASK_ID
 from vybe.operations.model import CLI, Alias, Operation, Param
 

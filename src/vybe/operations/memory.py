@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.actions import memory as actions
 from vybe.operations.common import LIMIT
 from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.actions import projects as actions
 from vybe.errors import UsageError
 from vybe.operations.common import LIMIT, METADATA, PROJECT_ID

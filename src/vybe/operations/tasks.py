@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.actions import tasks as actions
 from vybe.errors import UsageError
 from vybe.operations.common import (

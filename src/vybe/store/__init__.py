@@ -3,6 +3,7 @@
 The embedded SQLite store is the default; a PostgreSQL URL selects the server store
 (vybe.store.postgres, which imports psycopg, so it is imported only then)."""
 
+from vybe.config import is_url
 from vybe.store.db import CHECKED, SERIAL, SNAPSHOT, Store, open_readonly
 
 __all__ = [
@@ -15,13 +16,6 @@ __all__ = [
     "open_store",
     "redact",
 ]
-
-URL_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_url(location: str) -> bool:
-    """Whether a store location names a PostgreSQL server rather than a SQLite file."""
-    return location.startswith(URL_SCHEMES)
 
 
 def redact(url: str) -> str:
