@@ -172,6 +172,19 @@ def is_url(location: str) -> bool:
     return location.startswith(URL_SCHEMES)
 
 
+def redact(url: str) -> str:
+    """A connection string fit to print: the password replaced."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 def as_url(conninfo: str) -> str:
     """A PostgreSQL connection string as a URL: libpq's ``key=value`` form (values quoted
     with ``'`` where they hold spaces) becomes query parameters. ``postgresql://`` alone

@@ -68,10 +68,10 @@ def test_a_store_made_elsewhere_is_600_with_its_wal_and_shm(vybe, umask_022):
 def test_the_wal_and_shm_of_an_open_store_are_600(tmp_path, umask_022):
     """SQLite removes them when the last connection closes: look while the store is open."""
     from vybe.actions import tasks
-    from vybe.store import Store
+    from vybe.store import SqliteStore
 
     db = tmp_path / "open" / "v.db"
-    store = Store(db)
+    store = SqliteStore(db)
     try:
         tasks.create(store, "a", "r1", title="t")
         for suffix in ("", "-wal", "-shm"):

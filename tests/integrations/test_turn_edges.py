@@ -17,7 +17,7 @@ from vybe.cli import hook_run
 from vybe.cli.main import run as cli
 from vybe.integrations import claude_code, hooks, session_hooks
 from vybe.integrations.hooks import import_lock
-from vybe.store import Store, open_store
+from vybe.store import SqliteStore, open_store
 
 SESSION = f"claude:{SESSIONS['claude']}"
 
@@ -200,7 +200,7 @@ def test_a_held_import_lock_lets_stop_return_and_the_next_stop_import_everything
 @pytest.mark.sqlite_only("SQLite's write lock (BEGIN IMMEDIATE) and the file's -pending folder")
 def test_a_prompt_the_locked_store_refuses_is_kept_and_added_in_order_next_time(inprocess):
     prompt = inprocess.event("claude", "user_prompt_submit", prompt="never lose me")
-    locker = Store(str(inprocess.vybe.db_path))
+    locker = SqliteStore(str(inprocess.vybe.db_path))
     locker.conn.execute("BEGIN IMMEDIATE")
     hooks.HOOK_BUSY_TIMEOUT_MS, saved = 20, hooks.HOOK_BUSY_TIMEOUT_MS
     try:

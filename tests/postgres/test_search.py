@@ -10,7 +10,7 @@ import pytest
 
 from tests.actions.test_search import find, log, say
 from vybe.errors import InvalidInput, VybeError
-from vybe.store import Store, copy, search_pages
+from vybe.store import SqliteStore, copy, search_pages
 from vybe.store import search as search_rows
 
 
@@ -119,7 +119,7 @@ def test_only_a_first_span_the_server_cannot_finish_is_query_timeout(store, monk
 
 
 def test_a_store_copied_from_sqlite_is_searchable_on_the_server(tmp_path, store):
-    source = Store(tmp_path / "vybe.db")
+    source = SqliteStore(tmp_path / "vybe.db")
     say(source, "s1", "user", "migrate the billing tables; keep /srv/app/ledger.py")
     log(source, "progress", "billing moved", agent="worker-1")
     copy.to_server(source, store)

@@ -11,7 +11,7 @@ import sqlite3
 from vybe import limits
 from vybe.errors import InvalidInput
 from vybe.store import is_url
-from vybe.store.db import QUERY_HINT, open_readonly, query_readonly
+from vybe.store.sqlite_query import QUERY_HINT, open_readonly, query_readonly
 from vybe.text import shorten
 
 ROWS_MAX = 10_000

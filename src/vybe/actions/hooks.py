@@ -9,7 +9,7 @@ from vybe.digest import sha256_hex
 from vybe.store import Store
 from vybe.store import events as event_rows
 from vybe.store import tasks as task_rows
-from vybe.store.db import REQUEST_ID_MAX, args_digest
+from vybe.store.base import REQUEST_ID_MAX, args_digest
 from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -17,10 +17,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-# The keys in a task's metadata that link it to an agent's own task (Claude's TaskCompleted):
-# Claude's task ids restart at "1" in every session, so a link names the session too.
-LINK_KEY = "claude_task_id"
-LINK_SESSION_KEY = "claude_session_id"
 # What Claude Code sets in its Bash tool's environment: the session a command runs in.
 CLAUDE_SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 # What the agent CLIs give the commands their agents run (found by running `env` in a real
@@ -69,14 +65,6 @@ def log_event(
     return store.idempotent(agent, request_id, "hook.event", args, run)
 
 
-def link_session(metadata: Any, session_id: str | None) -> Any:
-    """Metadata linking a Claude task (``claude_task_id``) made inside a Claude session names
-    that session when it does not say one: Claude's task "1" of another session is not it."""
-    if not session_id or not isinstance(metadata, dict) or LINK_KEY not in metadata:
-        return metadata
-    return {LINK_SESSION_KEY: session_id, **metadata}
-
-
 def agent_sessions(agent: str, environ: Mapping[str, str]) -> list[str]:
     """The record sessions a command may run in, as its agent CLI names them; the agent's
     own product's first (a Codex run from Claude's Bash inherits Claude's variable too)."""
@@ -104,7 +92,7 @@ def complete_linked_task(
 ) -> dict:
     """Close the vybe task named by id, or the one linked to this session's task
     ``agent_task_id`` in this project (or in none); never the focus by default."""
-    from vybe.actions.tasks import change_status
+    from vybe.actions.tasks import LINK_KEY, LINK_SESSION_KEY, change_status
 
     link = {LINK_KEY: agent_task_id, LINK_SESSION_KEY: session_id}
 

@@ -30,7 +30,7 @@ AGENT_PROTOCOL = {
 
 def _where(settings: config.Settings) -> str:
     """The store's location fit to print: the file, or the server's URL without a password."""
-    from vybe.store import redact
+    from vybe.config import redact
 
     return settings.db_path if settings.db_url is None else redact(settings.db_url)
 

@@ -8,7 +8,7 @@ twice; the whole copy is one transaction on the server: all of it lands or none.
 
 from __future__ import annotations
 
-from vybe.store.db import Store
+from vybe.store.base import Store
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 
 from vybe import clock, jsonio
 from vybe.context.types import MessageRow
-from vybe.store.db import Store
+from vybe.store.base import Store
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:

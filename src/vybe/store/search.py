@@ -17,7 +17,7 @@ import sqlite3
 
 from vybe.errors import InvalidInput
 from vybe.store import search_pages, search_syntax
-from vybe.store.db import Deadline
+from vybe.store.deadline import Deadline
 from vybe.tuples import Row
 
 TYPE_CHECKING = False
