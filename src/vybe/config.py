@@ -19,7 +19,7 @@ from vybe.errors import InvalidInput
 from vybe.limits import encodable
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -37,7 +37,7 @@ DEFAULTS = {
 
 
 def config_dir() -> str:
-    """A path string, not a Path: pathlib (with urllib.parse) costs every hook ~3 ms."""
+    """A path string, not a Path: pathlib (with urllib.parse) is kept off the hook path."""
     explicit = os.environ.get("VYBE_CONFIG_DIR")
     if explicit:
         return explicit
@@ -141,7 +141,7 @@ class Settings:
     """Where the store is and who acts: the resolved configuration of one run.
 
     A plain class, not a dataclass: every hook and command reads it, and the dataclasses
-    module (with inspect) costs 5-7 ms at start-up, half a bare interpreter's start."""
+    module (with inspect) is kept off the start-up paths."""
 
     __slots__ = ("agent", "busy_timeout_ms", "claim_lease", "config_file", "db_path", "db_url")
 

@@ -9,7 +9,7 @@ from vybe.errors import VybeError
 from vybe.store import SqliteStore, Store, health, is_url, open_store
 from vybe.store.db import MIN_SQLITE
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 

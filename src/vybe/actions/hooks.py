@@ -12,7 +12,7 @@ from vybe.store import tasks as task_rows
 from vybe.store.base import REQUEST_ID_MAX, args_digest
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any

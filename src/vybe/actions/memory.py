@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from typing import TYPE_CHECKING
 
 from vybe import clock, jsonio, limits
 from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound
@@ -17,7 +18,6 @@ from vybe.store import tasks as task_rows
 from vybe.text import shorten
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 

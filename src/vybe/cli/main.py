@@ -13,7 +13,7 @@ from vybe.errors import InvalidInput, VybeError
 from vybe.operations.model import CLI
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -10,7 +10,7 @@ from vybe.errors import UsageError
 from vybe.operations import Catalog, Command
 from vybe.operations.model import Alias, Operation, Param
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import NoReturn

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import shlex
 
+# pathlib and typing stay out: `vybe schema` loads this module for its declarations.
+from typing import TYPE_CHECKING
+
 from vybe import limits
 from vybe.cli.chat import MODEL, choice
 from vybe.errors import InvalidInput, UsageError
@@ -12,8 +15,6 @@ from vybe.operations import sessions as shared
 from vybe.operations.common import LIMIT, SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
-# pathlib and typing stay out: `vybe schema` loads this module for its declarations.
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,7 +12,7 @@ from vybe.actions import hooks as hook_actions
 from vybe.integrations import session_hooks
 from vybe.integrations.hooks import Hook
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from vybe.integrations.transcript_import import SkipHooked
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from vybe.integrations import session_hooks
 from vybe.integrations.hooks import Hook, exit_code
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from vybe.integrations.transcript_import import SkipHooked
 

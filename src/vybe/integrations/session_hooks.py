@@ -19,7 +19,7 @@ from vybe.store import tasks as task_rows
 
 # The record (vybe.store.record, vybe.context) is imported by the handlers that write or
 # read it: a session start (the brief) never touches it.
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -44,29 +44,25 @@ RESUME_LIMIT = 100  # events read as deltas at session start (a brief needs no m
 
 PROMPT_WAITS_FOR_IMPORT = 1.0  # seconds a prompt waits for a running transcript import
 
-# What one hook's import may read: a first import of a long session goes on next hook
-# (a 3,000-turn, 11 MB transcript took 4.6 s of PreCompact's 10 s in one go).
+# What one hook's import may read: a first import of a long session goes on next hook,
+# well inside the hook's timeout.
 IMPORT_BUDGET_BYTES = 4 * 1024 * 1024
 
 IMPORT_BUDGET_SECONDS = 2.0
 
-# Patterns, not compiled ones: a session start needs no regular expression, and re with enum
-# costs a process ~2.5 ms (re caches what it compiles).
-STATUS_ASK = (
-    r"(?i)\b(brief me|status|where (are|were) we|what'?s next"
-    r"|what (was|am) i (doing|working on))\b"
-)
-
-# What every match of STATUS_ASK holds (casefolded): a prompt without one needs no re.
-STATUS_WORDS = (
+# The questions about where things stand, as a person types them (any case). A prompt holding
+# none needs no regular expression: re (with enum) is kept off the hook path until then, and
+# the pattern only adds the word boundaries (re caches what it compiles).
+STATUS_QUESTIONS = (
     "brief me",
     "status",
     "where are we",
     "where were we",
-    "s next",
-    "what am i",
-    "what was i",
+    "what's next",
+    "whats next",
+    *(f"what {tense} i {doing}" for tense in ("was", "am") for doing in ("doing", "working on")),
 )
+STATUS_ASK = r"(?i)\b(" + "|".join(STATUS_QUESTIONS) + r")\b"  # no regex character in them
 
 # A resumed thread that holds the brief gets a delta: how far back to look for it, and what
 # a compaction leaves in Claude's transcript and in Codex's rollout (the brief is gone then).
@@ -384,7 +380,7 @@ def catch_up(hook: Hook) -> None:
 def asks_for_status(prompt: str) -> bool:
     """A question about where things stand ("where are we?", "brief me", "what's next")."""
     folded = prompt.casefold()
-    if not any(word in folded for word in STATUS_WORDS):
+    if not any(question in folded for question in STATUS_QUESTIONS):
         return False
     import re
 
@@ -505,8 +501,8 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
 def maintain_if_due(hook: Hook) -> bool:
     """Start ``vybe maintain`` detached when the last run is older than MAINTAIN_EVERY, and
     forget the commit looks of sessions long gone. subprocess (with re, enum, locale,
-    threading and selectors: 14M instructions, a fifth of a bare interpreter's start) is
-    imported only then."""
+    threading and selectors, a large part of a bare interpreter's start) is imported only
+    then."""
     import time
 
     from vybe import config

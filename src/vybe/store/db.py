@@ -19,7 +19,7 @@ from vybe.errors import (
 )
 from vybe.store.base import SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any, TypeVar
@@ -32,7 +32,7 @@ MIN_SQLITE = (3, 35, 0)
 
 def migration_files() -> list[str]:
     """The migration scripts' paths, in the order they apply (paths as strings: pathlib
-    costs every hook ~3 ms at start-up)."""
+    is kept off the hook path)."""
     names = sorted(n for n in os.listdir(MIGRATIONS_DIR) if n.endswith(".sql"))
     return [os.path.join(MIGRATIONS_DIR, n) for n in names]
 
@@ -121,8 +121,8 @@ def _dangling_references(conn: sqlite3.Connection) -> int:
 
 class _Snapshot:
     """``Store.snapshot``'s read transaction, for ``with``. A class, not a contextlib
-    generator: contextlib (with abc) costs every hook process about 4M instructions, 3.5% of
-    a session start's (docs/architecture.md, performance budgets)."""
+    generator: contextlib is kept off the hook path (docs/architecture.md, performance
+    budgets)."""
 
     def __init__(self, store: SqliteStore) -> None:
         self.store = store
@@ -255,7 +255,7 @@ class SqliteStore(Store):
     def close_at_exit(self) -> None:
         """Leave the connection to the process's end, which comes at once through ``os._exit``
         (the hook path): closed as the file's last connection, it would first copy the WAL
-        into the database with two fsyncs (5 to 19 ms a hook on the loaded 2-core machine).
+        into the database with two fsyncs, a large share of a hook's budget.
         What it wrote is committed in the WAL all the same; a later commit's
         autocheckpoint copies many processes' pages at once, and the next open reads the WAL
         back in well under a millisecond. Should the process end through the interpreter's
