@@ -7,6 +7,7 @@ import sqlite3
 from vybe import clock, limits
 from vybe.digest import sha256_hex
 from vybe.store import Store
+from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
 from vybe.store import tasks as task_rows
 from vybe.store.base import REQUEST_ID_MAX, args_digest
@@ -16,6 +17,8 @@ TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
+
+    from vybe.store.record import MessageRow
 
 # What Claude Code sets in its Bash tool's environment: the session a command runs in.
 CLAUDE_SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
@@ -127,3 +130,47 @@ def log_commit(
         return {"event_id": event_rows.insert(conn, event, clock.now_iso()), "task_id": task_id}
 
     return store.idempotent(COMMIT_LEDGER, f"commit_{sha}", "hook.commit", {"sha": sha}, run)
+
+
+# --- what the hooks read, each in one read transaction --------------------------------
+
+
+def focus_task(store: Store, agent: str) -> Any:
+    """The agent's focus task, or None when it has none."""
+    with store.snapshot() as conn:
+        state = agent_rows.get(conn, agent)
+        focus = state["focus_task_id"] if state else None
+        return task_rows.get(conn, focus) if focus else None
+
+
+def persons_messages(store: Store, session_id: str, window: int) -> tuple[list[MessageRow], int]:
+    """The person's first message of the session and their newest ``window``, and how many
+    the session holds (counted only when there are more than were read)."""
+    from vybe.store import receipts
+    from vybe.store import record as record_rows
+
+    with store.snapshot() as conn:
+        rows = record_rows.first_and_newest(conn, session_id, "user", window)
+        typed = receipts.typed_messages(conn, session_id) if len(rows) > window else len(rows)
+    return rows, typed
+
+
+def compactions(store: Store, session_id: str) -> int:
+    """How many compactions the session's receipts hold."""
+    from vybe.store import receipts
+
+    return store.read_one(lambda conn: receipts.compactions(conn, session_id))
+
+
+def waits_for_results(store: Store, session_id: str) -> bool:
+    """Whether the session's newest reply waits for the results of its tool calls."""
+    from vybe.store import record as record_rows
+
+    return store.read_one(lambda conn: record_rows.waits_for_results(conn, session_id))
+
+
+def last_text(store: Store, session_id: str, kind: str) -> str | None:
+    """The text of the session's last message of ``kind`` (user, assistant)."""
+    from vybe.store import record as record_rows
+
+    return store.read_one(lambda conn: record_rows.last_text(conn, session_id, kind))

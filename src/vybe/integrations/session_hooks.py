@@ -14,8 +14,6 @@ import os
 from vybe import jsonio
 from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks import CONTEXT_LIMIT, IMPORT_WAIT, Hook, import_lock, log_failure
-from vybe.store import agents as agent_rows
-from vybe.store import tasks as task_rows
 
 # The record (vybe.store.record, vybe.context) is imported by the handlers that write or
 # read it: a session start (the brief) never touches it.
@@ -85,9 +83,7 @@ RECEIPT_LINE_CHARS = 300
 
 def focus_line(hook: Hook) -> str:
     """One line naming the agent's focus task, or nothing when it has none."""
-    conn = hook.store.conn
-    state = agent_rows.get(conn, hook.agent)
-    task = task_rows.get(conn, state["focus_task_id"]) if state and state["focus_task_id"] else None
+    task = hook_actions.focus_task(hook.store, hook.agent)
     if task is None:
         return ""
     return f"vybe focus: {task['title']} ({task['id']}, {task['status']})"
@@ -135,13 +131,8 @@ def users_words(
     ``kept`` in its own context (texts): the section's text, the messages read, the ones
     given back, and how many messages of theirs the session holds."""
     from vybe.actions import user_words
-    from vybe.store import receipts
-    from vybe.store import record as record_rows
 
-    conn, session = hook.store.conn, hook.record_session
-    rows = record_rows.first_and_newest(conn, session, "user", user_words.WINDOW)
-    # at most WINDOW rows read: the session holds no more of the person's messages
-    typed = receipts.typed_messages(conn, session) if len(rows) > user_words.WINDOW else len(rows)
+    rows, typed = hook_actions.persons_messages(hook.store, hook.record_session, user_words.WINDOW)
     budget = min(user_words.TOKEN_BUDGET, max(0, room_chars - 200) // 4)
     chosen = user_words.choose([r for r in rows if r.text.strip() not in kept], budget)
     return user_words.render(chosen, typed), rows, chosen, typed
@@ -159,11 +150,10 @@ def receipt_line(
     the texts the harness kept (``harness_kept``); the rest as ``users_words`` gives it."""
     from vybe.context.receipt import line
     from vybe.integrations import compaction
-    from vybe.store import receipts
 
     try:
         receipt = compaction.given_back(hook, rows, chosen, seen)
-        count = receipts.compactions(hook.store.conn, hook.record_session)
+        count = hook_actions.compactions(hook.store, hook.record_session)
     except Exception as error:
         log_failure(hook.target, hook.event, error)
         return ""
@@ -368,10 +358,9 @@ def catch_up(hook: Hook) -> None:
     hook writes. Otherwise nothing is read (the importers' modules cost a hook tens of ms).
     It waits a little for another import, and a failure costs only the order: the hook
     writes what it came for all the same (the next import brings the turn's end)."""
-    from vybe.store import record as record_rows
 
     try:
-        if record_rows.waits_for_results(hook.store.conn, hook.record_session):
+        if hook_actions.waits_for_results(hook.store, hook.record_session):
             import_since_hooks(hook, wait=PROMPT_WAITS_FOR_IMPORT)
     except Exception as error:
         log_failure(hook.target, hook.event, error)
@@ -463,9 +452,8 @@ def import_since_hooks(hook: Hook, wait: float | None = None) -> SkipHooked | No
 
 def last_reply(hook: Hook) -> str | None:
     """The text of the record session's last assistant row."""
-    from vybe.store import record
 
-    return record.last_text(hook.store.conn, hook.record_session, "assistant")
+    return hook_actions.last_text(hook.store, hook.record_session, "assistant")
 
 
 def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
@@ -489,7 +477,7 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
     with locks.exclusive(import_lock(hook.store), timeout=IMPORT_WAIT):
         if last_reply(hook) == text:
             return
-        if record_rows.waits_for_results(hook.store.conn, hook.record_session):
+        if hook_actions.waits_for_results(hook.store, hook.record_session):
             return
         source = record_rows.kept_reply_source(hook.target)
         row = MessageRow(
@@ -549,9 +537,8 @@ def transcript_size(hook: Hook) -> int:
 
 def was_a_conversation(hook: Hook) -> bool:
     """Whether the record holds anything of this session (a prompt the hooks kept)."""
-    from vybe.store import record as record_rows
 
-    return record_rows.last_text(hook.store.conn, hook.record_session, "user") is not None
+    return hook_actions.last_text(hook.store, hook.record_session, "user") is not None
 
 
 def session_end(hook: Hook) -> str | None:

@@ -75,10 +75,11 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     except Exception:
         return "vybe"
     try:
-        parts = ["vybe", _focus(store.conn, settings.agent)]
         session = payload.get("session_id")
-        if isinstance(session, str) and session:
-            parts += _compactions(store.conn, f"claude:{session}")
+        with store.snapshot() as conn:
+            parts = ["vybe", _focus(conn, settings.agent)]
+            if isinstance(session, str) and session:
+                parts += _compactions(conn, f"claude:{session}")
         return SEPARATOR.join(parts)
     except Exception:
         return "vybe"

@@ -282,7 +282,9 @@ def _hooked_since_import(record: Any, session_id: str, stamp: str) -> list[tuple
     the rows after it are read)."""
     from vybe.store import record as record_rows
 
-    last = next((seq for seq, _ in record_rows.stamps(record.store.conn, session_id, stamp)), 0)
+    last = record.store.read_one(
+        lambda conn: next((seq for seq, _ in record_rows.stamps(conn, session_id, stamp)), 0)
+    )
     rows = record.messages(session_id, last + 1)
     # Rows the hooks write that a transcript holds too: the prompt, and a kept final reply.
     hooked = [
