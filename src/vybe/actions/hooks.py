@@ -1,4 +1,6 @@
-"""What agent hooks change in the store: events of a session, the project, linked tasks."""
+"""What agent hooks change in the store: events of a session, the project, linked tasks; and
+what they read of it. The row modules are imported by what uses them: a session's end, a
+compaction or a turn's import reads no task."""
 
 from __future__ import annotations
 
@@ -7,9 +9,7 @@ import sqlite3
 from vybe import clock, limits
 from vybe.digest import sha256_hex
 from vybe.store import Store
-from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
-from vybe.store import tasks as task_rows
 from vybe.store.base import REQUEST_ID_MAX, args_digest
 from vybe.text import shorten
 
@@ -96,6 +96,7 @@ def complete_linked_task(
     """Close the vybe task named by id, or the one linked to this session's task
     ``agent_task_id`` in this project (or in none); never the focus by default."""
     from vybe.actions.tasks import LINK_KEY, LINK_SESSION_KEY, change_status
+    from vybe.store import tasks as task_rows
 
     link = {LINK_KEY: agent_task_id, LINK_SESSION_KEY: session_id}
 
@@ -137,6 +138,9 @@ def log_commit(
 
 def focus_task(store: Store, agent: str) -> Any:
     """The agent's focus task, or None when it has none."""
+    from vybe.store import agents as agent_rows
+    from vybe.store import tasks as task_rows
+
     with store.snapshot() as conn:
         state = agent_rows.get(conn, agent)
         focus = state["focus_task_id"] if state else None
