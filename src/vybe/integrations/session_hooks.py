@@ -405,18 +405,6 @@ def tool_failure(hook: Hook, raw: Any, exit_code: int | None = None) -> str | No
     return None
 
 
-def importer(target: str) -> tuple[str, Any]:
-    """The stamp and the import function of the agent's own file (Claude's transcript,
-    Codex's rollout), loaded only when called: the importers' modules cost a hook tens of ms."""
-    if target == "codex":
-        from vybe.integrations import codex_rollout
-
-        return codex_rollout.STAMP, codex_rollout.import_rollout
-    from vybe.integrations import claude_transcript
-
-    return claude_transcript.STAMP, claude_transcript.import_transcript
-
-
 def import_since_hooks(hook: Hook, wait: float | None = None) -> SkipHooked | None:
     """The hook's transcript into its record session; None without a transcript, or while
     another import holds the lock (the next hook goes on from where the last import ended)."""
@@ -427,7 +415,9 @@ def import_since_hooks(hook: Hook, wait: float | None = None) -> SkipHooked | No
     path = hook.text("transcript_path")
     if not path or not os.path.isfile(path):
         return None
-    stamp, run = importer(hook.target)
+    from vybe.integrations.importers import importer
+
+    stamp, run, _ = importer(hook.target)
     from vybe.integrations.transcript_import import Budget, import_skipping_hooked
 
     def bounded(record: Any, session_id: str, file: str) -> Any:
