@@ -5,7 +5,7 @@ from __future__ import annotations
 from vybe import limits
 from vybe.actions import events as actions
 from vybe.operations.common import LIMIT, TASK_ID
-from vybe.operations.model import CLI, Alias, Operation, Param
+from vybe.operations.model import CLI, Alias, Operation, Param, reading
 
 GROUPS = {"artifacts": "A task's artifacts: files linked to it."}
 
@@ -23,10 +23,6 @@ def _events(ctx, v: dict) -> dict:
         include_archived=v["include_archived"],
     )
     return actions.list_events(ctx.store, query)
-
-
-def _artifacts(ctx, v: dict) -> dict:
-    return actions.list_artifacts(ctx.store, v["task_id"], v["limit"])
 
 
 def _add_artifact(ctx, v: dict) -> dict:
@@ -95,7 +91,7 @@ OPERATIONS = (
     Operation(
         "artifacts list",
         "The files linked to a task.",
-        _artifacts,
+        reading(actions.list_artifacts),
         params=(TASK_ID.but(aliases=()), LIMIT),
         result={"count": "integer", "artifacts": "array"},
         examples=("vybe artifacts list --task-id T", "vybe artifacts --task-id T"),

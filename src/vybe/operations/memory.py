@@ -5,7 +5,7 @@ from __future__ import annotations
 from vybe import limits
 from vybe.actions import memory as actions
 from vybe.operations.common import LIMIT
-from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param
+from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param, as_agent, mutation
 
 GROUPS = {"memory": "Scoped memory: facts, directives and lessons agents keep."}
 MEMORY = {"memory": "object", "event_id": "integer"}
@@ -77,10 +77,6 @@ def _remember(values: dict) -> dict:
     return {**values, "key": key, "value": value}
 
 
-def _get(ctx, v: dict) -> dict:
-    return actions.get(ctx.store, ctx.agent, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
-
-
 def _list(ctx, v: dict) -> dict:
     from vybe.store.memory import MemoryQuery
 
@@ -92,17 +88,6 @@ def _list(ctx, v: dict) -> dict:
         limit=v["limit"],
     )
     return actions.list_memory(ctx.store, ctx.agent, query)
-
-
-def _delete(ctx, v: dict) -> dict:
-    return actions.delete(
-        ctx.store,
-        ctx.agent,
-        ctx.request_id,
-        key=v["key"],
-        scope=v["scope"],
-        scope_id=v["scope_id"],
-    )
 
 
 def _pin(ctx, v: dict) -> dict:
@@ -166,7 +151,7 @@ OPERATIONS = (
     Operation(
         "memory get",
         "Read one entry (counts as an access).",
-        _get,
+        as_agent(actions.get),
         surfaces=EVERYWHERE,
         params=(KEY, SCOPE, SCOPE_ID),
         result={"memory": "object"},
@@ -189,7 +174,7 @@ OPERATIONS = (
     Operation(
         "memory delete",
         "Delete an entry (a missing one: deleted is false).",
-        _delete,
+        mutation(actions.delete),
         params=(KEY, SCOPE, SCOPE_ID),
         writes=True,
         idempotent=True,

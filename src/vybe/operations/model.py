@@ -379,3 +379,32 @@ def for_tools(error: VybeError) -> VybeError:
     if isinstance(error, UsageError):
         return InvalidInput(error.message, context=error.context)
     return error
+
+
+class Passed:
+    """A run that is its action: the ``context`` (store, agent, request id) first, then each
+    declared parameter by its name. The parameters are declared once, in the Operation (a
+    test holds every such action's keywords to them)."""
+
+    __slots__ = ("action", "context")
+
+    def __init__(self, action: Callable[..., dict], *context: str) -> None:
+        self.action, self.context = action, context
+
+    def __call__(self, ctx: Context, values: dict[str, Any]) -> dict:
+        return self.action(*(getattr(ctx, name) for name in self.context), **values)
+
+
+def mutation(action: Callable[..., dict]) -> Passed:
+    """``action(store, agent, request_id, **values)``: a change made as the agent, once."""
+    return Passed(action, "store", "agent", "request_id")
+
+
+def as_agent(action: Callable[..., dict]) -> Passed:
+    """``action(store, agent, **values)``: a read of what the agent sees."""
+    return Passed(action, "store", "agent")
+
+
+def reading(action: Callable[..., dict]) -> Passed:
+    """``action(store, **values)``: a read of the store."""
+    return Passed(action, "store")
