@@ -45,6 +45,11 @@ def config_dir() -> str:
     return os.path.join(base, "vybe")
 
 
+def default_db_path() -> str:
+    """The store's file when nothing names one."""
+    return os.path.join(config_dir(), "vybe.db")
+
+
 def vybe_argv() -> list[str]:
     """The absolute path of the running vybe (or this Python with ``-m vybe``): what the hooks
     install, and what every command line handed to an agent starts with (a virtualenv's vybe
@@ -243,9 +248,7 @@ def load(
     except ValueError:
         busy = 5000
     return Settings(
-        db_path=os.path.expanduser(chosen_db)
-        if chosen_db
-        else os.path.join(config_dir(), "vybe.db"),
+        db_path=os.path.expanduser(chosen_db) if chosen_db else default_db_path(),
         agent=agent_name,
         claim_lease=_lease(pick("claim_lease") or "15m"),
         busy_timeout_ms=busy,

@@ -21,6 +21,7 @@ COMMAND_MODULES = {
     "chat": "vybe.cli.chat",
     "session": "vybe.cli.sessions",
     "store": "vybe.cli.stores",
+    "setup": "vybe.cli.setup",
 }
 
 
