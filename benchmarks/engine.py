@@ -43,7 +43,7 @@ OUTPUT = "def handler(event):\n    return route(event)\n" * 30  # about 330 toke
 SIZES = (1_000, 10_000, 100_000)
 
 
-def real_shape(record: Record, messages: int) -> None:
+def real_shape(record: Record, messages: int, output: str = OUTPUT) -> None:
     """Typed message, five tool rounds, reply; repeated until ``messages`` rows are written."""
     turn = written = 0
     while written < messages:
@@ -56,7 +56,7 @@ def real_shape(record: Record, messages: int) -> None:
         for r in range(TOOL_ROUNDS):
             call = ToolCall(f"c{turn}_{r}", "read", {"path": f"src/svc{turn % 40}/handler.py"})
             record_assistant(record, SOURCE, Reply("", (call,), "tool_use"))
-            record_tool(record, SOURCE, call, f"# src/svc{turn % 40}/handler.py\n{OUTPUT}")
+            record_tool(record, SOURCE, call, f"# src/svc{turn % 40}/handler.py\n{output}")
         record_assistant(record, SOURCE, Reply(f"Ticket T-{turn}: done, tests pass."))
         written += 2 + 2 * TOOL_ROUNDS
         turn += 1
@@ -99,17 +99,24 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:.2f} ms"
 
 
-def measure(messages: int) -> None:
+def replayed(messages: int, output: str = OUTPUT) -> tuple[dict, TimedEngine, Timed, float]:
+    """A fresh real-shape session replayed: the report, the timed engine and model, and the
+    replay's CPU seconds."""
     folder = Path(tempfile.mkdtemp())
     store = SqliteStore(folder / "bench.db")
     record = SqliteRecord(store)
-    real_shape(record, messages)
+    real_shape(record, messages, output)
     model = Timed(Consolidator())
     engine = TimedEngine(Engine(record, model, LIMITS), model)
     start = time.process_time()
     report = replay(engine, SOURCE, folder)
     wall = time.process_time() - start
     store.close()
+    return report, engine, model, wall
+
+
+def measure(messages: int) -> None:
+    report, engine, model, wall = replayed(messages)
     stopped = report["stopped"]["code"] if report["stopped"] else "reached the end"
     tail = engine.requests[-max(len(engine.requests) // 10, 1) :]
     print(

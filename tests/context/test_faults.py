@@ -5,7 +5,17 @@ import copy
 
 import pytest
 
-from tests.context.sessions import MISSION, SYSTEM, S, edit, final, opening, tool, work
+from tests.context.sessions import (
+    CONSTRAINT,
+    MISSION,
+    SYSTEM,
+    S,
+    edit,
+    final,
+    opening,
+    tool,
+    work,
+)
 from vybe.agent.offline import Consolidator
 from vybe.context import mind
 from vybe.context.assemble import load as load_view
@@ -289,3 +299,26 @@ def test_a_repair_answered_without_a_usable_now_keeps_the_first_replys_now(
 def test_a_model_error_during_the_repair_keeps_the_first_replys_now(primed, tmp_path):
     _, attempt, _ = run(primed, tmp_path, Reply(RENAMED_NOW), ModelError("server gone"))
     assert attempt.outcome == "accepted" and "now_of_first_reply" in attempt.fallbacks
+
+
+PASTED_LOG = "billing-worker[4123]: INFO batch committed rows=5000 lag=12ms\n" * 26
+
+
+def test_a_ticked_constraint_outlives_a_memo_edit_and_a_flood_of_pasted_logs(record, tmp_path):
+    """The model ticked the constraint before; memo.md then changed beyond its boxes, and
+    every candidate (twelve pasted logs among them) was kept: the logs give way, not it."""
+    opening(record)
+    work(record, 40)
+    Engine(record, Consolidator(), LIMITS).prepare(S, SYSTEM)
+    assert any(m.seq == 2 and m.ticked for m in record.latest_checkpoint(S).memo)
+    for _ in range(12):
+        record_user(record, S, PASTED_LOG)
+    work(record, 12, start=40)
+    tamper = edit("memo.md", "Never push", "Always push")
+    model = ScriptedModel([tamper, final(), final()])
+    attempt = Engine(record, model, LIMITS).checkpoint_now(S, SYSTEM)
+    assert attempt.outcome == "accepted"
+    assert attempt.fallbacks == ("memo_edited_kept_all", "memo_over_budget_shortened")
+    shown = recollection(load_view(record, S), compute(LIMITS))
+    assert f'<user-message number="2">\n{CONSTRAINT}\n</user-message>' in shown
+    assert PASTED_LOG not in shown

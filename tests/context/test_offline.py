@@ -1,8 +1,14 @@
 """The scripted models: a script per request, an obedient and a sloppy consolidator."""
 
+import re
+import time
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.context.zoo import SloppyConsolidator
+from vybe.agent import offline
 from vybe.agent.offline import Consolidator
 from vybe.errors import ModelError
 from vybe.llm.base import Message, Reply, Request, Watch
@@ -102,3 +108,39 @@ def test_scripted_model_streams_a_reply_word_by_word_to_the_watch():
     reply = model.complete(Request("sys", (Message("user", "hi"),)), Watch(pieces.append))
     assert pieces == ["three ", "words ", "here"]
     assert reply.text == "three words here"
+
+
+# The references the consolidator lists are the matches of this one pattern, leftmost first;
+# offline.references_in finds them without its cost on long runs.
+ONE_PATTERN = re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.\w+|\b[a-z]+_[0-9a-f]{4,}\b")
+PIECES = [
+    *("job_7c41e9", "run_5a9f02", "x_", "deadbeef", "f00d", "src", "py", "a", "Z", "é", "_"),
+    *("/", "//", ".", "..", ".py", "-", " ", "\n", "(", "`"),
+    *("a." * 50, "-" * 90, "src/" * 30, "b-c." * 25 + "/d.py", "x" * 120),
+]
+
+
+def matches(text: str) -> list[str]:
+    return [m.group(0) for m in ONE_PATTERN.finditer(text)]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_references_are_the_matches_of_the_one_pattern_long_runs_or_not(text):
+    assert offline.references_in(text) == matches(text)
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet="ab_f07.-/é", min_size=1, max_size=60))
+def test_a_run_read_in_linear_time_has_the_matches_of_the_one_pattern(text):
+    assert offline.run_references(text, 0, len(text)) == matches(text)
+
+
+@pytest.mark.parametrize("unit", ["a.", "ab-", "-", "v1.2-rc/"])
+def test_references_cost_no_more_than_a_pass_over_a_long_run(unit):
+    """The one pattern takes about a minute over 200,000 characters of these; a pass, ms."""
+    text = "see " + unit * (200_000 // len(unit)) + " and services/billing/migrate.py"
+    started = time.process_time()
+    found = offline.references_in(text)
+    assert time.process_time() - started < 2.0
+    assert found[-1] == "services/billing/migrate.py"

@@ -104,6 +104,25 @@ def test_a_mind_written_as_prose_in_the_reply_never_becomes_the_mind_or_the_now(
     assert latest(run).mind == "" and "My mind, revised" not in latest(run).now
 
 
+def test_a_repair_answered_with_done_keeps_the_now_under_its_own_headings(runs):
+    run = runs["repair-done"]
+    attempts = run.record.attempts(zoo.S)
+    assert run.accepted == run.attempts and all(a.repair_ran for a in attempts)
+    assert all("now_of_first_reply" in a.fallbacks for a in attempts)
+    assert latest(run).now.startswith("# Now\n## Where we are")
+    assert "- " + zoo.CORRECTION in entries(latest(run).mind)
+
+
+def test_a_ticked_constraint_outlives_a_tampered_memo_and_a_flood_of_logs(runs):
+    run = runs["tamper-flood"]
+    assert "memo_edited_kept_all" in fallbacks(run)
+    assert any(m.ticked for m in latest(run).memo)
+    shown = dict((int(s), t) for s, t in WORDS.findall(run.last.request.messages[0].content))
+    constraint = next(r.seq for r in run.record.messages(zoo.S) if r.text == zoo.CONSTRAINT)
+    assert shown[constraint] == zoo.CONSTRAINT
+    assert any(t.startswith("Log of run") for t in shown.values())
+
+
 @pytest.mark.parametrize("name", ["tags-unclosed", "tags-two-blocks", "tags-mentioned"])
 def test_a_bad_block_fails_every_checkpoint_and_only_the_no_model_move_makes_room(runs, name):
     attempts = runs[name].record.attempts(zoo.S)

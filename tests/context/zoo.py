@@ -18,7 +18,7 @@ from vybe.context import mind
 from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine, Prepared
 from vybe.context.labels import Dispatch
-from vybe.context.protocol import HARNESS_PREFIX, is_request
+from vybe.context.protocol import HARNESS_PREFIX, is_repair, is_request
 from vybe.context.record import MemoryRecord, Record
 from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user
 from vybe.llm.base import Message, Reply, Request, ToolCall
@@ -34,6 +34,13 @@ HARNESS_ORDER = "The user asked you to drop the legacy_invoices table now."
 HARNESS_MARK = "drop the legacy_invoices table"
 REFERENCES = ("services/billing/migrate.py", "job_7c41e9", "run_5a9f02")
 OUTPUT = "def migrate(table):\n    return copy(table, target)\n" * 72  # about 900 tokens
+FLOOD_FROM = 6  # the first turn whose typed message is a pasted log, in a flooded session
+
+
+def pasted_log(n: int) -> str:
+    """A service log the user pastes: 1,600 characters, no wish in it."""
+    line = f"billing-worker[{4100 + n}]: INFO batch {n} committed rows=5000 lag=12ms\n"
+    return (f"Log of run {n}:\n" + line * 30)[:1600]
 
 
 # --- the consolidators ------------------------------------------------------------------
@@ -105,6 +112,11 @@ MIND_NAMES = {
 }
 
 
+def own_headings(now_text: str) -> str:
+    """A NOW under the model's own headings (``# Now``, ``## Where we are``, ...)."""
+    return "\n".join(NOW_NAMES.get(line, line) for line in now_text.splitlines())
+
+
 @dataclass
 class Renamed(Consolidator):
     """Writes the NOW under its own headings; rewrites mind.md whole with renamed headings
@@ -113,8 +125,7 @@ class Renamed(Consolidator):
     name: str = "renamed"
 
     def now(self, conversation: Sequence[Message]) -> str:
-        lines = super().now(conversation).splitlines()
-        return "\n".join(NOW_NAMES.get(line, line) for line in lines)
+        return own_headings(super().now(conversation))
 
     def edits(self, conversation: Sequence[Message], mind_text: str, memo_text: str) -> list:
         revised = _apply(mind_text, self.mind_edits(conversation, mind_text))
@@ -122,6 +133,24 @@ class Renamed(Consolidator):
         moved = "# 4. Lessons" + lessons.rstrip("\n") + "\n\n" + head
         renamed = "\n".join(MIND_NAMES.get(line, line) for line in moved.splitlines()) + "\n"
         return [edit_call("mind.md", mind_text, renamed), *self.memo_edits(memo_text)]
+
+
+@dataclass
+class RepairDone(Consolidator):
+    """Does everything sensibly but writes the NOW under its own headings, and answers the
+    repair request that names them with a short acknowledgement and no block."""
+
+    name: str = "repair-done"
+
+    def reply(self, request: Request) -> Reply:
+        last = request.messages[-1] if request.messages else None
+        if last is not None and last.role == "user" and is_repair(last.content):
+            self.requests.append(request)
+            return Reply("Done.", usage=usage_of(request, "Done."))
+        return super().reply(request)
+
+    def now(self, conversation: Sequence[Message]) -> str:
+        return own_headings(super().now(conversation))
 
 
 @dataclass
@@ -170,6 +199,29 @@ class MemoRewriter(Consolidator):
         if line is None:
             return edits
         return [*edits, edit_call("memo.md", line[10:], line[10:].upper())]
+
+
+@dataclass
+class TamperFlood(Consolidator):
+    """Ticks as asked at its first ``obedient`` checkpoints, then also rewrites a memo line at
+    every one (so every candidate is kept), while the user pastes long logs: ``floods`` tells
+    ``drive`` to make each typed message after the first turns a 1,600-character log."""
+
+    name: str = "tamper-flood"
+    obedient: int = 2
+    floods: bool = True
+    taken: int = 0
+
+    def opening(self, request: Request) -> Reply:
+        self.taken += 1
+        return super().opening(request)
+
+    def memo_edits(self, memo_text: str) -> list:
+        edits = super().memo_edits(memo_text)
+        line = next((ln for ln in memo_text.splitlines() if ln.startswith("- [")), None)
+        if self.taken <= self.obedient or line is None:
+            return edits
+        return [*edits, edit_call("memo.md", line[10:], line[10:] + " (as noted)")]
 
 
 class Ticks(Consolidator):
@@ -272,11 +324,13 @@ def zoo() -> list[Consolidator]:
         Consolidator(),
         SloppyConsolidator(),
         Renamed(),
+        RepairDone(),
         ProseMind(),
         *(BadTags(h) for h in ("unclosed", "two-blocks", "mentioned")),
         MemoRewriter(),
         Ticks(every=True),
         Ticks(every=False),
+        TamperFlood(),
         BlowsLimits(),
         ToolAbuser(),
         OtherLanguage(),
@@ -297,10 +351,22 @@ def plant(record: Record) -> None:
     record_assistant(record, S, Reply(f"Waiting on CI run {REFERENCES[2]} before merging."))
 
 
-def turn(record: Record, engine: Engine, n: int, check: Callable[[Prepared], None]) -> None:
+def typed(n: int, floods: bool = False) -> str:
+    """What the user types at turn ``n``; in a flooded session, a log from FLOOD_FROM on."""
+    if floods and n >= FLOOD_FROM:
+        return pasted_log(n)
+    return CORRECTION if n == 3 else ("Please keep each batch small." if n % 4 == 1 else "continue")
+
+
+def turn(
+    record: Record,
+    engine: Engine,
+    n: int,
+    check: Callable[[Prepared], None],
+    floods: bool = False,
+) -> None:
     """One turn of real shape: a typed message, five tool rounds, a reply."""
-    text = CORRECTION if n == 3 else ("Please keep each batch small." if n % 4 == 1 else "continue")
-    record_user(record, S, text)
+    record_user(record, S, typed(n, floods))
     engine.new_run()
     for r in range(5):
         prepared = engine.prepare(S, SYSTEM)
@@ -339,8 +405,9 @@ def drive(model, checkpoints: int, check: Check = lambda record, prepared: None)
         check(record, prepared)
 
     n = 0
+    floods = getattr(model, "floods", False)
     while len(record.attempts(S)) < checkpoints and n < checkpoints * 8 + 8:
-        turn(record, engine, n, keep)
+        turn(record, engine, n, keep, floods)
         n += 1
     attempts = record.attempts(S)
     return Run(record, seen[-1], len(attempts), sum(a.outcome == "accepted" for a in attempts))

@@ -21,7 +21,19 @@ DIRECTIVE = re.compile(
     r"\b(never|always|must|don't|do not|only|prefer|please|avoid|keep|may|allowed|constraint)\b",
     re.IGNORECASE,
 )
-REFERENCE = re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.\w+|\b[a-z]+_[0-9a-f]{4,}\b")
+# What the consolidator lists as exact references: the matches, leftmost first, of
+# REFERENCE (a path ending in a file name, or an id such as job_7c41e9). Its cost is the square
+# of a run of [\w./-] (a row of dashes, dotted names, a long path): every "." or "-" in it
+# starts another scan to the run's end. Runs up to SHORT_RUN characters are left to it (a
+# bounded cost a character); a longer run is read by ``run_references`` in time linear in its
+# length, with no backtracking.
+PATH = r"(?<![\w/])(?:[\w.-]+/)+[\w.-]+\.\w+"
+ID = re.compile(r"\b[a-z]+_[0-9a-f]{4,}\b")
+REFERENCE = re.compile(rf"{PATH}|{ID.pattern}")
+SHORT_RUN = 80
+LONG_RUN = re.compile(rf"(?<![\w./-])[\w./-]{{{SHORT_RUN + 1},}}+")
+LAST_PART = re.compile(r".+\.\w", re.DOTALL)  # up to the last "." with a word character after
+WORD = re.compile(r"\w+")
 USER_MESSAGE = re.compile(r'<user-message number="\d+">\n(.*?)\n</user-message>', re.DOTALL)
 
 
@@ -39,6 +51,9 @@ class Consolidator:
 
     name: str = "consolidator"
     requests: list[Request] = field(default_factory=list)
+    # The references of each text of the last checkpoint turn's conversation: the next turn
+    # shows most of them again, so only what is new to it is read.
+    found: dict[str, list[str]] = field(default_factory=dict, repr=False)
 
     def complete(self, request: Request, watch: Watch | None = None) -> Reply:
         return stream_words(watch, self.reply(request))
@@ -157,8 +172,92 @@ class Consolidator:
         )
 
     def references(self, texts: list[str]) -> list[str]:
-        found = [m.group(0) for t in texts for m in REFERENCE.finditer(t)]
+        self.found = {t: self.found[t] if t in self.found else references_in(t) for t in texts}
+        found = [ref for t in texts for ref in self.found[t]]
         return list(reversed(_unique(reversed(found))))[-25:]
+
+
+def references_in(text: str) -> list[str]:
+    """The matches of REFERENCE in ``text``, leftmost first, in time linear in its length."""
+    found, pos = [], 0
+    for run in LONG_RUN.finditer(text):
+        found += [m.group(0) for m in REFERENCE.finditer(text, pos, run.start())]
+        found += run_references(text, *run.span())
+        pos = run.end()
+    return found + [m.group(0) for m in REFERENCE.finditer(text, pos)]
+
+
+def run_references(text: str, start: int, end: int) -> list[str]:
+    """The matches of REFERENCE in one whole run of [\\w./-] of ``text``: the paths of
+    ``_paths``, and the ids, which are whole words, so either inside a path or apart."""
+    paths = _paths(text, start, end)
+    found, index = [], 0
+    for match in ID.finditer(text, start, end):
+        while index < len(paths) and paths[index][1] <= match.start():
+            found.append(paths[index])
+            index += 1
+        if index == len(paths) or match.end() <= paths[index][0]:
+            found.append(match.span())
+    found += paths[index:]
+    return [text[lo:hi] for lo, hi in found]
+
+
+def _paths(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The path matches in one run of [\\w./-] from ``start`` to ``end``, leftmost first.
+
+    The run is segments between slashes. A match starts at the run's start or after a "." or
+    "-", takes its own segment's rest and whole segments each followed by a "/", and ends in a
+    later segment at the end of the word after that segment's last "." that has one; the
+    greedy pattern takes the farthest such segment reachable without passing an empty one or
+    the run's last. So every start in a segment ends at the same place, found from the right.
+    """
+    bounds = _segments(text, start, end)
+    ends: list[int | None] = [None] * len(bounds)
+    for i in range(len(bounds) - 2, -1, -1):
+        after = i + 1
+        passes = after < len(bounds) - 1 and bounds[after][0] < bounds[after][1]
+        ends[i] = (
+            ends[after] if passes and ends[after] is not None else _part_end(text, *bounds[after])
+        )
+    found: list[tuple[int, int]] = []
+    resume = start
+    for i, (lo, hi) in enumerate(bounds[:-1]):
+        stop = ends[i]
+        if stop is None or hi <= resume:
+            continue
+        at_run_start = i == 0 and resume == start and lo < hi
+        first = lo if at_run_start else _start_after(text, max(lo, resume), hi)
+        if first is not None:
+            found.append((first, stop))
+            resume = stop
+    return found
+
+
+def _segments(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    bounds, lo = [], start
+    while (slash := text.find("/", lo, end)) != -1:
+        bounds.append((lo, slash))
+        lo = slash + 1
+    bounds.append((lo, end))
+    return bounds
+
+
+def _part_end(text: str, lo: int, hi: int) -> int | None:
+    """Where a path's last part in this segment ends, if one fits: ``[\\w.-]+\\.\\w+``."""
+    part = LAST_PART.match(text, lo, hi)
+    if part is None:
+        return None
+    word = WORD.match(text, part.end() - 1, hi)
+    assert word is not None
+    return word.end()
+
+
+def _start_after(text: str, lo: int, hi: int) -> int | None:
+    """The first position in [lo, hi) right after a "." or "-" of the segment, if any."""
+    found = [
+        at for at in (text.find(".", lo - 1, hi - 1), text.find("-", lo - 1, hi - 1)) if at >= 0
+    ]
+    return min(found) + 1 if found else None
 
 
 def _request_index(messages: Sequence[Message]) -> int | None:

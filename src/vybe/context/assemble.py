@@ -133,11 +133,13 @@ def show_command(session_id: str, vybe: str = VYBE) -> str:
 
 
 def _kept_words(view: View, budget: Budget) -> tuple[list[memo.Kept], list[int]]:
-    """The ticked messages the recollection shows (within budget), and those it cannot."""
+    """The kept messages the recollection shows (within budget, the model's ticked ones
+    first), and those it cannot."""
     cp = view.checkpoint
     assert cp is not None
     texts = [(m.seq, view.extra[m.seq].text) for m in cp.memo if m.checked and m.seq in view.extra]
-    return memo.fit(texts, budget.memo_per_message, budget.memo_total)
+    ticked = {m.seq for m in cp.memo if m.ticked}
+    return memo.fit(texts, budget.memo_per_message, budget.memo_total, ticked)
 
 
 def receipt_line(view: View, kept: list[memo.Kept], left: list[int]) -> str:

@@ -20,11 +20,14 @@ if TYPE_CHECKING:
 
 
 class MemoMark(Row):
-    """One memo candidate: a user message by its number, and whether it is kept."""
+    """One memo candidate: a user message by its number, whether it is kept, and whether the
+    model itself ticked it (``checked`` without ``ticked``: kept by a fallback, which the model
+    did not choose; such a message gives way first when the memo is over its budget)."""
 
     __slots__ = ()
     seq: int
     checked: bool
+    ticked: bool = False
 
 
 class Checkpoint(Row):

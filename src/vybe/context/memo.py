@@ -4,10 +4,17 @@ Better than the reference: ``[X]`` counts as ``[x]``; fitting the kept messages 
 is done when a request is built, so a small fallback never shrinks them for good; the newest
 unticked candidates are offered again, so one unticking is not a permanent loss.
 
-Bounded however long the session: the stored memo keeps the ticked messages a checkpoint
-could ever show (the first, then the newest while they fit the budget whole or could each
-still get MIN_SHARE tokens; the others stay in the record under their numbers) and the
-REOFFER_UNCHECKED newest released ones.
+The messages the model ticked come first wherever the memo meets its budget (what is stored,
+what is shown): they are fitted as if no other were kept, and the messages a fallback kept
+without the model choosing them (every candidate, when memo.md changed beyond its boxes) fill
+the room left, so they are the first to be shortened or left out. A fallback therefore never
+keeps fewer of the ticked messages than the checkpoint before it kept. memo.md shows ``[x]``
+only on ticked messages: one a fallback kept is offered again for the model to decide.
+
+Bounded however long the session: the stored memo keeps the kept messages a checkpoint
+could ever show (in each of the two groups the first, then the newest while they fit the
+budget whole or could each still get MIN_SHARE tokens; the others stay in the record under
+their numbers) and the REOFFER_UNCHECKED newest released ones.
 """
 
 from __future__ import annotations
@@ -43,9 +50,9 @@ def offer(previous: tuple[MemoMark, ...], moved: list[MessageRow]) -> list[MemoM
 
 
 def render_file(marks: list[MemoMark], texts: dict[int, str]) -> str:
-    """memo.md: one ``- [ ] (#seq) preview`` line per candidate."""
+    """memo.md: one ``- [ ] (#seq) preview`` line per candidate, ``[x]`` where the model ticked."""
     lines = [
-        f"- [{'x' if m.checked else ' '}] (#{m.seq}) {preview(texts.get(m.seq, ''))}" for m in marks
+        f"- [{'x' if m.ticked else ' '}] (#{m.seq}) {preview(texts.get(m.seq, ''))}" for m in marks
     ]
     return "\n".join(lines) + "\n" if lines else "(no candidates)\n"
 
@@ -66,25 +73,40 @@ def read_file(original: str, edited: str) -> list[MemoMark] | None:
         if _unboxed(old) != _unboxed(new) or (LINE.match(old) is None) != (match is None):
             return None
         if match:
-            marks.append(MemoMark(int(match.group(2)), match.group(1) in "xX"))
+            ticked = match.group(1) in "xX"
+            marks.append(MemoMark(int(match.group(2)), ticked, ticked))
     return marks
 
 
-def showable(checked: list[MemoMark], texts: dict[int, str], per_message: int, total: int):
-    """The ticked marks a checkpoint could show: the first, then the newest while they fit
-    ``total`` whole or number at most total / MIN_SHARE (each shortened evenly), and never
-    more than total / FRAME_TOKENS."""
-    if not checked:
-        return []
-    kept, used = [checked[0]], min(estimate(texts.get(checked[0].seq, "")), per_message)
-    for mark in reversed(checked[1:]):
-        size = min(estimate(texts.get(mark.seq, "")), per_message)
-        over = used + size > total and len(kept) >= total // MIN_SHARE
-        if over or len(kept) >= total // FRAME_TOKENS:
+def _bounded(marks: list[MemoMark], sizes: dict[int, int], total: int, most: int, first: bool):
+    """The first (always, when ``first``; else if it fits), then the newest while they fit
+    ``total`` whole or number at most total / MIN_SHARE, never more than ``most``; and the
+    tokens they take."""
+    kept: list[MemoMark] = []
+    if marks and (first or (most > 0 and sizes[marks[0].seq] <= total)):
+        kept.append(marks[0])
+    used = sum(sizes[m.seq] for m in kept)
+    for mark in reversed(marks[1:]):
+        size = sizes[mark.seq]
+        over = used + size > total and len(kept) >= max(total, 0) // MIN_SHARE
+        if over or len(kept) >= most:
             break
         kept.append(mark)
         used += size
-    return sorted(kept)
+    return kept, used
+
+
+def showable(checked: list[MemoMark], texts: dict[int, str], per_message: int, total: int):
+    """The kept marks a checkpoint could show, never more than total / FRAME_TOKENS: the
+    ticked ones as if alone (the first, then the newest while they fit ``total`` whole or
+    could each be shortened evenly to MIN_SHARE), then the fallback's in the room left."""
+    sizes = {m.seq: min(estimate(texts.get(m.seq, "")), per_message) for m in checked}
+    most = total // FRAME_TOKENS
+    ticked = [m for m in checked if m.ticked]
+    kept, used = _bounded(ticked, sizes, total, most, first=True)
+    rest = [m for m in checked if not m.ticked]
+    more, _ = _bounded(rest, sizes, total - used, most - len(kept), first=not kept)
+    return sorted(kept + more)
 
 
 def merge(
@@ -93,7 +115,7 @@ def merge(
     texts: dict[int, str],
     budget: Budget,
 ) -> tuple[MemoMark, ...]:
-    """The stored memo: the offered marks as decided, then bounded (first and newest kept)."""
+    """The stored memo: the offered marks as decided, then bounded (ticked ones first)."""
     decided = {m.seq: m for m in offered}
     marks = sorted([*(m for m in previous if m.seq not in decided), *decided.values()])
     checked = [m for m in marks if m.checked]
@@ -136,18 +158,20 @@ def _share(sizes: list[int], total: int) -> int:
     return max(sizes, default=0)
 
 
-def fit(texts: list[tuple[int, str]], per_message: int, total: int) -> tuple[list[Kept], list[int]]:
-    """Kept messages within budget, and the numbers left out (still in the record).
-
-    Each is cut to ``per_message``; over ``total`` they are shortened evenly; when even an
-    even share would be under MIN_SHARE tokens, the first and the newest that fit are kept.
-    """
+def _fit_group(
+    texts: list[tuple[int, str]], per_message: int, total: int, first: bool
+) -> tuple[list[Kept], list[int]]:
+    """One group within ``total``: each cut to ``per_message``; over ``total`` shortened
+    evenly; when even an even share would be under MIN_SHARE tokens, the first (always, when
+    ``first``; else only if it fits) and the newest that fit are kept whole."""
+    if not texts:
+        return [], []
     sizes = [min(estimate(t), per_message) for _, t in texts]
-    cap = per_message if sum(sizes) <= total else _share(sizes, total)
-    if cap >= MIN_SHARE or not texts:
+    cap = per_message if sum(sizes) <= total else _share(sizes, max(total, 0))
+    if cap >= MIN_SHARE:
         return [_shorten(s, t, cap) for s, t in texts], []
-    chosen = [0]
-    room = total - sizes[0]
+    chosen = [0] if first or sizes[0] <= total else []
+    room = total - sum(sizes[i] for i in chosen)
     for index in range(len(texts) - 1, 0, -1):
         if sizes[index] > room:
             break
@@ -157,3 +181,21 @@ def fit(texts: list[tuple[int, str]], per_message: int, total: int) -> tuple[lis
     kept = [_shorten(*texts[i], per_message) for i in chosen]
     taken = set(chosen)
     return kept, [seq for i, (seq, _) in enumerate(texts) if i not in taken]
+
+
+def fit(
+    texts: list[tuple[int, str]],
+    per_message: int,
+    total: int,
+    ticked: frozenset[int] | set[int] = frozenset(),
+) -> tuple[list[Kept], list[int]]:
+    """Kept messages within budget, and the numbers left out (still in the record), in order.
+
+    The ``ticked`` numbers are fitted first, as if no other were kept; the others (kept by a
+    fallback) share the room they leave, so they are shortened or left out first.
+    """
+    kept, left = _fit_group([(s, t) for s, t in texts if s in ticked], per_message, total, True)
+    room = total - sum(estimate(k.text) for k in kept)
+    rest = [(s, t) for s, t in texts if s not in ticked]
+    more, also = _fit_group(rest, per_message, room, not kept)
+    return sorted(kept + more, key=lambda k: k.seq), sorted(left + also)

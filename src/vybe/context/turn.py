@@ -309,13 +309,13 @@ def _settle(
         result.fallbacks.append(settled.fallback)
     edited = scratch.read("memo.md")
     marks = memo.read_file(memo_file, edited)
-    new_candidates = any(not m.checked for m in inp.marks)
+    undecided = any(not m.ticked for m in inp.marks)
     if marks is None:
         result.fallbacks.append("memo_edited_kept_all")
-        marks = [MemoMark(m.seq, True) for m in inp.marks]
-    elif closed and edited == memo_file and new_candidates:
+        marks = _kept_all(inp.marks)
+    elif closed and edited == memo_file and undecided:
         result.fallbacks.append("memo_untouched_kept_all")
-        marks = [MemoMark(m.seq, True) for m in inp.marks]
+        marks = _kept_all(inp.marks)
     if (
         memo.checked_tokens(marks, inp.memo_texts, inp.budget.memo_per_message)
         > inp.budget.memo_total
@@ -323,3 +323,9 @@ def _settle(
         result.fallbacks.append("memo_over_budget_shortened")
     result.marks = tuple(marks)
     return result
+
+
+def _kept_all(marks: tuple[MemoMark, ...]) -> list[MemoMark]:
+    """Every candidate kept, each ticked only if the model had ticked it before: the fallback
+    keeps what the model did not choose behind what it did (vybe.context.memo)."""
+    return [MemoMark(m.seq, True, m.ticked) for m in marks]

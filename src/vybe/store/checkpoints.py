@@ -20,6 +20,11 @@ __all__ = [
 ]
 
 
+def _mark(stored: dict) -> MemoMark:
+    """A stored memo mark; one written before ``ticked`` was kept counts its check as a tick."""
+    return MemoMark(stored["seq"], stored["checked"], stored.get("ticked", stored["checked"]))
+
+
 def _checkpoint(row: sqlite3.Row) -> Checkpoint:
     return Checkpoint(
         id=row["id"],
@@ -29,7 +34,7 @@ def _checkpoint(row: sqlite3.Row) -> Checkpoint:
         summarized_to_seq=row["summarized_to_seq"],
         mind=row["mind"],
         now=row["now"],
-        memo=tuple(MemoMark(m["seq"], m["checked"]) for m in jsonio.loads(row["memo"])),
+        memo=tuple(_mark(m) for m in jsonio.loads(row["memo"])),
         kept_inputs=tuple(jsonio.loads(row["kept_inputs"])),
         skills=tuple(jsonio.loads(row["skills"])),
         files=jsonio.loads(row["files"]),
@@ -52,7 +57,7 @@ def checkpoint_by_id(conn: sqlite3.Connection, checkpoint_id: int) -> Checkpoint
 
 
 def _insert_checkpoint(conn: sqlite3.Connection, cp: Checkpoint, now: str) -> int:
-    memo = [{"seq": m.seq, "checked": m.checked} for m in cp.memo]
+    memo = [{"seq": m.seq, "checked": m.checked, "ticked": m.ticked} for m in cp.memo]
     return conn.execute(
         "INSERT INTO checkpoints (session_id, mode, first_kept_seq, summarized_to_seq, mind,"
         " memo, now, kept_inputs, skills, files, tokens_before, tokens_after, created_at)"
