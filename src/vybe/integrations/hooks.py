@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 
 from vybe import config, jsonio
+from vybe.errors import acting
 from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -189,8 +190,9 @@ def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
         handler = handlers(target).get(event)
         if handler is None:
             return render(target, event, None)
-        who = os.environ.get("VYBE_AGENT") or target
-        hook = Hook(target, event, payload, who.strip().lower(), config.load(who))
+        # The hook knows its agent: the target (claude, codex) unless VYBE_AGENT names one.
+        settings = config.load(os.environ.get("VYBE_AGENT") or target)
+        hook = Hook(target, event, payload, acting(settings.agent), settings)
         return render(target, event, handler(hook))
     except Exception as error:
         log_failure(target, event, error)

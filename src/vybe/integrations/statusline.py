@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from vybe import config, jsonio
+from vybe.errors import acting
 from vybe.text import shorten
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
@@ -64,9 +65,8 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     """The status line for one payload; ``process_ends``: the store is left to the process's
     end (``Store.close_at_exit``: no checkpoint of the hooks' WAL on every status line)."""
     payload = _payload(raw)
-    agent = (os.environ.get("VYBE_AGENT") or "claude").strip().lower()
     try:
-        settings = config.load(agent)
+        settings = config.load(os.environ.get("VYBE_AGENT") or "claude")
         if settings.db_url is None and not os.path.exists(settings.db_path):
             return "vybe"
         from vybe.store import open_store
@@ -75,7 +75,7 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     except Exception:
         return "vybe"
     try:
-        parts = ["vybe", _focus(store.conn, settings.agent)]
+        parts = ["vybe", _focus(store.conn, acting(settings.agent))]
         session = payload.get("session_id")
         if isinstance(session, str) and session:
             parts += _compactions(store.conn, f"claude:{session}")

@@ -78,7 +78,7 @@ def _remember(values: dict) -> dict:
 
 
 def _get(ctx, v: dict) -> dict:
-    return actions.get(ctx.store, ctx.agent, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
+    return actions.get(ctx.store, ctx.named, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
 
 
 def _list(ctx, v: dict) -> dict:
@@ -91,7 +91,7 @@ def _list(ctx, v: dict) -> dict:
         include_superseded=v["include_superseded"],
         limit=v["limit"],
     )
-    return actions.list_memory(ctx.store, ctx.agent, query)
+    return actions.list_memory(ctx.store, ctx.named, query)
 
 
 def _delete(ctx, v: dict) -> dict:
