@@ -30,7 +30,6 @@ HOOK_MANIFEST = "hook-manifest.json"
 SECTIONS = ("models", "chat")  # the config's sections: each a mapping when present
 
 DEFAULTS = {
-    "default_agent": "default",
     "claim_lease": "15m",
     "busy_timeout_ms": "5000",
 }
@@ -142,8 +141,33 @@ def read_scalars(path: str) -> dict[str, str]:
     return values
 
 
+def write_default_agent(agent: str) -> str:
+    """Write ``default_agent: AGENT`` into the user's config.yaml (its line replaced, or
+    added; the rest of the file kept as it is); the file's path."""
+    import json
+
+    name = limits.agent_name(agent)
+    path = os.path.join(config_dir(), "config.yaml")
+    value = name if set(name) <= _SHELL_SAFE - set(":") else json.dumps(name, ensure_ascii=False)
+    line = f"default_agent: {value}"
+    lines = _read_text(path).splitlines() if os.path.isfile(path) else []
+    kept = [
+        raw
+        for raw in lines
+        if raw.partition(":")[0].strip() != "default_agent" or raw[:1] in " \t#"
+    ]
+    make_private_dir(config_dir())
+    draft = f"{path}.{os.getpid()}.tmp"  # replaced whole: never a half-written config
+    with open(draft, "w", encoding="utf-8", opener=private_opener) as file:
+        file.write("\n".join([*kept, line]) + "\n")
+    os.replace(draft, path)
+    return path
+
+
 class Settings:
-    """Where the store is and who acts: the resolved configuration of one run.
+    """Where the store is and who acts: the resolved configuration of one run. ``agent`` is
+    None when no agent is named (``--agent``, VYBE_AGENT, config ``default_agent``): a command
+    that acts as one then refuses (AGENT_REQUIRED), never acts under a shared name.
 
     A plain class, not a dataclass: every hook and command reads it, and the dataclasses
     module (with inspect) is kept off the start-up paths."""
@@ -153,7 +177,7 @@ class Settings:
     def __init__(
         self,
         db_path: str,
-        agent: str,
+        agent: str | None,
         claim_lease: str,
         busy_timeout_ms: int,
         config_file: str | None,
@@ -238,9 +262,8 @@ def load(
         return _env("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
 
     url, chosen_db = _chosen_store((db_url, db_path), file_values)
-    agent_name = limits.agent_name(
-        agent or _env("VYBE_AGENT") or pick("default_agent") or "default"
-    )
+    named = agent or _env("VYBE_AGENT") or pick("default_agent")
+    agent_name = limits.agent_name(named) if named else None  # no shared fallback name
     if chosen_db is not None and (not encodable(chosen_db) or "\x00" in chosen_db):
         raise InvalidInput("the store path is not valid UTF-8 text", context={"field": "db_path"})
     try:

@@ -31,13 +31,12 @@ def test_a_config_yaml_in_the_working_folder_never_chooses_the_store(tmp_path, m
     monkeypatch.chdir(project)
     settings = config.load()
     assert settings.db_path == str(tmp_path / "config" / "vybe.db")
-    assert (settings.agent, settings.config_file) == ("default", None)
+    assert (settings.agent, settings.config_file) == (None, None)
     assert "config.yaml" not in config.config_files()
 
 
 def test_doctor_names_the_config_files_it_read(vybe):
     folder = vybe.home / "config"
-    folder.mkdir(mode=0o700)
     (folder / "config.yaml").write_text("default_agent: carol\n")
     vybe.ok("init")
     found = vybe.ok("doctor")["config"]

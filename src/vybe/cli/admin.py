@@ -41,12 +41,14 @@ def init(inv, v: dict) -> dict:
     on_file = inv.settings.db_url is None
     existed = os.path.exists(inv.settings.db_path) if on_file else None
     applied = _migrate(inv)["applied"]
+    written = config.write_default_agent(inv.flags["agent"]) if "agent" in inv.flags else None
     return {
         "config_dir": folder,
         "db_path": _where(inv.settings),
         "database_created": not existed if on_file else "0001_foundation.sql" in applied,
         "migrations_applied": applied,
-        "agent": inv.agent,
+        "agent": inv.settings.agent,
+        "default_agent_written": written,
     }
 
 
@@ -54,8 +56,9 @@ def status(inv, v: dict) -> dict:
     from vybe.actions import health
 
     path = _where(inv.settings)
+    agent = inv.settings.agent
     try:
-        state = health.agent_state(inv.store, inv.agent)
+        state = health.agent_state(inv.store, agent) if agent is not None else None
         query_ok, query_error, error_code = True, None, None
     except (sqlite3.Error, VybeError) as exc:
         state, query_ok, query_error = None, False, str(exc)
@@ -68,7 +71,7 @@ def status(inv, v: dict) -> dict:
         )
     return {
         "version": __version__,
-        "agent": inv.agent,
+        "agent": agent,
         "db": {
             "path": path,
             "exists": os.path.isfile(path) if inv.settings.db_url is None else query_ok,
@@ -196,13 +199,17 @@ def query(inv, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "init",
-        "Create the config folder and the database (idempotent).",
+        "Create the config folder and the database (idempotent); with --agent, write it as"
+        " config.yaml's default_agent.",
         init,
         writes=True,
         idempotent=True,
         surfaces=CLI_ONLY,
         result={"db_path": "string", "database_created": "boolean"},
-        examples=("vybe init", "vybe init --db-path /tmp/vybe.db"),
+        examples=(
+            "vybe init --agent claude",
+            "vybe init --db-path /tmp/vybe.db",
+        ),
     ),
     Operation(
         "status",

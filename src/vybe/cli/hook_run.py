@@ -17,6 +17,7 @@ import sys
 import time
 
 from vybe import config, jsonio
+from vybe.errors import acting
 from vybe.integrations.hooks import MAX_INPUT_BYTES, Hook, log_failure, parse, render
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
@@ -96,8 +97,9 @@ def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
         handler = handlers(target).get(event)
         if handler is None:
             return render(target, event, None)
-        who = os.environ.get("VYBE_AGENT") or target
-        hook = Hook(target, event, payload, who.strip().lower(), config.load(who))
+        # The hook knows its agent: the target (claude, codex) unless VYBE_AGENT names one.
+        settings = config.load(os.environ.get("VYBE_AGENT") or target)
+        hook = Hook(target, event, payload, acting(settings.agent), settings)
         return render(target, event, handler(hook))
     except Exception as error:
         log_failure(target, event, error)

@@ -9,7 +9,7 @@ import sys
 from vybe import __version__, clock
 from vybe.cli import output
 from vybe.cli.flags import split_globals
-from vybe.errors import InvalidInput, VybeError
+from vybe.errors import InvalidInput, VybeError, acting
 from vybe.operations.model import CLI
 from vybe.text import from_os
 
@@ -55,6 +55,12 @@ class Invocation:
 
     @property
     def agent(self) -> str:
+        """Who acts: AGENT_REQUIRED when no agent is named (read only by what acts as one)."""
+        return acting(self.settings.agent)
+
+    @property
+    def named(self) -> str | None:
+        """The agent named, or None: for a read that narrows to an agent only when one is."""
         return self.settings.agent
 
     @property

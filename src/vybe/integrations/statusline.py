@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from vybe import config, jsonio
+from vybe.errors import acting
 from vybe.text import shorten
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
@@ -64,9 +65,8 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     """The status line for one payload; ``process_ends``: the store is left to the process's
     end (``Store.close_at_exit``: no checkpoint of the hooks' WAL on every status line)."""
     payload = _payload(raw)
-    agent = (os.environ.get("VYBE_AGENT") or "claude").strip().lower()
     try:
-        settings = config.load(agent)
+        settings = config.load(os.environ.get("VYBE_AGENT") or "claude")
         if settings.db_url is None and not os.path.exists(settings.db_path):
             return "vybe"
         from vybe.store import open_store
@@ -77,7 +77,7 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     try:
         session = payload.get("session_id")
         with store.snapshot() as conn:
-            parts = ["vybe", _focus(conn, settings.agent)]
+            parts = ["vybe", _focus(conn, acting(settings.agent))]
             if isinstance(session, str) and session:
                 parts += _compactions(conn, f"claude:{session}")
         return SEPARATOR.join(parts)

@@ -14,7 +14,7 @@ def _events(ctx, v: dict) -> dict:
     from vybe.store.events import EventQuery
 
     query = EventQuery(
-        agent=None if v["all"] or v["task_id"] else ctx.agent,
+        agent=None if v["all"] or v["task_id"] else ctx.named,
         task_id=v["task_id"],
         kind=v["kind"],
         since_id=v["since"],
@@ -70,7 +70,12 @@ OPERATIONS = (
         "Read the event log, newest first: this agent's, a task's, or everyone's.",
         _events,
         params=(
-            Param("all", "boolean", "every agent's events, not only this agent's"),
+            Param(
+                "all",
+                "boolean",
+                "every agent's events, not only this agent's (with no agent named, every"
+                " agent's all the same)",
+            ),
             TASK_ID.but(required=False, aliases=(), help="only this task's events (any agent)"),
             Param("kind", help="only events of this kind, e.g. progress", max_length=128),
             Param(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from vybe import limits
 from vybe.actions import memory as actions
 from vybe.operations.common import LIMIT
-from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param, as_agent, mutation
+from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param, mutation
 
 GROUPS = {"memory": "Scoped memory: facts, directives and lessons agents keep."}
 MEMORY = {"memory": "object", "event_id": "integer"}
@@ -77,6 +77,10 @@ def _remember(values: dict) -> dict:
     return {**values, "key": key, "value": value}
 
 
+def _get(ctx, v: dict) -> dict:
+    return actions.get(ctx.store, ctx.named, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
+
+
 def _list(ctx, v: dict) -> dict:
     from vybe.store.memory import MemoryQuery
 
@@ -87,7 +91,7 @@ def _list(ctx, v: dict) -> dict:
         include_superseded=v["include_superseded"],
         limit=v["limit"],
     )
-    return actions.list_memory(ctx.store, ctx.agent, query)
+    return actions.list_memory(ctx.store, ctx.named, query)
 
 
 def _pin(ctx, v: dict) -> dict:
@@ -151,7 +155,7 @@ OPERATIONS = (
     Operation(
         "memory get",
         "Read one entry (counts as an access).",
-        as_agent(actions.get),
+        _get,
         surfaces=EVERYWHERE,
         params=(KEY, SCOPE, SCOPE_ID),
         result={"memory": "object"},

@@ -9,7 +9,7 @@ types, bounds and choices and name the parameter as that surface spells it.
 
 from __future__ import annotations
 
-from vybe.errors import InvalidInput, UsageError
+from vybe.errors import InvalidInput, UsageError, acting
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -356,20 +356,30 @@ class Context:
     def __init__(
         self,
         store: Any,
-        agent: str,
+        agent: str | None,
         request_id: str,
         surface: str,
         settings: Any = None,
     ) -> None:
-        self.store, self.agent, self.request_id = store, agent, request_id
+        self.store, self._agent, self.request_id = store, agent, request_id
         self.surface, self._settings = surface, settings
+
+    @property
+    def agent(self) -> str:
+        """Who acts: AGENT_REQUIRED when no agent is named."""
+        return acting(self._agent)
+
+    @property
+    def named(self) -> str | None:
+        """The agent named, or None: for a read that narrows to an agent only when one is."""
+        return self._agent
 
     @property
     def settings(self) -> Any:
         if self._settings is None:
             from vybe import config
 
-            self._settings = config.load(self.agent, None)
+            self._settings = config.load(self._agent, None)
         return self._settings
 
 
