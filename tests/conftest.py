@@ -129,7 +129,7 @@ class Vybe:
         # Every command acts as an agent named explicitly, as `vybe init --agent` sets one
         # up: the agent "default" (a hook acts as its own, claude or codex, all the same).
         self.config_dir = home / "config"
-        self.config_dir.mkdir(mode=0o700, exist_ok=True)
+        self.config_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         config_file = self.config_dir / "config.yaml"
         config_file.write_text(f"default_agent: {DEFAULT_AGENT}\n")
         config_file.chmod(0o600)  # as vybe writes its files (doctor names a wider one)

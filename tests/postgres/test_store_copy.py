@@ -31,7 +31,6 @@ def _benchmark_builder():
 def on_file(tmp_path) -> Vybe:
     """A SQLite store of 5k events, 1k memories and 200 tasks, then real commands on it."""
     local = Vybe(tmp_path / "file")
-    local.home.mkdir()
     _benchmark_builder()(local.db_path, events=5000, memories=1000, tasks=200)
     task = local.ok("task", "create", "--title", "made by the CLI", "--request-id", "made")
     local.ok("note", task["task"]["id"], "a note", "--request-id", "noted", agent="alice")
@@ -92,7 +91,6 @@ def test_the_server_counts_each_sessions_typed_messages_as_the_copy_inserts_them
     from vybe.store.record import SqliteRecord
 
     local = Vybe(tmp_path / "file")
-    local.home.mkdir()
     source = SqliteStore(local.db_path)
     for n in range(7):
         record_user(SqliteRecord(source), f"s{n % 2}", f"step {n}")
