@@ -33,7 +33,7 @@ from vybe.context.engine import Engine
 from vybe.context.record import Record
 from vybe.context.recorder import record_assistant, record_tool, record_user
 from vybe.llm.base import Reply, Request, ToolCall, Watch
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.record import SqliteRecord
 
 SOURCE = "shape"
@@ -103,7 +103,7 @@ def replayed(messages: int, output: str = OUTPUT) -> tuple[dict, TimedEngine, Ti
     """A fresh real-shape session replayed: the report, the timed engine and model, and the
     replay's CPU seconds."""
     folder = Path(tempfile.mkdtemp())
-    store = Store(folder / "bench.db")
+    store = SqliteStore(folder / "bench.db")
     record = SqliteRecord(store)
     real_shape(record, messages, output)
     model = Timed(Consolidator())

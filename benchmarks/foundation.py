@@ -32,7 +32,7 @@ from _common import Run, compile_vybe, interleaved
 
 from vybe import clock
 from vybe.actions import tasks
-from vybe.store import Store, open_store
+from vybe.store import SqliteStore, open_store
 
 VYBE = shutil.which("vybe", path=str(Path(sys.executable).parent)) or "vybe"
 AGENT = "bench"
@@ -43,7 +43,7 @@ RAW_PAYLOAD = 200
 
 def build(path: Path, events: int, task_count: int) -> None:
     """Fill a store with direct SQL in one transaction."""
-    Store(path).close()
+    SqliteStore(path).close()
     at = clock.now_iso()
     statuses = ("pending", "pending", "in_progress", "completed", "blocked")
     pad = "x" * 60
@@ -147,8 +147,8 @@ def commit_rates(folder: Path, count: int) -> tuple[float, float, float]:
     folder.mkdir()
     raw_db, events_db, vybe_db = folder / "raw.db", folder / "events.db", folder / "vybe.db"
     raw_store(raw_db)
-    Store(events_db).close()
-    Store(vybe_db).close()
+    SqliteStore(events_db).close()
+    SqliteStore(vybe_db).close()
     return (
         commit_rate(raw_writer, raw_db, count),
         commit_rate(raw_event_writer, events_db, count),
@@ -295,7 +295,7 @@ def main() -> int:
             f" vybe {pages[2]:.1f} (each page is one frame written to the WAL)"
         )
         cli_db, cli_raw_db = base / "cli.db", base / "cli_raw.db"
-        Store(cli_db).close()
+        SqliteStore(cli_db).close()
         raw_store(cli_raw_db)
         raw_processes = process_rate(raw_agent, cli_raw_db, args.processes)
         cli = process_rate(cli_agent, {**env, "VYBE_DB_PATH": str(cli_db)}, args.processes)

@@ -21,7 +21,7 @@ from _common import Run, compile_vybe, interleaved
 
 from vybe import clock
 from vybe.actions import resume as resumes
-from vybe.store import Store
+from vybe.store import SqliteStore
 
 VYBE = shutil.which("vybe", path=str(Path(sys.executable).parent)) or "vybe"
 AGENT = "bench"
@@ -67,7 +67,7 @@ def _memories(n: int, tasks: list[tuple], projects: list[str], at: str) -> list[
 
 def build(path: Path, events: int, memories: int, tasks: int) -> None:
     """Fill a store with direct SQL in one transaction (seconds, not minutes)."""
-    Store(path).close()
+    SqliteStore(path).close()
     at = clock.now_iso()
     projects = [f"/srv/project{i}" for i in range(10)]
     task_rows = _tasks(tasks, projects, at)
@@ -112,7 +112,7 @@ def place_agent(path: Path, focus: str | None, behind: int = 100) -> None:
 
 
 def in_process(path: Path, runs: int) -> float:
-    store = Store(path)
+    store = SqliteStore(path)
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -124,7 +124,7 @@ def in_process(path: Path, runs: int) -> float:
 
 def plans(path: Path) -> list[str]:
     """Each query a peek runs on the big store, with its time and any full scan in its plan."""
-    store = Store(path)
+    store = SqliteStore(path)
     statements: list[str] = []
     store.conn.set_trace_callback(statements.append)
     resumes.peek(store, AGENT)
@@ -159,7 +159,7 @@ def main() -> int:
             f"built {args.events} events, {args.memories} memories, {args.tasks} tasks"
             f" in {time.perf_counter() - start:.1f}s ({big.stat().st_size / 1e6:.0f} MB)"
         )
-        Store(empty).close()
+        SqliteStore(empty).close()
         focus = "task_000001"
         env = {**os.environ, "VYBE_AGENT": AGENT, "VYBE_CONFIG_DIR": folder}
         runs = {"bare": Run([sys.executable, "-c", "import sqlite3"], env)}

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.postgres.server
 
 from vybe.actions import search as actions
-from vybe.store import Store, open_store
+from vybe.store import SqliteStore, Store, open_store
 from vybe.store.search import SearchQuery
 
 WORDS = [
@@ -224,7 +224,7 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as folder:
         path = args.store or Path(folder) / "vybe.db"
-        store = Store(path)
+        store = SqliteStore(path)
         if path.stat().st_size > 1 << 20:
             print(f"reusing {path}")
         else:
@@ -233,7 +233,7 @@ def main() -> None:
         print(f"store {path.stat().st_size / 1e6:,.0f} MB")
         report(store, args.messages, "LIKE")
         store.close()
-        write = Store(Path(folder) / "write.db")
+        write = SqliteStore(Path(folder) / "write.db")
         print(f"one indexed prompt written: {write_ms(write):.2f} ms")
         print(f"one indexed reply with 2 tool calls written: {write_ms(write, CALLS):.2f} ms")
         write.close()

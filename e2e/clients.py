@@ -173,8 +173,14 @@ class Codex:
             # New hooks: the TUI opens its "Hooks need review" prompt by itself at start.
             tui.wait_for("Trust all")
             shown = tui.screen()
-            tui.keys("Down", "Enter")
-            wait_for(lambda: "trusted_hash" in (self.home / "config.toml").read_text(), 15)
+            trusted = lambda: "trusted_hash" in (self.home / "config.toml").read_text()  # noqa: E731
+            for _ in range(3):  # on a loaded machine the first keys can land before the menu
+                tui.keys("Down", "Enter")
+                with contextlib.suppress(TimeoutError):
+                    wait_for(trusted, 10)
+                if trusted() or "Trust all" not in tui.screen():
+                    break
+            wait_for(trusted, 10)
             return shown
         finally:
             tui.close()

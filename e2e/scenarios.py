@@ -671,6 +671,75 @@ def codex_sandbox_and_mcp(box: Sandbox, codex: Codex, checks: Checks, problems: 
     )
 
 
+def tool_names(body: dict[str, Any]) -> set[str]:
+    """The names of the tools a request offers the model (Anthropic's and OpenAI's shapes)."""
+    return {
+        str(t.get("name") or t.get("function", {}).get("name")) for t in body.get("tools") or []
+    }
+
+
+def setup(checks: Checks) -> Sandbox:
+    """#24: `vybe setup` as the README says, then the real CLIs with what it wrote: Claude's
+    hooks fire and vybe's MCP tools are in its first request; Codex, once trusted as setup
+    says, records the prompt, writes the store from its sandbox and reaches it over MCP;
+    doctor is clean; `vybe setup --undo` gives the files back."""
+    anthropic = fakes.Anthropic(server_log("setup-claude")).start()
+    openai = fakes.OpenAI(server_log("setup-codex")).start()
+    box = Sandbox("setup", anthropic)
+    claude, codex = Claude(box), Codex(box, server=openai)
+    settings = box.home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": "claude-opus-4-8"}\n')
+    files = [settings, box.home / ".codex" / "config.toml"]
+    before = {path: path.read_bytes() for path in files}
+    done = box.vybe("setup", "--claude", "--codex")
+    you_do = done.get("data", {}).get("you_do", [])
+    checks.that(
+        "setup #24: vybe setup writes both agents' files and ends with the trust step",
+        done.get("success") is True and any("Trust all" in step for step in you_do),
+        done,
+    )
+    claude.turn('set up [[mcp: task_create {"title": "made through setup"}]]')
+    offered = tool_names(bodies(anthropic)[0]) if bodies(anthropic) else set()
+    made = box.query("SELECT project_id FROM tasks WHERE title = 'made through setup'")
+    checks.that(
+        "setup #24: Claude Code's hooks record the prompt, its first request offers vybe's"
+        " MCP tools, and a task made over them is in Claude's project",
+        bool(box.query("SELECT 1 FROM messages WHERE content_text LIKE 'set up%'"))
+        and "mcp__vybe__task_create" in offered
+        and [r["project_id"] for r in made] == [str(box.project)],
+        (sorted(offered), [dict(r) for r in made]),
+    )
+    codex.trust_hooks_in_the_tui()
+    codex.turn("from codex [[brief: LOG]]", bypass_trust=False)
+    codex.turn('[[mcp: task_create {"title": "made by codex"}]]', bypass_trust=False)
+    checks.that(
+        "setup #24: Codex, trusted as setup says, records the prompt, the brief's LOG line"
+        " writes the store from its sandbox, and its MCP task lands in the same store",
+        bool(box.query("SELECT 1 FROM messages WHERE content_text LIKE 'from codex%'"))
+        and bool(box.query("SELECT 1 FROM events WHERE kind = 'progress'"))
+        and bool(box.query("SELECT 1 FROM tasks WHERE title = 'made by codex'")),
+    )
+    found = doctor(box)
+    checks.that(
+        "setup #24: doctor is clean after setup and the trust",
+        all(found.get(n, {}).get("ok") for n in ("hooks_claude", "hooks_codex", "codex_setup")),
+        found,
+    )
+    box.vybe("setup", "--undo")
+    toml = (box.home / ".codex" / "config.toml").read_text()
+    checks.that(
+        "setup #24: undo gives Claude's settings back byte for byte, removes the hooks.json it"
+        " made, and takes vybe's MCP server out of the config.toml Codex changed since",
+        settings.read_bytes() == before[settings]
+        and not (box.home / ".codex" / "hooks.json").exists()
+        and "[mcp_servers.vybe]" not in toml
+        and "trusted_hash" in toml,
+        toml,
+    )
+    return box
+
+
 def server_log(name: str) -> Any:
     """The fake server's log folder, beside the sandbox (which starts empty)."""
     from sandbox import RUNS
@@ -685,4 +754,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "codex-compact": codex_compact,
     "codex-setup": codex_setup,
     "handoff": handoff,
+    "setup": setup,
 }

@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 VYBE = str(Path(sys.executable).with_name("vybe"))
+DEFAULT_AGENT = "default"  # the fixture's config.yaml names it: no command runs unnamed
 
 
 # Real Claude Code and Codex transcripts, with their sources and licenses (README.md there).
@@ -125,6 +126,13 @@ class Vybe:
         self.env.update(
             VYBE_DB_PATH=str(self.db_path), VYBE_CONFIG_DIR=str(home / "config"), HOME=str(home)
         )
+        # Every command acts as an agent named explicitly, as `vybe init --agent` sets one
+        # up: the agent "default" (a hook acts as its own, claude or codex, all the same).
+        self.config_dir = home / "config"
+        self.config_dir.mkdir(mode=0o700, exist_ok=True)
+        config_file = self.config_dir / "config.yaml"
+        config_file.write_text(f"default_agent: {DEFAULT_AGENT}\n")
+        config_file.chmod(0o600)  # as vybe writes its files (doctor names a wider one)
 
     def __call__(self, *args: str, stdin: str | None = None, agent: str | None = None) -> Result:
         from vybe.cli.main import run

@@ -88,11 +88,12 @@ def world(tmp_path_factory):
         "VYBE_DB_PATH": str(home / "vybe.db"),
         "VYBE_CONFIG_DIR": str(home / "config"),
         "HOME": str(home),
+        "VYBE_AGENT": "campaign",  # every case acts as a named agent (or names its own)
     }
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)
-        for name in ("VYBE_AGENT", "VYBE_REQUEST_ID", "VYBE_CLOCK_OFFSET", "VYBE_PRETTY_JSON"):
+        for name in ("VYBE_REQUEST_ID", "VYBE_CLOCK_OFFSET", "VYBE_PRETTY_JSON"):
             patch.delenv(name, raising=False)
         patch.chdir(home)
         ids = _seed()

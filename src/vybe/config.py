@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 
-from vybe.actions import limits
-from vybe.actions.limits import encodable
+from vybe import limits
 from vybe.errors import InvalidInput
+from vybe.limits import encodable
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -30,19 +30,23 @@ HOOK_MANIFEST = "hook-manifest.json"
 SECTIONS = ("models", "chat")  # the config's sections: each a mapping when present
 
 DEFAULTS = {
-    "default_agent": "default",
     "claim_lease": "15m",
     "busy_timeout_ms": "5000",
 }
 
 
 def config_dir() -> str:
-    """A path string, not a Path: pathlib (with urllib.parse) costs every hook ~3 ms."""
+    """A path string, not a Path: pathlib (with urllib.parse) is kept off the hook path."""
     explicit = os.environ.get("VYBE_CONFIG_DIR")
     if explicit:
         return explicit
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
     return os.path.join(base, "vybe")
+
+
+def default_db_path() -> str:
+    """The store's file when nothing names one."""
+    return os.path.join(config_dir(), "vybe.db")
 
 
 def vybe_argv() -> list[str]:
@@ -137,18 +141,43 @@ def read_scalars(path: str) -> dict[str, str]:
     return values
 
 
+def write_default_agent(agent: str) -> str:
+    """Write ``default_agent: AGENT`` into the user's config.yaml (its line replaced, or
+    added; the rest of the file kept as it is); the file's path."""
+    import json
+
+    name = limits.agent_name(agent)
+    path = os.path.join(config_dir(), "config.yaml")
+    value = name if set(name) <= _SHELL_SAFE - set(":") else json.dumps(name, ensure_ascii=False)
+    line = f"default_agent: {value}"
+    lines = _read_text(path).splitlines() if os.path.isfile(path) else []
+    kept = [
+        raw
+        for raw in lines
+        if raw.partition(":")[0].strip() != "default_agent" or raw[:1] in " \t#"
+    ]
+    make_private_dir(config_dir())
+    draft = f"{path}.{os.getpid()}.tmp"  # replaced whole: never a half-written config
+    with open(draft, "w", encoding="utf-8", opener=private_opener) as file:
+        file.write("\n".join([*kept, line]) + "\n")
+    os.replace(draft, path)
+    return path
+
+
 class Settings:
-    """Where the store is and who acts: the resolved configuration of one run.
+    """Where the store is and who acts: the resolved configuration of one run. ``agent`` is
+    None when no agent is named (``--agent``, VYBE_AGENT, config ``default_agent``): a command
+    that acts as one then refuses (AGENT_REQUIRED), never acts under a shared name.
 
     A plain class, not a dataclass: every hook and command reads it, and the dataclasses
-    module (with inspect) costs 5-7 ms at start-up, half a bare interpreter's start."""
+    module (with inspect) is kept off the start-up paths."""
 
     __slots__ = ("agent", "busy_timeout_ms", "claim_lease", "config_file", "db_path", "db_url")
 
     def __init__(
         self,
         db_path: str,
-        agent: str,
+        agent: str | None,
         claim_lease: str,
         busy_timeout_ms: int,
         config_file: str | None,
@@ -164,14 +193,33 @@ class Settings:
         return self.db_url if self.db_url is not None else self.db_path
 
 
+URL_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_url(location: str) -> bool:
+    """Whether a store location names a PostgreSQL server rather than a SQLite file."""
+    return location.startswith(URL_SCHEMES)
+
+
+def redact(url: str) -> str:
+    """A connection string fit to print: the password replaced."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 def as_url(conninfo: str) -> str:
     """A PostgreSQL connection string as a URL: libpq's ``key=value`` form (values quoted
     with ``'`` where they hold spaces) becomes query parameters. ``postgresql://`` alone
     leaves every setting to the PG* variables."""
     import shlex
     from urllib.parse import urlencode
-
-    from vybe.store import is_url
 
     if is_url(conninfo):
         return conninfo
@@ -214,9 +262,8 @@ def load(
         return _env("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
 
     url, chosen_db = _chosen_store((db_url, db_path), file_values)
-    agent_name = limits.agent_name(
-        agent or _env("VYBE_AGENT") or pick("default_agent") or "default"
-    )
+    named = agent or _env("VYBE_AGENT") or pick("default_agent")
+    agent_name = limits.agent_name(named) if named else None  # no shared fallback name
     if chosen_db is not None and (not encodable(chosen_db) or "\x00" in chosen_db):
         raise InvalidInput("the store path is not valid UTF-8 text", context={"field": "db_path"})
     try:
@@ -224,9 +271,7 @@ def load(
     except ValueError:
         busy = 5000
     return Settings(
-        db_path=os.path.expanduser(chosen_db)
-        if chosen_db
-        else os.path.join(config_dir(), "vybe.db"),
+        db_path=os.path.expanduser(chosen_db) if chosen_db else default_db_path(),
         agent=agent_name,
         claim_lease=_lease(pick("claim_lease") or "15m"),
         busy_timeout_ms=busy,

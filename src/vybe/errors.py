@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -40,6 +40,28 @@ class InvalidInput(VybeError):
 
 class NotFound(VybeError):
     code = "NOT_FOUND"
+
+
+class AgentRequired(VybeError):
+    """A command that acts as an agent, run with no agent named: never a shared fallback
+    name, under which two misconfigured agents would share one focus, claims and cursor."""
+
+    code = "AGENT_REQUIRED"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this command acts as an agent, and no agent is named",
+            context={"ways": ["--agent NAME", "VYBE_AGENT=NAME", "config.yaml: default_agent"]},
+            suggested_action="pass --agent NAME, set VYBE_AGENT=NAME, or write default_agent:"
+            " NAME in ~/.config/vybe/config.yaml (`vybe init --agent NAME` writes it)",
+        )
+
+
+def acting(agent: str | None) -> str:
+    """The agent a command acts as; none named is AGENT_REQUIRED, never a fallback name."""
+    if agent is None:
+        raise AgentRequired()
+    return agent
 
 
 class VersionConflict(VybeError):

@@ -14,8 +14,8 @@ class exclusive:
     another holds it; with ``timeout``, waiting at most that long. The block gets whether
     the lock is held. A folder can be locked itself, which leaves no lock file in it.
 
-    A class, not a contextlib generator: contextlib (with abc) costs every hook process that
-    imports it about 4M instructions (docs/architecture.md, performance budgets)."""
+    A class, not a contextlib generator: contextlib is kept off the hook path
+    (docs/architecture.md, performance budgets)."""
 
     def __init__(self, path: str, timeout: float | None = None) -> None:
         self.path, self.timeout = path, timeout

@@ -1,8 +1,8 @@
 """Tuples with named fields, declared as classes: vybe's record and option types.
 
 ``collections.namedtuple`` compiles each type's ``__new__`` from source text when its module
-loads (about 0.5M instructions a type), and every hook process loads a dozen of them: a
-tenth of a bare interpreter's start, on a path whose budget is 2x that start. A ``Row`` is
+loads, and every hook process loads a dozen of them: a sizeable part of a bare
+interpreter's start, on a path whose budget is 2x that start. A ``Row`` is
 a plain class body (compiled once into the module's bytecode), with what vybe uses of a
 named tuple: fields by name and position, defaults, ``_replace``, ``_asdict``, ``_fields``,
 its repr, and equality, hashing, unpacking and pickling as the tuple it is::
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-TYPE_CHECKING = False  # the hook path never imports typing
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any, ClassVar, TypeVar
 

@@ -12,7 +12,7 @@ import pytest
 
 from vybe.actions import events, projects, tasks
 from vybe.errors import VybeError
-from vybe.store import Store
+from vybe.store import SqliteStore
 
 # N OS processes racing for the store: they get the machine to themselves (make test).
 pytestmark = pytest.mark.serial
@@ -24,7 +24,7 @@ LEASE = timedelta(minutes=15)
 
 def setup_store(path: Path) -> list[str]:
     """A project and four tasks every worker touches; returns the shared task ids."""
-    store = Store(path)
+    store = SqliteStore(path)
     try:
         projects.create(store, "setup", "setup-p", name="p", project_id="p")
         return [
@@ -60,7 +60,7 @@ def pick(rng: random.Random, agent: str, own: list[str], shared: list[str]) -> t
 def worker(args: tuple[str, list[str], int]) -> dict:
     path, shared, n = args
     agent, rng = f"agent-{n}", random.Random(n)
-    store = Store(Path(path))
+    store = SqliteStore(Path(path))
     own: list[str] = []
     done: list[tuple] = []
     mismatches, errors = [], []
@@ -91,7 +91,7 @@ def worker(args: tuple[str, list[str], int]) -> dict:
 
 
 def count_rows(path: Path, table: str) -> int:
-    store = Store(path)
+    store = SqliteStore(path)
     try:
         return store.conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
     finally:
@@ -128,7 +128,7 @@ def test_the_event_log_holds_exactly_the_acknowledged_events(run):
     acknowledged = [e for r in results for e in r["event_ids"]]
     assert len(acknowledged) > WORKERS * MUTATIONS * 0.8
     assert len(acknowledged) == len(set(acknowledged))
-    store = Store(path)
+    store = SqliteStore(path)
     try:
         logged = {row[0] for row in store.conn.execute("SELECT id FROM events")}
     finally:

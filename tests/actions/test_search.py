@@ -9,7 +9,7 @@ import pytest
 
 from vybe.actions import search as actions
 from vybe.errors import InvalidInput
-from vybe.store import Store, search_pages
+from vybe.store import SqliteStore, Store, search_pages
 from vybe.store import events as event_rows
 from vybe.store import record as record_rows
 from vybe.store import search as search_rows
@@ -143,13 +143,13 @@ def _as_before_the_index(path) -> None:
 @UNINDEXED
 def test_an_upgraded_store_indexes_what_it_held_in_batches_newest_first(tmp_path):
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     for n in range(7):
         say(store, "s1", "user", f"old remark {n} before the upgrade")
     log(store, "progress", "logged before the upgrade")
     store.close()
     _as_before_the_index(path)
-    upgraded = Store(path)
+    upgraded = SqliteStore(path)
     say(upgraded, "s1", "user", "a new remark after the upgrade")
     first = find(upgraded, "upgrade")
     assert (first["count"], first["index_complete"]) == (1, False)
@@ -175,7 +175,7 @@ def test_a_one_letter_prefix_finds_every_word_that_starts_with_it(store):
 @UNINDEXED
 def test_the_prefix_indexes_upgrade_indexes_every_row_again_exactly_once(tmp_path):
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     for n in range(3):
         say(store, "s1", "user", f"tidy remark {n}")
     log(store, "progress", "tidy log line")
@@ -185,7 +185,7 @@ def test_the_prefix_indexes_upgrade_indexes_every_row_again_exactly_once(tmp_pat
     conn.execute("PRAGMA user_version = 10")
     conn.commit()
     conn.close()
-    upgraded = Store(path)
+    upgraded = SqliteStore(path)
     assert find(upgraded, "t*")["index_complete"] is False
     assert actions.index_backlog(upgraded, batches=100) == {"indexed": 4, "complete": True}
     hits = find(upgraded, "t*", mode="words")["hits"]
@@ -204,12 +204,12 @@ def test_the_prefix_indexes_upgrade_indexes_every_row_again_exactly_once(tmp_pat
 @UNINDEXED
 def test_pruning_an_event_the_backlog_has_not_reached_leaves_the_index_sound(tmp_path):
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     log(store, "progress", "old detail one")
     log(store, "progress", "old detail two")
     store.close()
     _as_before_the_index(path)
-    upgraded = Store(path)
+    upgraded = SqliteStore(path)
     upgraded.transact(lambda c: c.execute("UPDATE events SET archived_at = 'x' WHERE id = 1"))
     upgraded.transact(lambda c: c.execute("DELETE FROM events WHERE id = 1"))
     actions.index_backlog(upgraded, batches=10)

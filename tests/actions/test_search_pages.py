@@ -13,7 +13,7 @@ from vybe import clock
 from vybe.store import events as event_rows
 from vybe.store import search as search_rows
 from vybe.store import search_pages
-from vybe.store.db import Deadline
+from vybe.store.deadline import Deadline
 
 MODES = {"words": "cache", "literal": "/srv/app/cache"}
 

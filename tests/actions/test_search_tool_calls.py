@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from vybe.actions import search as actions
-from vybe.store import Store, open_store
+from vybe.store import SqliteStore, Store, open_store
 from vybe.store import record as record_rows
 from vybe.store.search import SearchQuery
 
@@ -152,7 +152,7 @@ def test_a_store_made_before_tool_calls_were_indexed_finds_them_after_vybe_upgra
     from vybe.actions import health
 
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     call(store, bash("ls -la ~/.claude/"), "listing")
     store.close()
     conn = sqlite3.connect(path)
@@ -169,7 +169,7 @@ def test_a_store_made_before_tool_calls_were_indexed_finds_them_after_vybe_upgra
     upgraded = health.migrate(str(path), 5000)
     assert upgraded["applied"] == ["0012_search_tool_calls.sql"]
     assert upgraded["search_index"] == {"indexed": 1, "complete": True}
-    store = Store(path)
+    store = SqliteStore(path)
     hits = find(store, "ls -la ~/.claude/", mode="literal")["hits"]
     assert [h["snippet"] for h in hits] == ["listing\nBash: **ls -la ~/.claude/**"]
     assert find(store, "listing", mode="words")["count"] == 1  # indexed once, not twice

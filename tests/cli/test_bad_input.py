@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vybe.actions import limits
+from vybe import limits
 
 MISSING_FLAGS = [
     ["task"],

@@ -7,8 +7,8 @@ import json
 import subprocess
 import sys
 
-from vybe.cli.commands import find
 from vybe.cli.main import run
+from vybe.cli.parsers import find
 
 
 def test_a_subcommand_loads_only_its_own_modules_declarations():

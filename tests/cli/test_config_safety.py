@@ -31,13 +31,12 @@ def test_a_config_yaml_in_the_working_folder_never_chooses_the_store(tmp_path, m
     monkeypatch.chdir(project)
     settings = config.load()
     assert settings.db_path == str(tmp_path / "config" / "vybe.db")
-    assert (settings.agent, settings.config_file) == ("default", None)
+    assert (settings.agent, settings.config_file) == (None, None)
     assert "config.yaml" not in config.config_files()
 
 
 def test_doctor_names_the_config_files_it_read(vybe):
     folder = vybe.home / "config"
-    folder.mkdir(mode=0o700)
     (folder / "config.yaml").write_text("default_agent: carol\n")
     vybe.ok("init")
     found = vybe.ok("doctor")["config"]
@@ -68,10 +67,10 @@ def test_a_store_made_elsewhere_is_600_with_its_wal_and_shm(vybe, umask_022):
 def test_the_wal_and_shm_of_an_open_store_are_600(tmp_path, umask_022):
     """SQLite removes them when the last connection closes: look while the store is open."""
     from vybe.actions import tasks
-    from vybe.store import Store
+    from vybe.store import SqliteStore
 
     db = tmp_path / "open" / "v.db"
-    store = Store(db)
+    store = SqliteStore(db)
     try:
         tasks.create(store, "a", "r1", title="t")
         for suffix in ("", "-wal", "-shm"):

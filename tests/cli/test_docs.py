@@ -9,8 +9,9 @@ import shlex
 import pytest
 
 from vybe.cli import parsers, reference
-from vybe.cli.commands import cli_params, every, find
+from vybe.cli.commands import cli_params, every
 from vybe.cli.main import split_globals
+from vybe.cli.parsers import find
 
 CATALOG = every()
 OPERATIONS = sorted(CATALOG.operations)

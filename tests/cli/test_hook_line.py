@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import in_process
 from vybe.cli import entry, flags, reference
-from vybe.cli.commands import GLOBAL_FLAGS
+from vybe.cli.admin import describe
 from vybe.cli.main import run
 
 PROMPT = {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "add a test"}
@@ -188,5 +188,8 @@ def test_the_executable_leaves_every_other_line_to_the_cli(argv):
 
 
 def test_the_flags_taken_out_of_a_line_are_the_ones_help_lists():
-    listed = {flag for option in GLOBAL_FLAGS for flag in option["flags"]}
-    assert listed == set(flags.GLOBAL_FLAGS)
+    listed = {flag for option in describe()["global_flags"] for flag in option["flags"]}
+    assert listed == set(flags.BY_FLAG)
+    for flag in listed:
+        taken, rest = flags.split_globals([flag, "x", "task", "list"])
+        assert rest == ["task", "list"] and list(taken.values()) == ["x"]

@@ -133,7 +133,7 @@ def test_a_blank_agent_scope_id_means_the_calling_agent(vybe):
         "memory", "set", "-k", "k", "-v", "v", "--scope", "agent", "--scope-id", "  ", agent="Al"
     )
     assert (
-        vybe.ok("memory", "get", "-k", "k", "--scope", "agent", agent="al")["memory"]["value"]
+        vybe.ok("memory", "get", "-k", "k", "--scope", "agent", agent="Al")["memory"]["value"]
         == "v"
     )
 

@@ -314,3 +314,28 @@ def test_a_prompt_that_asks_nothing_about_status_compiles_no_pattern(vybe, tmp_p
     assert heavy_in(modules, {"re", "enum"}) == set()
     asked = loaded(vybe, ["hook", "run", target], {**payload, "prompt": "where are we?"})
     assert "re" in asked
+
+
+def test_the_no_typing_trick_stands_only_in_modules_a_start_up_path_loads(vybe, tmp_path):
+    """``TYPE_CHECKING = False`` (typing kept off a start-up path) is kept where a hook,
+    the status line or a frequent command loads the module; elsewhere typing's own."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path)}
+    seen: set[str] = set()
+    for target, transcript in (
+        ("claude", FIXTURES / "claude" / "transcript.jsonl"),
+        ("codex", FIXTURES / "codex" / "rollout.jsonl"),
+    ):
+        for event in SHARED_EVENTS:
+            seen |= loaded(vybe, ["hook", "run", target], {**payload, **event})
+        stop = {"hook_event_name": "Stop", "transcript_path": str(transcript)}
+        seen |= loaded(vybe, ["hook", "run", target], {**payload, **stop})
+    seen |= loaded(vybe, ["statusline"], payload)
+    for args in (["resume"], ["status"], ["task", "list"], ["search", "words"]):
+        seen |= loaded(vybe, args)
+    source = Path(__file__).parents[2] / "src"
+    tricked = {
+        ".".join(path.relative_to(source).with_suffix("").parts).removesuffix(".__init__")
+        for path in source.rglob("*.py")
+        if "\nTYPE_CHECKING = False" in path.read_text(encoding="utf-8")
+    }
+    assert tricked - seen == set()

@@ -126,3 +126,19 @@ def test_no_short_flag_means_two_things():
             for flag in param.aliases:
                 if not flag.startswith("--"):
                     assert meaning.setdefault(flag, param.name) == param.name, (name, flag)
+
+
+def test_an_operation_that_is_its_action_declares_exactly_the_keywords_the_action_takes():
+    """mutation / as_agent / reading pass each declared parameter by its name: a parameter
+    the action does not take, or a keyword it needs that is not declared, fails here, not
+    at a call."""
+    import inspect
+
+    from vybe.operations.model import Passed
+
+    passed = [op for op in every().operations.values() if isinstance(op.run, Passed)]
+    assert len(passed) >= 10
+    for op in passed:
+        taken = list(inspect.signature(op.run.action).parameters)
+        assert taken[: len(op.run.context)] == list(op.run.context), op.name
+        assert sorted(taken[len(op.run.context) :]) == sorted(p.name for p in op.params), op.name

@@ -144,6 +144,6 @@ def test_note_kind_sets_the_event_kind(vybe):
 def test_assign_records_an_event_addressed_to_the_receiver(vybe):
     task_id = vybe.task("t")
     assigned = vybe.ok("task", "assign", "--id", task_id, "--to", "Bob", "--note", "yours now")
-    assert assigned["assignee"] == "bob"
+    assert assigned["assignee"] == "Bob"  # kept as given: "bob" would be another agent
     event = vybe.ok("events", "--task-id", task_id, "--kind", "task_assigned")["events"][0]
-    assert (event["assignee_agent"], event["message"]) == ("bob", "yours now")
+    assert (event["assignee_agent"], event["message"]) == ("Bob", "yours now")

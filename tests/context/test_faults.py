@@ -28,7 +28,7 @@ from vybe.context.turn import BUDGET_USED, REFUSAL
 from vybe.errors import ModelError
 from vybe.llm.base import Reply, ToolCall, ToolSpec
 from vybe.llm.scripted import ScriptedModel
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.record import SqliteRecord
 
 # Each test copies a primed SQLite store (sqlite3's backup); the record on the server is
@@ -54,7 +54,7 @@ def primed_once(tmp_path_factory):
     """The primed session built once per kind of record; each test gets its own copy."""
     memory = MemoryRecord()
     prime(memory)
-    store = Store(tmp_path_factory.mktemp("primed") / "vybe.db")
+    store = SqliteStore(tmp_path_factory.mktemp("primed") / "vybe.db")
     prime(SqliteRecord(store))
     yield {"memory": memory, "sqlite": store}
     store.close()

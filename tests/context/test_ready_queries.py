@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vybe.context import assemble
 from vybe.context.record import MessageRow
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.record import SqliteRecord
 
 AWKWARD = """it's a "quoted" id; $(echo no)"""
@@ -30,7 +30,7 @@ def _shell(tmp_path, command: str) -> dict:
 
 
 def test_the_user_words_search_runs_in_a_shell_and_finds_only_the_persons_words(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     record = SqliteRecord(store)
     record.append(MessageRow(AWKWARD, 0, "user", "keep the old DSN"))
     record.append(MessageRow(AWKWARD, 0, "assistant", "the old DSN stays"))
@@ -43,7 +43,7 @@ def test_the_user_words_search_runs_in_a_shell_and_finds_only_the_persons_words(
 
 
 def test_the_whole_mind_command_shows_the_checkpoint_in_a_shell(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     record = SqliteRecord(store)
     record.append(MessageRow(AWKWARD, 0, "user", "keep the old DSN"))
     store.close()
@@ -53,7 +53,7 @@ def test_the_whole_mind_command_shows_the_checkpoint_in_a_shell(tmp_path):
 
 
 def test_the_search_command_runs_in_a_shell_as_the_owner_named_it(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     record = SqliteRecord(store)
     record.append(MessageRow(AWKWARD, 0, "user", "keep the old DSN for billing"))
     record.append(MessageRow("other", 0, "user", "billing elsewhere"))

@@ -10,7 +10,7 @@ from vybe.context.labels import Dispatch
 from vybe.context.record import Attempt, Checkpoint, MessageRow
 from vybe.context.recorder import record_assistant, record_harness, record_tool, record_user
 from vybe.llm.base import Reply, ToolCall, Usage
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.record import SqliteRecord
 
 
@@ -81,7 +81,7 @@ def test_latest_checkpoint_is_the_newest(record):
     ],
 )
 def test_rows_are_append_only(tmp_path, statement):
-    store = Store(tmp_path / "v.db")
+    store = SqliteStore(tmp_path / "v.db")
     record = SqliteRecord(store)
     record.append(MessageRow("s", 0, "user", "keep me"))
     record.save(
@@ -103,7 +103,7 @@ def test_rows_read_back_exactly_as_they_were_appended(record):
 
 
 def test_reading_thousands_of_rows_runs_no_garbage_collection(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     record = SqliteRecord(store)
     for i in range(1_500):
         call = ToolCall(f"c{i}", "read", {"path": "a.py"})

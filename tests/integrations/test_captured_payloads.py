@@ -12,6 +12,7 @@ import pytest
 
 from tests.integrations.conftest import FIXTURES
 from vybe import config
+from vybe.cli import hook_run
 from vybe.integrations import hooks
 
 CAPTURED = sorted((p.parent.name, p.stem) for p in FIXTURES.glob("*/*.json"))
@@ -47,7 +48,7 @@ def fields_read(agent, monkeypatch, target: str, name: str) -> tuple[set[str], s
     payload.asked.clear()
     hook = hooks.Hook(target, event, payload, target, config.load(target))
     try:
-        hooks.handlers(target)[event](hook)
+        hook_run.handlers(target)[event](hook)
     finally:
         hook.close()
     return payload.asked, set(payload)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -11,10 +12,14 @@ import threading
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.conftest import TRANSCRIPTS, VYBE
 from vybe import locks
-from vybe.integrations.claude_code import PROMPT_WAITS_FOR_IMPORT, import_lock
+from vybe.integrations import session_hooks
+from vybe.integrations.hooks import import_lock
+from vybe.integrations.session_hooks import PROMPT_WAITS_FOR_IMPORT
 from vybe.store import open_store
 
 SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"
@@ -460,3 +465,18 @@ def test_a_status_question_gets_the_brief_and_any_other_prompt_the_focus(agent, 
     context = agent.send("claude", "user_prompt_submit", prompt=prompt).context
     assert ("== VYBE" in context) is asks, context
     assert context.startswith("vybe focus: Port billing") is not asks
+
+
+STATUS_QUESTION = re.compile(
+    r"(?i)\b(brief me|status|where (are|were) we|what'?s next|what (was|am) i (doing|working on))\b"
+)
+FRAGMENTS = [
+    "brief me", "Status", "statuses", "where are we", "Where were we?", "what's next",
+    "whats next", "what was I doing", "what am i working on", "what is next", "where we are",
+    "ok", " ", "\n", "-", "x", "briefme", "status:", "nowhere are weird", "WHAT'S NEXT",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("".join))
+def test_a_status_question_is_told_by_its_words_first_as_the_full_pattern_tells_it(prompt):
+    assert session_hooks.asks_for_status(prompt) == bool(STATUS_QUESTION.search(prompt))

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from tests.conftest import TRANSCRIPTS
+from tests.integrations.conftest import SESSIONS
 
 SESSION = "codex:019b7f94-51b4-7593-922e-ba12b5b73b52"
 V77 = TRANSCRIPTS / "codex-codemie-code-019b7f94-v0.77.jsonl"
@@ -215,3 +216,30 @@ def test_exec_resume_of_a_real_rollout_holding_the_brief_gets_a_delta_not_a_seco
         context = agent.send("codex", "session_start_resume", transcript_path=rollout).context
         assert context.startswith("== VYBE (resumed"), name
         assert "== VYBE (task tracker) ==" not in context
+
+
+def test_a_prompt_after_a_stop_that_found_the_rollout_behind_imports_codexs_rollout_first(
+    agent, tmp_path
+):
+    """The catch-up import reads the agent's own file: Codex's rollout, with its importer."""
+    lines = (FIXTURES / "rollout.jsonl").read_bytes().splitlines(keepends=True)
+    _rollout(agent, tmp_path, lines[:13])  # the call made, its output not written yet
+    agent.send("codex", "stop", last_assistant_message="")
+    agent.transcript.write_bytes(b"".join(lines[:17]))
+    agent.send("codex", "user_prompt_submit", prompt="now the next step")
+    kinds = agent.rows(
+        "SELECT type, content_text FROM messages WHERE session_id = ? ORDER BY context_seq",
+        f"codex:{SESSIONS['codex']}",
+    )
+    tools = [i for i, (kind, _) in enumerate(kinds) if kind == "tool"]
+    assert kinds[-1] == ("user", "now the next step")
+    assert len(tools) == 1 and tools[0] < len(kinds) - 1
+
+
+def test_a_codex_session_start_writes_nothing_into_claudes_environment_file(agent, tmp_path):
+    """Codex started from Claude's Bash inherits CLAUDE_ENV_FILE: it is Claude's, not Codex's."""
+    env_file = tmp_path / "claude-env.sh"
+    env_file.write_text("export VYBE_AGENT=claude\n")
+    agent.vybe.env["CLAUDE_ENV_FILE"] = str(env_file)
+    agent.send("codex", "session_start_startup")
+    assert env_file.read_text() == "export VYBE_AGENT=claude\n"

@@ -19,7 +19,7 @@ from vybe.actions import tasks
 from vybe.integrations import mcp_server
 from vybe.operations import catalog
 from vybe.operations.model import MCP
-from vybe.store import Store
+from vybe.store import SqliteStore
 
 AGENT_FACING = {
     "resume_brief",
@@ -287,7 +287,7 @@ def test_a_request_id_replays_the_first_result_and_refuses_other_arguments(serve
 
 
 def test_resume_brief_is_bounded_and_pages_the_rest(served):
-    store = Store(served.vybe.db_path)
+    store = SqliteStore(served.vybe.db_path)
     task_id = tasks.create(store, "someone", "r-long", title="long one")["task"]["id"]
     for n in range(60):
         tasks.note(store, "someone", f"r-{n}", task_id=task_id, message=f"{n} " + "x" * 3000)

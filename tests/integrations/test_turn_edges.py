@@ -13,10 +13,11 @@ import pytest
 
 from tests.integrations.conftest import SESSIONS
 from vybe import locks
+from vybe.cli import hook_run
 from vybe.cli.main import run as cli
-from vybe.integrations import claude_code, hooks
-from vybe.integrations.claude_code import import_lock
-from vybe.store import Store, open_store
+from vybe.integrations import claude_code, hooks, session_hooks
+from vybe.integrations.hooks import import_lock
+from vybe.store import SqliteStore, open_store
 
 SESSION = f"claude:{SESSIONS['claude']}"
 
@@ -159,7 +160,7 @@ def inprocess(agent, monkeypatch):
     for key, value in agent.vybe.env.items():
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(agent.project)
-    monkeypatch.setattr(claude_code, "IMPORT_WAIT", 0.05)
+    monkeypatch.setattr(hooks, "IMPORT_WAIT", 0.05)
     return agent
 
 
@@ -189,28 +190,28 @@ def test_a_held_import_lock_lets_stop_return_and_the_next_stop_import_everything
     payload = json.dumps(inprocess.event("claude", "stop", last_assistant_message="hi")).encode()
     store, lock = _held(inprocess)
     with lock:
-        assert hooks.run("claude", payload) == ""
+        assert hook_run.run("claude", payload) == ""
     store.close()
     assert _record(inprocess) == [("assistant", "hi")]  # only the reply Stop carried
-    hooks.run("claude", payload)
+    hook_run.run("claude", payload)
     assert _record(inprocess) == [("assistant", "hi"), ("user", "hello")]
 
 
 @pytest.mark.sqlite_only("SQLite's write lock (BEGIN IMMEDIATE) and the file's -pending folder")
 def test_a_prompt_the_locked_store_refuses_is_kept_and_added_in_order_next_time(inprocess):
     prompt = inprocess.event("claude", "user_prompt_submit", prompt="never lose me")
-    locker = Store(str(inprocess.vybe.db_path))
+    locker = SqliteStore(str(inprocess.vybe.db_path))
     locker.conn.execute("BEGIN IMMEDIATE")
     hooks.HOOK_BUSY_TIMEOUT_MS, saved = 20, hooks.HOOK_BUSY_TIMEOUT_MS
     try:
-        assert hooks.run("claude", json.dumps(prompt).encode()) == ""
+        assert hook_run.run("claude", json.dumps(prompt).encode()) == ""
     finally:
         hooks.HOOK_BUSY_TIMEOUT_MS = saved
         locker.conn.execute("ROLLBACK")
         locker.close()
     kept = os.listdir(f"{inprocess.vybe.db_path}-pending")
     assert len(kept) == 1 and _record(inprocess) == []
-    hooks.run("claude", json.dumps({**prompt, "prompt": "the next one"}).encode())
+    hook_run.run("claude", json.dumps({**prompt, "prompt": "the next one"}).encode())
     assert _record(inprocess) == [("user", "never lose me"), ("user", "the next one")]
     assert os.listdir(f"{inprocess.vybe.db_path}-pending") == []
     events = inprocess.rows("SELECT message FROM events WHERE kind = 'user_prompt' ORDER BY id")
@@ -227,9 +228,9 @@ def test_a_catch_up_import_that_fails_costs_neither_the_prompt_nor_the_end(
     def broken(*args, **kwargs):
         raise RuntimeError("the transcript could not be read")
 
-    monkeypatch.setattr(claude_code, "import_since_hooks", broken)
+    monkeypatch.setattr(session_hooks, "import_since_hooks", broken)
     payload = inprocess.event("claude", event, prompt="the next step")
-    hooks.run("claude", json.dumps(payload).encode())
+    hook_run.run("claude", json.dumps(payload).encode())
     if event == "user_prompt_submit":
         assert _record(inprocess)[-1] == ("user", "the next step")
     else:

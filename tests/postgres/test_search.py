@@ -6,11 +6,13 @@ at once."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.actions.test_search import find, log, say
 from vybe.errors import InvalidInput, VybeError
-from vybe.store import Store, copy, search_pages
+from vybe.store import SqliteStore, copy, search_pages
 from vybe.store import search as search_rows
 
 
@@ -119,7 +121,7 @@ def test_only_a_first_span_the_server_cannot_finish_is_query_timeout(store, monk
 
 
 def test_a_store_copied_from_sqlite_is_searchable_on_the_server(tmp_path, store):
-    source = Store(tmp_path / "vybe.db")
+    source = SqliteStore(tmp_path / "vybe.db")
     say(source, "s1", "user", "migrate the billing tables; keep /srv/app/ledger.py")
     log(source, "progress", "billing moved", agent="worker-1")
     copy.to_server(source, store)
@@ -144,14 +146,16 @@ def test_a_server_store_made_before_tool_calls_were_indexed_finds_them_after_upg
     pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0012 WITH (FORCE)")
     pg_server.admin("CREATE DATABASE vybe_before_0012")
     url = pg_server.url("vybe_before_0012")
-    before = [p for p in db.migration_files() if not p.endswith("0012_search_tool_calls.sql")]
-    monkeypatch.setattr(pg, "migration_files", lambda: before)
+    files = db.migration_files()
+    at = [os.path.basename(p) for p in files].index("0012_search_tool_calls.sql")
+    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
     old = open_store(url, 5000)
     call(old, bash("ls -la ~/.claude/"), "listing")  # indexed as its text alone
     old.close()
     monkeypatch.undo()
     try:
-        assert health.migrate(url, 5000)["applied"] == ["0012_search_tool_calls.sql"]
+        applied = health.migrate(url, 5000)["applied"]
+        assert applied == [os.path.basename(p) for p in files[at:]]
         store = open_store(url, 5000)
         hits = find_calls(store, "ls -la ~/.claude/", mode="literal")["hits"]
         assert [h["snippet"] for h in hits] == ["listing\nBash: **ls -la ~/.claude/**"]
@@ -159,3 +163,32 @@ def test_a_server_store_made_before_tool_calls_were_indexed_finds_them_after_upg
         store.close()
     finally:
         pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0012 WITH (FORCE)")
+
+
+def test_a_server_store_indexed_before_whole_messages_finds_the_middle_after_upgrade(
+    pg_server, monkeypatch
+):
+    """0014 on the server makes the literal index again over whole messages."""
+    from tests.actions.test_search_long_messages import _at
+    from vybe.actions import health
+    from vybe.store import db, open_store
+    from vybe.store import postgres as pg
+
+    pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0014 WITH (FORCE)")
+    pg_server.admin("CREATE DATABASE vybe_before_0014")
+    url = pg_server.url("vybe_before_0014")
+    files = db.migration_files()
+    at = [os.path.basename(p) for p in files].index("0014_search_whole_messages.sql")
+    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
+    old = open_store(url, 5000)
+    say(old, "s1", "tool", _at(7_000, "needle-in-the-middle"))
+    assert find(old, "needle-in-the-middle", mode="literal")["count"] == 0
+    old.close()
+    monkeypatch.undo()
+    try:
+        assert health.migrate(url, 5000)["applied"][0] == "0014_search_whole_messages.sql"
+        store = open_store(url, 5000)
+        assert find(store, "needle-in-the-middle", mode="literal")["count"] == 1
+        store.close()
+    finally:
+        pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0014 WITH (FORCE)")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Vybe
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.copy import TABLES, _columns
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -49,7 +49,7 @@ def test_a_copied_store_matches_the_file_row_by_row_and_a_second_copy_moves_noth
     first = on_file.ok("store", "copy", "--to", vybe.url)
     assert first["tables"]["events"]["copied"] == on_file.event_count() == 5000 + 2
     assert first["already_there"] == 0
-    source = Store(on_file.db_path)
+    source = SqliteStore(on_file.db_path)
     target = vybe._store()._live()
     for table, order in TABLES:
         columns = _columns(source, table)
@@ -93,7 +93,7 @@ def test_the_server_counts_each_sessions_typed_messages_as_the_copy_inserts_them
 
     local = Vybe(tmp_path / "file")
     local.home.mkdir()
-    source = Store(local.db_path)
+    source = SqliteStore(local.db_path)
     for n in range(7):
         record_user(SqliteRecord(source), f"s{n % 2}", f"step {n}")
     source.close()

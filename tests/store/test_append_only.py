@@ -6,13 +6,13 @@ import sqlite3
 
 import pytest
 
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store import events as event_rows
 
 
 @pytest.fixture
 def conn(tmp_path):
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     store.transact(
         lambda c: event_rows.insert(c, event_rows.NewEvent("note", "alice", "hello"), "t0")
     )

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from vybe.actions import tasks
-from vybe.store import Store
+from vybe.store import SqliteStore
 
 # N OS processes racing for the store: they get the machine to themselves (make test).
 pytestmark = [
@@ -25,8 +25,8 @@ WRITER = """
 import sys
 from pathlib import Path
 from vybe.actions import tasks
-from vybe.store import Store
-store = Store(Path(sys.argv[1]))
+from vybe.store import SqliteStore, Store
+store = SqliteStore(Path(sys.argv[1]))
 name = sys.argv[3]
 for k in range(int(sys.argv[4])):
     done = tasks.note(store, name, f"{name}-{k}", task_id=sys.argv[2], message=f"{name} {k}")
@@ -51,7 +51,7 @@ def parse(text: str) -> list[tuple[int, str]]:
 
 def test_killed_writers_leave_a_sound_store_with_every_acknowledged_write(tmp_path):
     db = tmp_path / "vybe.db"
-    store = Store(db)
+    store = SqliteStore(db)
     task_id = tasks.create(store, "setup", "s", title="target")["task"]["id"]
     store.close()
     survivors = [start(str(db), task_id, f"live{n}", 150) for n in range(2)]

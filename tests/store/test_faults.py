@@ -11,7 +11,7 @@ import pytest
 
 from vybe.actions import tasks
 from vybe.errors import VybeError
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.db import migration_files
 
 pytestmark = pytest.mark.sqlite_only(
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.sqlite_only(
 
 def _newer(path) -> None:
     """A store a later vybe migrated: one more migration, one more schema version."""
-    Store(path).close()
+    SqliteStore(path).close()
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("CREATE TABLE later_feature (id INTEGER PRIMARY KEY)")
     conn.execute("INSERT INTO schema_migrations VALUES ('0099_later_feature.sql', 't')")
@@ -40,7 +40,7 @@ def test_a_store_from_a_newer_vybe_is_refused_naming_its_version(vybe, argv):
 
 
 def test_a_store_whose_migration_names_this_vybe_does_not_know_is_refused(vybe):
-    Store(vybe.db_path).close()
+    SqliteStore(vybe.db_path).close()
     vybe.sql("UPDATE schema_migrations SET name = '0001_renamed.sql' WHERE name LIKE '0001%'")
     vybe.sql("PRAGMA user_version=0")
     vybe.refused("STORE_TOO_NEW", "task", "list")
@@ -55,7 +55,7 @@ def test_doctor_reports_a_newer_store_instead_of_failing(vybe):
 
 def _damaged(vybe) -> None:
     """A store of a few hundred events with every third page of the event log overwritten."""
-    store = Store(vybe.db_path)
+    store = SqliteStore(vybe.db_path)
     task = tasks.create(store, "a", "r0", title="t")["task"]["id"]
     for n in range(300):
         tasks.note(store, "a", f"r{n + 1}", task_id=task, message="x" * 200)
@@ -110,7 +110,7 @@ def _fill(folder) -> None:
 
 
 def test_a_full_disk_is_disk_full_and_every_acknowledged_write_survives(full_disk):
-    store = Store(full_disk / "vybe.db")
+    store = SqliteStore(full_disk / "vybe.db")
     acknowledged = []
     with pytest.raises(VybeError) as raised:
         for n in range(100_000):

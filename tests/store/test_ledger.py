@@ -11,13 +11,13 @@ import pytest
 from vybe import clock
 from vybe.actions import maintain, tasks
 from vybe.errors import DatabaseLocked
-from vybe.store import Store
+from vybe.store import SqliteStore, Store
 from vybe.store import maintain as maintain_rows
 
 
 @pytest.fixture
 def store(tmp_path):
-    opened = Store(tmp_path / "v.db")
+    opened = SqliteStore(tmp_path / "v.db")
     yield opened
     opened.close()
     clock.reset()
@@ -61,7 +61,7 @@ def test_a_busy_agent_s_ledger_stays_within_its_cap_without_maintain(store, monk
 
 def test_a_retry_is_answered_while_another_process_holds_the_write_lock(tmp_path):
     """A replay reads the ledger; it does not queue for the write lock."""
-    store = Store(tmp_path / "v.db", busy_timeout_ms=100)
+    store = SqliteStore(tmp_path / "v.db", busy_timeout_ms=100)
     first = tasks.create(store, "a", "r1", title="t")
     holder = sqlite3.connect(tmp_path / "v.db", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")

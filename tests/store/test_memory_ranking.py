@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vybe.store import Store
+from vybe.store import SqliteStore, Store
 from vybe.store import memory as memory_rows
 
 AT = "2026-01-01T00:00:00.000000Z"
@@ -24,7 +24,7 @@ def _top(store: Store, limit: int = 3) -> list[str]:
 
 
 def test_an_old_entry_read_often_outranks_many_newer_ones(tmp_path):
-    store = Store(tmp_path / "v.db")
+    store = SqliteStore(tmp_path / "v.db")
     _insert(store, "old", reads=5, at="2025-12-01T00:00:00.000000Z")
     for i in range(memory_rows.CANDIDATES + 50):
         _insert(store, f"new{i}")
@@ -32,7 +32,7 @@ def test_an_old_entry_read_often_outranks_many_newer_ones(tmp_path):
 
 
 def test_an_old_directive_stays_a_candidate(tmp_path):
-    store = Store(tmp_path / "v.db")
+    store = SqliteStore(tmp_path / "v.db")
     _insert(store, "rule", kind="directive", reads=1, at="2020-01-01T00:00:00.000000Z")
     for i in range(memory_rows.CANDIDATES + 50):
         _insert(store, f"new{i}", reads=2)

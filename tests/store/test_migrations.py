@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from vybe.errors import DatabaseCorrupt
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.db import migration_files, split_statements
 
 pytestmark = pytest.mark.sqlite_only(
@@ -47,7 +47,7 @@ def store_at(path, version: int) -> None:
 @pytest.fixture
 def upgraded(tmp_path):
     store_at(tmp_path / "vybe.db", 6)
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     yield store
     store.close()
 
@@ -96,7 +96,7 @@ def test_a_migration_that_breaks_a_reference_changes_nothing(tmp_path, monkeypat
     files = [*migration_files(), str(bad)]
     monkeypatch.setattr("vybe.store.db.migration_files", lambda: files)
     with pytest.raises(DatabaseCorrupt, match="foreign keys"):
-        Store(tmp_path / "vybe.db")
+        SqliteStore(tmp_path / "vybe.db")
     conn = sqlite3.connect(tmp_path / "vybe.db")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
     assert conn.execute("SELECT event_id FROM artifacts").fetchone()[0] == 2

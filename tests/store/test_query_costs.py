@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe.store import Store, tasks
+from vybe.store import SqliteStore, Store, tasks
 from vybe.store import brief as brief_rows
 
 AT = "2026-01-01T00:00:00.000000Z"
@@ -27,7 +27,7 @@ def _steps(conn: sqlite3.Connection, run) -> int:
 
 
 def _store_with_events(tmp_path, count: int) -> Store:
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     store.conn.execute("BEGIN")
     store.conn.executemany(
         "INSERT INTO events (kind, agent_name, project_id, message, created_at)"
@@ -56,7 +56,7 @@ def test_recent_project_events_merge_the_project_and_the_projectless_newest(tmp_
 
 
 def _store_with_tasks(tmp_path, count: int) -> Store:
-    store = Store(tmp_path / "vybe.db")
+    store = SqliteStore(tmp_path / "vybe.db")
     store.conn.execute("BEGIN")
     store.conn.executemany(
         "INSERT INTO tasks (id, title, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",

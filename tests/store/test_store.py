@@ -8,7 +8,7 @@ import time
 import pytest
 
 from vybe.errors import DatabaseLocked, NotFound
-from vybe.store import Store, open_store
+from vybe.store import SqliteStore, open_store
 from vybe.store.db import migration_files
 
 
@@ -42,7 +42,7 @@ def test_an_error_inside_a_transaction_rolls_everything_back(store):
 def test_a_held_write_lock_becomes_db_locked_after_about_the_busy_timeout(tmp_path, store):
     holder = sqlite3.connect(tmp_path / "vybe.db", isolation_level=None)
     holder.execute("BEGIN IMMEDIATE")
-    waiting = Store(tmp_path / "vybe.db", busy_timeout_ms=300)
+    waiting = SqliteStore(tmp_path / "vybe.db", busy_timeout_ms=300)
     started = time.monotonic()
     with pytest.raises(DatabaseLocked):
         waiting.transact(lambda conn: conn.execute("SELECT 1"))
@@ -51,3 +51,15 @@ def test_a_held_write_lock_becomes_db_locked_after_about_the_busy_timeout(tmp_pa
     assert 0.25 < elapsed < 1.0
     assert not waiting.conn.in_transaction
     assert waiting.transact(lambda conn: conn.execute("SELECT 1").fetchone()[0]) == 1
+
+
+def test_both_stores_implement_the_whole_store_interface_and_neither_is_the_other():
+    """PgStore stands beside SqliteStore (it no longer subclasses SQLite's store)."""
+    from vybe.store import SqliteStore, Store
+    from vybe.store.postgres import PgStore
+
+    assert Store.__abstractmethods__ >= {"transact", "snapshot", "migrate", "search"}
+    for implementation in (SqliteStore, PgStore):
+        assert issubclass(implementation, Store)
+        assert not implementation.__abstractmethods__
+    assert not issubclass(PgStore, SqliteStore)

@@ -9,7 +9,7 @@ import pytest
 
 from vybe.context.recorder import record_assistant, record_user
 from vybe.llm.base import Reply
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.receipts import typed_messages
 from vybe.store.record import SqliteRecord
 
@@ -35,7 +35,7 @@ def test_the_kept_count_is_the_count_of_each_sessions_typed_messages(store):
 @pytest.mark.sqlite_only("a SQLite store made before 0013, counted by its migration")
 def test_a_store_made_before_the_count_counts_what_it_held(tmp_path):
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     record = SqliteRecord(store)
     for n in range(12):
         record_user(record, "s1", f"step {n}")
@@ -47,7 +47,7 @@ def test_a_store_made_before_the_count_counts_what_it_held(tmp_path):
         " PRAGMA user_version = 12;"
     )
     conn.close()
-    store = Store(path)
+    store = SqliteStore(path)
     assert typed_messages(store.conn, "s1") == 12
     record_user(SqliteRecord(store), "s1", "one more")
     assert typed_messages(store.conn, "s1") == 13

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.errors import InvalidInput
 from vybe.store import is_url
-from vybe.store.db import QUERY_HINT, open_readonly, query_readonly
+from vybe.store.sqlite_query import QUERY_HINT, open_readonly, query_readonly
 from vybe.text import shorten
 
 ROWS_MAX = 10_000

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import clock
-from vybe.actions import limits
+from vybe import clock, limits
 from vybe.actions.tasks import require_task
 from vybe.store import Store
 from vybe.store import artifacts as artifact_rows

@@ -6,10 +6,10 @@ import os
 import sqlite3
 
 from vybe.errors import VybeError
-from vybe.store import Store, health, is_url, open_store
+from vybe.store import SqliteStore, Store, health, is_url, open_store
 from vybe.store.db import MIN_SQLITE
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -64,7 +64,7 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
         return [privacy_check(path), *_server_checks(path, busy_timeout_ms)]
     if not os.path.exists(path):
         return [privacy_check(path), _not_made_yet(path)]
-    store = Store(path, busy_timeout_ms, migrate=False, create=False)
+    store = SqliteStore(path, busy_timeout_ms, migrate=False, create=False)
     try:
         integrity = _reported(lambda: health.integrity(store.conn))
         journal = store.found_journal_mode

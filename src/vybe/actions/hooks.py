@@ -1,25 +1,25 @@
-"""What agent hooks change in the store: events of a session, the project, linked tasks."""
+"""What agent hooks change in the store: events of a session, the project, linked tasks; and
+what they read of it. The row modules are imported by what uses them: a session's end, a
+compaction or a turn's import reads no task."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from vybe import clock
-from vybe.actions import limits
+from vybe import clock, limits
+from vybe.digest import sha256_hex
 from vybe.store import Store
 from vybe.store import events as event_rows
-from vybe.store import tasks as task_rows
+from vybe.store.base import REQUEST_ID_MAX, args_digest
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-# The keys in a task's metadata that link it to an agent's own task (Claude's TaskCompleted):
-# Claude's task ids restart at "1" in every session, so a link names the session too.
-LINK_KEY = "claude_task_id"
-LINK_SESSION_KEY = "claude_session_id"
+    from vybe.store.record import MessageRow
+
 # What Claude Code sets in its Bash tool's environment: the session a command runs in.
 CLAUDE_SESSION_ENV = "CLAUDE_CODE_SESSION_ID"
 # What the agent CLIs give the commands their agents run (found by running `env` in a real
@@ -29,6 +29,17 @@ AGENT_SESSIONS = ((CLAUDE_SESSION_ENV, "claude:"), ("CODEX_THREAD_ID", "codex:")
 SESSION_VALUE_MAX = 128
 # The ledger name commits are logged under: once per sha, whichever agent saw it first.
 COMMIT_LEDGER = "git"
+
+
+def request_id(target: str, session_id: str, event: str, *parts: object) -> str:
+    """A hook's request id, derived from its agent, session and event (and ``parts``: a
+    dict, such as a payload, counts by its digest), so a retried hook replays; a long one is
+    hashed to stay within the request-id limit."""
+    named = [args_digest(p) if isinstance(p, dict) else str(p) for p in parts]
+    rid = "_".join(["hook", target, session_id, event, *named])
+    if len(rid) <= REQUEST_ID_MAX:
+        return rid
+    return f"hook_{target}_{sha256_hex(rid.encode('utf-8', 'surrogatepass'))}"
 
 
 def clip(text: str, limit: int) -> str:
@@ -55,14 +66,6 @@ def log_event(
         return {"event_id": event_rows.insert(conn, event, clock.now_iso())}
 
     return store.idempotent(agent, request_id, "hook.event", args, run)
-
-
-def link_session(metadata: Any, session_id: str | None) -> Any:
-    """Metadata linking a Claude task (``claude_task_id``) made inside a Claude session names
-    that session when it does not say one: Claude's task "1" of another session is not it."""
-    if not session_id or not isinstance(metadata, dict) or LINK_KEY not in metadata:
-        return metadata
-    return {LINK_SESSION_KEY: session_id, **metadata}
 
 
 def agent_sessions(agent: str, environ: Mapping[str, str]) -> list[str]:
@@ -92,7 +95,8 @@ def complete_linked_task(
 ) -> dict:
     """Close the vybe task named by id, or the one linked to this session's task
     ``agent_task_id`` in this project (or in none); never the focus by default."""
-    from vybe.actions.tasks import change_status
+    from vybe.actions.tasks import LINK_KEY, LINK_SESSION_KEY, change_status
+    from vybe.store import tasks as task_rows
 
     link = {LINK_KEY: agent_task_id, LINK_SESSION_KEY: session_id}
 
@@ -127,3 +131,50 @@ def log_commit(
         return {"event_id": event_rows.insert(conn, event, clock.now_iso()), "task_id": task_id}
 
     return store.idempotent(COMMIT_LEDGER, f"commit_{sha}", "hook.commit", {"sha": sha}, run)
+
+
+# --- what the hooks read, each in one read transaction --------------------------------
+
+
+def focus_task(store: Store, agent: str) -> Any:
+    """The agent's focus task, or None when it has none."""
+    from vybe.store import agents as agent_rows
+    from vybe.store import tasks as task_rows
+
+    with store.snapshot() as conn:
+        state = agent_rows.get(conn, agent)
+        focus = state["focus_task_id"] if state else None
+        return task_rows.get(conn, focus) if focus else None
+
+
+def persons_messages(store: Store, session_id: str, window: int) -> tuple[list[MessageRow], int]:
+    """The person's first message of the session and their newest ``window``, and how many
+    the session holds (counted only when there are more than were read)."""
+    from vybe.store import receipts
+    from vybe.store import record as record_rows
+
+    with store.snapshot() as conn:
+        rows = record_rows.first_and_newest(conn, session_id, "user", window)
+        typed = receipts.typed_messages(conn, session_id) if len(rows) > window else len(rows)
+    return rows, typed
+
+
+def compactions(store: Store, session_id: str) -> int:
+    """How many compactions the session's receipts hold."""
+    from vybe.store import receipts
+
+    return store.read_one(lambda conn: receipts.compactions(conn, session_id))
+
+
+def waits_for_results(store: Store, session_id: str) -> bool:
+    """Whether the session's newest reply waits for the results of its tool calls."""
+    from vybe.store import record as record_rows
+
+    return store.read_one(lambda conn: record_rows.waits_for_results(conn, session_id))
+
+
+def last_text(store: Store, session_id: str, kind: str) -> str | None:
+    """The text of the session's last message of ``kind`` (user, assistant)."""
+    from vybe.store import record as record_rows
+
+    return store.read_one(lambda conn: record_rows.last_text(conn, session_id, kind))

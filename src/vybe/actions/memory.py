@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
+from typing import TYPE_CHECKING
 
-from vybe import clock, jsonio
-from vybe.actions import limits
-from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound
+from vybe import clock, jsonio, limits
+from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound, acting
 from vybe.store import Store
 from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
@@ -18,7 +18,6 @@ from vybe.store import tasks as task_rows
 from vybe.text import shorten
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
@@ -215,17 +214,19 @@ def _not_found(what: str, ident: str) -> NotFound:
 
 
 def resolve_scope(
-    conn: sqlite3.Connection, agent: str, scope: str, scope_id: str | None
+    conn: sqlite3.Connection, agent: str | None, scope: str, scope_id: str | None
 ) -> tuple[str, dict | None]:
-    """The scope id to use (the focus by default) and, for task scope, the task."""
+    """The scope id to use (the focus by default) and, for task scope, the task. An agent
+    is needed only to default the scope id (its name, its focus): a read with no agent named
+    still reads an entry whose scope id is given (AGENT_REQUIRED otherwise)."""
     check_scope(scope)
     _refuse_global_scope_id(scope, scope_id)
     if scope == "global":
         return "", None
     if scope == "agent":
-        return ((scope_id or "").strip() or agent.strip()).lower(), None
+        return (scope_id or "").strip() or acting(agent), None
     if not scope_id:
-        state = agent_rows.get(conn, agent) or {}
+        state = agent_rows.get(conn, acting(agent)) or {}
         scope_id = state.get("focus_task_id" if scope == "task" else "focus_project_id")
     if not scope_id:
         raise InvalidInput(
@@ -337,7 +338,7 @@ def _require_live(conn: sqlite3.Connection, scope: str, scope_id: str, key: str)
     return entry
 
 
-def get(store: Store, agent: str, *, key: str, scope: str, scope_id: str | None) -> dict:
+def get(store: Store, agent: str | None, *, key: str, scope: str, scope_id: str | None) -> dict:
     """Read one entry; a real read, so it counts as an access where the store can be
     written (on a read-only store the entry is still read, its count left as it was)."""
     limits.text("key", key, KEY_MAX, required=True)
@@ -355,7 +356,7 @@ def get(store: Store, agent: str, *, key: str, scope: str, scope_id: str | None)
         return {"memory": entry}
 
 
-def list_memory(store: Store, agent: str, query: memory_rows.MemoryQuery) -> dict:
+def list_memory(store: Store, agent: str | None, query: memory_rows.MemoryQuery) -> dict:
     if query.scope is not None:
         check_scope(query.scope)
         _refuse_global_scope_id(query.scope, query.scope_id)

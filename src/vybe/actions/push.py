@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from vybe import clock
-from vybe.actions import limits
+from vybe import clock, limits
 from vybe.actions import memory as memories
 from vybe.actions.events import link_artifact
 from vybe.actions.tasks import change_status, require_task

@@ -13,7 +13,7 @@ Each receipt lists record numbers (``seq``) under ``verbatim``, ``kept``, ``cut`
 
 from __future__ import annotations
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.errors import NotFound
 from vybe.store import Store
 from vybe.store import checkpoints as checkpoint_rows

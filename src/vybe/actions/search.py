@@ -10,8 +10,7 @@ single word) as literal, anything else as words.
 
 from __future__ import annotations
 
-from vybe import clock
-from vybe.actions import limits
+from vybe import clock, limits
 from vybe.errors import InvalidInput
 from vybe.store import Store, search_pages, search_syntax
 from vybe.store import search as search_rows

@@ -6,8 +6,7 @@ import os
 import sqlite3
 from datetime import timedelta
 
-from vybe import clock
-from vybe.actions import limits
+from vybe import clock, limits
 from vybe.errors import AlreadyClaimed, BlockedByDependency, InvalidInput, NotFound, VybeError
 from vybe.store import SERIAL, Store
 from vybe.store import agents as agent_rows
@@ -16,12 +15,26 @@ from vybe.store import handoffs as handoff_rows
 from vybe.store import projects as project_rows
 from vybe.store import tasks as task_rows
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
 STATUSES = ("pending", "in_progress", "completed", "blocked")
 FAILURE_PREFIX = "failure:"
+
+
+# The keys in a task's metadata that link it to an agent's own task (Claude's TaskCompleted):
+# Claude's task ids restart at "1" in every session, so a link names the session too.
+LINK_KEY = "claude_task_id"
+LINK_SESSION_KEY = "claude_session_id"
+
+
+def link_session(metadata: Any, session_id: str | None) -> Any:
+    """Metadata linking a Claude task (``claude_task_id``) made inside a Claude session names
+    that session when it does not say one: Claude's task "1" of another session is not it."""
+    if not session_id or not isinstance(metadata, dict) or LINK_KEY not in metadata:
+        return metadata
+    return {LINK_SESSION_KEY: session_id, **metadata}
 
 
 def require_task(conn: sqlite3.Connection, task_id: str) -> dict:
@@ -78,7 +91,6 @@ def create(
     """A new task; metadata linking a Claude task names ``claude_session`` (the Claude
     session the command runs in) when it names none. ``project_dir``: the folder whose
     project (created if new) the task is in, when ``project_id`` names none."""
-    from vybe.actions.hooks import link_session
     from vybe.actions.projects import ensure as ensure_project
 
     here = os.path.abspath(project_dir) if project_id is None and project_dir else None

@@ -13,22 +13,21 @@ from vybe.context.tokens import estimate
 from vybe.store.record import MessageRow
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # the hook path never imports typing
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
 
 TOKEN_BUDGET = 3000
-# The newest messages a choice reads, with the first: a full budget holds at most 150 of
-# them (a 20-token header each), the context a compaction gives back about 100, a hand-off
-# 30. Reading them all made a compaction's hook 10x a bare interpreter at 10k typed
-# messages, and 200 put it at 2.0x in a session of 1,000 (the older ones stay in the
-# record, and the receipt says so).
+# The newest messages a choice reads, with the first: what a full budget can hold (a
+# 20-token header each). Reading them all would make a compaction's hook grow with the
+# session (benchmarks/hooks.py --typed); the older ones stay in the record, and the
+# receipt says so.
 WINDOW = 150
 MIN_CUT_TOKENS = 60
 HEADER_TOKENS = 20  # the "--- #seq time" line above each message
 
 # An acknowledgement alone ("ok", "Go on.", "thanks!"), and the words that set direction.
-# Matched with str methods, not regular expressions: re costs a compaction's hook ~3 ms.
+# Matched with str methods, not regular expressions: re is kept off the hook path.
 ACKS = frozenset(
     [
         "ok",

@@ -60,8 +60,11 @@ def show(record: Record, session_id: str) -> dict[str, Any]:
 
 def conversation_frame(workdir: Path) -> tuple[str, tuple[ToolSpec, ...]]:
     """The system prompt and tool list a `vybe chat` turn in ``workdir`` sends."""
+    from vybe.agent import tasks as task_tools
+
     found = discover(workdir)
-    toolbox = Toolbox(workdir, found, BashPermission(), tasks=True)
+    # the specs only: vybe's own operations are offered whatever store a turn runs on
+    toolbox = Toolbox(workdir, found, BashPermission(), tasks=task_tools)
     return system_prompt(workdir, found), toolbox.specs()
 
 

@@ -37,10 +37,10 @@ def _record(where: Record | str | os.PathLike[str] | None) -> tuple[Record, Any]
     if where is None:
         return MemoryRecord(), None
     if isinstance(where, str | os.PathLike):
-        from vybe.store import Store
+        from vybe.store import SqliteStore
         from vybe.store.record import SqliteRecord
 
-        store = Store(where)
+        store = SqliteStore(where)
         return SqliteRecord(store), store
     return where, None
 

@@ -33,6 +33,9 @@ class TaskTools:
     def __post_init__(self) -> None:
         self.operations = {op.tool: op for op in catalog().on(AGENT)}
 
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return specs()
+
     def handlers(self) -> dict[str, Callable[[ToolCall], Outcome]]:
         return {name: partial(self.run, op) for name, op in self.operations.items()}
 

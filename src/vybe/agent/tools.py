@@ -81,15 +81,13 @@ class Toolbox:
     workdir: Path
     skills: dict[str, skills.Skill]
     bash: BashPermission
-    tasks: Any = None  # a TaskTools (vybe's own operations), when a store is at hand
+    tasks: Any = None  # vybe's own operations (a TaskTools: specs, handlers), given a store
     read_anywhere: bool = False  # the person let read go outside the working folder
 
     def specs(self) -> tuple[ToolSpec, ...]:
         if self.tasks is None:
             return FILE_TOOLS
-        from vybe.agent.tasks import specs  # it builds on this module
-
-        return FILE_TOOLS + specs()
+        return FILE_TOOLS + self.tasks.specs()
 
     def run(self, call: ToolCall) -> Outcome:
         """The call's outcome; a bad call or a failure is an error result, never a raise."""

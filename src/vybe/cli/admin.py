@@ -6,9 +6,12 @@ import os
 import sqlite3
 
 from vybe import __version__, config
+from vybe.cli.commands import cli_params, every
+from vybe.cli.flags import GLOBAL_FLAGS
 from vybe.errors import VybeError
+from vybe.operations import Catalog, Command
 from vybe.operations.common import LIMIT
-from vybe.operations.model import CLI_ONLY, Operation, Param
+from vybe.operations.model import CLI_ONLY, MCP, Alias, Operation, Param
 
 GROUPS = {"data": "Read the database directly."}
 
@@ -27,7 +30,7 @@ AGENT_PROTOCOL = {
 
 def _where(settings: config.Settings) -> str:
     """The store's location fit to print: the file, or the server's URL without a password."""
-    from vybe.store import redact
+    from vybe.config import redact
 
     return settings.db_path if settings.db_url is None else redact(settings.db_url)
 
@@ -38,12 +41,14 @@ def init(inv, v: dict) -> dict:
     on_file = inv.settings.db_url is None
     existed = os.path.exists(inv.settings.db_path) if on_file else None
     applied = _migrate(inv)["applied"]
+    written = config.write_default_agent(inv.flags["agent"]) if "agent" in inv.flags else None
     return {
         "config_dir": folder,
         "db_path": _where(inv.settings),
         "database_created": not existed if on_file else "0001_foundation.sql" in applied,
         "migrations_applied": applied,
-        "agent": inv.agent,
+        "agent": inv.settings.agent,
+        "default_agent_written": written,
     }
 
 
@@ -51,8 +56,9 @@ def status(inv, v: dict) -> dict:
     from vybe.actions import health
 
     path = _where(inv.settings)
+    agent = inv.settings.agent
     try:
-        state = health.agent_state(inv.store, inv.agent)
+        state = health.agent_state(inv.store, agent) if agent is not None else None
         query_ok, query_error, error_code = True, None, None
     except (sqlite3.Error, VybeError) as exc:
         state, query_ok, query_error = None, False, str(exc)
@@ -65,7 +71,7 @@ def status(inv, v: dict) -> dict:
         )
     return {
         "version": __version__,
-        "agent": inv.agent,
+        "agent": agent,
         "db": {
             "path": path,
             "exists": os.path.isfile(path) if inv.settings.db_url is None else query_ok,
@@ -80,9 +86,64 @@ def status(inv, v: dict) -> dict:
 
 
 def schema(inv, v: dict) -> dict:
-    from vybe.cli.commands import describe
-
     return describe()
+
+
+def _param(param: Param, positional: bool) -> dict:
+    return {
+        "name": param.name,
+        "flags": [param.flag, *param.aliases],
+        "positional": positional or param.positional,
+        "required": param.required,
+        "type": param.type,
+        "choices": list(param.enum) if param.enum else None,
+        "default": param.default,
+        "minimum": param.minimum,
+        "maximum": param.maximum,
+        "help": param.help,
+    }
+
+
+def _command(catalog: Catalog, command: Command) -> dict:
+    op = catalog.target(command)
+    params = cli_params(catalog, command)
+    positionals = command.positionals if isinstance(command, Alias) else ()
+    return {
+        "command": command.name,
+        "description": command.summary,
+        "alias_of": op.name if isinstance(command, Alias) else None,
+        "args_schema": [_param(p, p.name in positionals) for p in params],
+        "mutates": op.writes,
+        "read_only_with": op.peek,
+        "requires_request_id": False,
+        "accepts_request_id": op.writes,
+        "mcp_tool": op.tool if MCP in op.surfaces else None,
+        "examples": list(op.examples),
+    }
+
+
+def describe() -> dict:
+    """`vybe schema`: every command, its parameters, the envelope and the agent protocol."""
+    catalog = every()
+    commands: dict[str, Command] = {**catalog.operations, **catalog.aliases}
+    return {
+        "version": __version__,
+        "global_flags": list(GLOBAL_FLAGS),
+        "envelope": {
+            "success": {"schema_version": "v1", "success": True, "data": "..."},
+            "error": [
+                "schema_version",
+                "success",
+                "error",
+                "error_code",
+                "error_context",
+                "suggested_action",
+            ],
+            "exit_codes": {"0": "success", "1": "error", "2": "usage error"},
+        },
+        "commands": [_command(catalog, commands[name]) for name in sorted(commands)],
+        "agent_protocol": AGENT_PROTOCOL,
+    }
 
 
 def doctor(inv, v: dict) -> dict:
@@ -138,13 +199,17 @@ def query(inv, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "init",
-        "Create the config folder and the database (idempotent).",
+        "Create the config folder and the database (idempotent); with --agent, write it as"
+        " config.yaml's default_agent.",
         init,
         writes=True,
         idempotent=True,
         surfaces=CLI_ONLY,
         result={"db_path": "string", "database_created": "boolean"},
-        examples=("vybe init", "vybe init --db-path /tmp/vybe.db"),
+        examples=(
+            "vybe init --agent claude",
+            "vybe init --db-path /tmp/vybe.db",
+        ),
     ),
     Operation(
         "status",

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import sys
 
+# pathlib and typing stay out: `vybe schema` loads this module for its declarations.
+from typing import TYPE_CHECKING
+
 from vybe.cli import output
 from vybe.errors import VybeError
 from vybe.operations.common import SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
-# pathlib and typing stay out: `vybe schema` loads this module for its declarations.
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 

@@ -60,7 +60,7 @@ def main(process_ends: bool = False) -> int:
         # show and go on from: a mistyped line in settings never costs the person's words.
         return 1 if code == 2 and is_hook_attempt(argv) else code
     # A hook lives for a few dozen ms and makes few reference cycles: collecting them
-    # cost a session start about 4M instructions of 119M (3.4%) in module imports alone.
+    # during its module imports is work for nothing.
     # (A transcript import switches it off for its bulk work in any case.)
     gc.disable()
     flags, rest = line
@@ -88,9 +88,8 @@ def run() -> None:
 def leave(code: int) -> None:
     """Exit a hook (or the status line) with ``code``, skipping the interpreter's teardown
     when nothing is left for it (a private CPython interface, so only on the hook path,
-    which needs it: without
-    it a UserPromptSubmit hook took 2.00x a bare `python -c "import sqlite3"` instead of
-    1.65x, in CPU time, in one interleaved run).
+    which needs it: the teardown is a large share of a hook's time against its budget,
+    benchmarks/hooks.py).
 
     Freeing every module and object at exit changes nothing the OS does not do: the store
     is closed and the output written by then. The teardown still runs when it could matter:

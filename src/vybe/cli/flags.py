@@ -6,18 +6,33 @@ from __future__ import annotations
 
 import os
 
-# Global flags are accepted before or after the subcommand, as agents write them.
-GLOBAL_FLAGS = {
-    "--agent": "agent",
-    "-a": "agent",
-    "--db-path": "db_path",
-    "--db-url": "db_url",
-    "--request-id": "request_id",
-}
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+# Global flags are accepted before or after the subcommand, as agents write them: each
+# with the value's name, its environment variable and its help (``vybe --help``, ``schema``).
+GLOBAL_FLAGS: tuple[dict[str, Any], ...] = (
+    {"flags": ["--agent", "-a"], "name": "agent", "env": "VYBE_AGENT", "help": "who is acting"},
+    {"flags": ["--db-path"], "name": "db_path", "env": "VYBE_DB_PATH", "help": "the SQLite store"},
+    {
+        "flags": ["--db-url"],
+        "name": "db_url",
+        "env": "VYBE_DB_URL",
+        "help": "a PostgreSQL store (postgresql://user@host:port/db)",
+    },
+    {
+        "flags": ["--request-id"],
+        "name": "request_id",
+        "env": "VYBE_REQUEST_ID",
+        "help": "idempotency key",
+    },
+)
+BY_FLAG = {flag: option["name"] for option in GLOBAL_FLAGS for flag in option["flags"]}
 
 
 def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
-    """The global flags (by their names in GLOBAL_FLAGS' values) and the other tokens; a
+    """The global flags (by their names in GLOBAL_FLAGS) and the other tokens; a
     flag without a value is a usage error."""
     found: dict[str, str] = {}
     rest: list[str] = []
@@ -28,7 +43,7 @@ def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
             rest.extend(argv[i:])
             break
         name, eq, value = token.partition("=")
-        if name in GLOBAL_FLAGS and (eq or name == token):
+        if name in BY_FLAG and (eq or name == token):
             if not eq:
                 if i + 1 >= len(argv):
                     from vybe.errors import UsageError
@@ -40,7 +55,7 @@ def split_globals(argv: list[str]) -> tuple[dict[str, str], list[str]]:
                 from vybe.errors import UsageError
 
                 raise UsageError(f"{name} must not be empty")
-            found[GLOBAL_FLAGS[name]] = value
+            found[BY_FLAG[name]] = value
         else:
             rest.append(token)
         i += 1

@@ -4,29 +4,109 @@ This speaks the agent's hook protocol, not the JSON envelope; the agent and the 
 come from VYBE_AGENT / VYBE_DB_URL / VYBE_DB_PATH / the config file (the agent defaults to the
 target), which the global flags of the line (``vybe --agent x hook run claude``) set first
 (vybe.cli.flags.as_hooks_read).
+
+A handler (vybe.integrations.session_hooks, claude_code, codex) gets a ``Hook`` and returns
+context text or nothing; whatever goes wrong, the agent sees exit 0 and the output its event
+accepts, and the error goes to ``hooks.log``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import time
+
+from vybe import config, jsonio
+from vybe.errors import acting
+from vybe.integrations.hooks import MAX_INPUT_BYTES, Hook, log_failure, parse, render
+
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from vybe.integrations.hooks import Handler
 
 TARGETS = ("claude", "codex")
+# Capture mode: with this set to a folder, every payload an agent sends is kept there as it
+# came (with the handler's own time), to turn real sessions into test fixtures.
+CAPTURE_ENV = "VYBE_HOOK_CAPTURE"
 
 
 def run_handler(argv: list[str], process_ends: bool = False) -> int:
     """``process_ends``: the executable ends the process once this returns."""
     try:
-        from vybe.integrations import hooks
-
         target = argv[0] if argv and argv[0] in TARGETS else "claude"
-        raw = sys.stdin.buffer.read(hooks.MAX_INPUT_BYTES + 1)
-        answer = hooks.run(target, raw, process_ends)
+        raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        answer = run(target, raw, process_ends)
         if answer:  # UTF-8 whatever the locale (its encoding could not write a brief's "é")
             sys.stdout.flush()
             sys.stdout.buffer.write((answer + "\n").encode("utf-8", "backslashreplace"))
             sys.stdout.flush()
     except BaseException as error:  # a hook must never block or break the agent
-        from vybe.integrations.hooks import log_failure
-
         log_failure("?", "?", error)
     return 0
+
+
+def handlers(target: str) -> Mapping[str, Handler]:
+    """The target agent's handlers by event name."""
+    if target == "codex":
+        from vybe.integrations import codex
+
+        return codex.HANDLERS
+    from vybe.integrations import claude_code
+
+    return claude_code.HANDLERS
+
+
+def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -> None:
+    """Keep one payload (``<ns>-<target>-<event>.json``) and its timing; never raises. The
+    files are 600 in a 700 folder whatever the umask: they hold the person's words."""
+    try:
+        event = str(parse(raw).get("hook_event_name") or "unknown")
+        config.make_private_dir(folder)
+        stamp = time.time_ns()
+        path = os.path.join(folder, f"{stamp}-{target}-{event}.json")
+        with open(path, "wb", opener=config.private_opener) as handle:
+            handle.write(raw)
+        line = {"target": target, "event": event, "ms": (time.perf_counter() - started) * 1000}
+        line.update(at_ns=stamp, answered=bool(answer))
+        timings = os.path.join(folder, "timings.jsonl")
+        with open(timings, "a", encoding="utf-8", opener=config.private_opener) as handle:
+            handle.write(jsonio.dumps(line) + "\n")
+    except Exception:
+        pass
+
+
+def run(target: str, raw: bytes, process_ends: bool = False) -> str:
+    """The stdout for one hook call (a JSON object, or nothing); kept in capture mode.
+    ``process_ends``: the process ends once the answer is written (see ``Hook.close``)."""
+    started = time.perf_counter()
+    answer = answer_for(target, raw, process_ends)
+    folder = os.environ.get(CAPTURE_ENV)
+    if folder:
+        capture(folder, target, raw, started, answer)
+    return answer
+
+
+def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
+    event = "?"
+    hook: Hook | None = None
+    try:
+        payload = parse(raw)
+        event = str(payload.get("hook_event_name") or "")
+        handler = handlers(target).get(event)
+        if handler is None:
+            return render(target, event, None)
+        # The hook knows its agent: the target (claude, codex) unless VYBE_AGENT names one.
+        settings = config.load(os.environ.get("VYBE_AGENT") or target)
+        hook = Hook(target, event, payload, acting(settings.agent), settings)
+        return render(target, event, handler(hook))
+    except Exception as error:
+        log_failure(target, event, error)
+        return render(target, event, None)
+    finally:
+        if hook is not None:
+            try:
+                hook.close(process_ends)
+            except Exception as error:
+                log_failure(target, event, error)

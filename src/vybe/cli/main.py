@@ -9,11 +9,11 @@ import sys
 from vybe import __version__, clock
 from vybe.cli import output
 from vybe.cli.flags import split_globals
-from vybe.errors import InvalidInput, VybeError
+from vybe.errors import InvalidInput, VybeError, acting
 from vybe.operations.model import CLI
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -55,6 +55,12 @@ class Invocation:
 
     @property
     def agent(self) -> str:
+        """Who acts: AGENT_REQUIRED when no agent is named (read only by what acts as one)."""
+        return acting(self.settings.agent)
+
+    @property
+    def named(self) -> str | None:
+        """The agent named, or None: for a read that narrows to an agent only when one is."""
         return self.settings.agent
 
     @property
@@ -107,7 +113,7 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
 
     if rest[0] in ("--help", "-h", "help"):
         raise parsers.HelpRequested(parsers.overview_help(commands.every()))
-    catalog, command, tokens = commands.find(rest)
+    catalog, command, tokens = parsers.find(rest)
     values = parsers.parse(catalog, command, tokens)
     op = catalog.target(command)
     if isinstance(command, Alias) and command.convert:

@@ -12,9 +12,17 @@ def mcp(inv, v: dict) -> dict:
     require_extra("mcp", "mcp", "vybe mcp")
     from vybe.integrations import mcp_server
 
-    mcp_server.serve(inv.settings)
+    mcp_server.serve(inv.settings, _tools)
     # stdout carried JSON-RPC for the whole session: no envelope may follow it.
     raise SystemExit(0)
+
+
+def _tools(settings: object) -> object:
+    """The SDK's server with vybe's tools: the SDK is imported only once ``vybe mcp`` has
+    answered ``initialize`` (vybe.integrations.mcp_server)."""
+    from vybe.integrations.mcp_tools import build
+
+    return build(settings)
 
 
 OPERATIONS = (

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from vybe.cli.commands import cli_params
+from vybe.cli.commands import COMMAND_MODULES, cli_params, every, names
+from vybe.cli.flags import GLOBAL_FLAGS
 from vybe.errors import UsageError
 from vybe.operations import Catalog, Command
 from vybe.operations.model import Alias, Operation, Param
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import NoReturn
@@ -153,6 +154,34 @@ def _default(catalog: Catalog, command: Command, name: str) -> object:
     return next(p.default for p in cli_params(catalog, command) if p.name == name)
 
 
+def find(rest: list[str]) -> tuple[Catalog, Command, list[str]]:
+    """The command ``rest`` starts with (an operation or an alias) and the tokens after it.
+    A group word alone (``vybe task``) is a usage error listing its subcommands, unless it
+    asks for help (HelpRequested with the group's help)."""
+    catalog = Catalog(COMMAND_MODULES).for_word(rest[0])
+    known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
+    for size in (2, 1):
+        name = " ".join(rest[:size])
+        if len(rest) >= size and name in known:
+            return catalog, known[name], rest[size:]
+    word = rest[0]
+    if word in catalog.groups:
+        subcommands = sorted(n for n in known if n.startswith(word + " "))
+        if any(t in ("--help", "-h") for t in rest[1:2]):
+            raise HelpRequested(group_help(word, catalog.groups[word], catalog, subcommands))
+        what = f"`vybe {word} {rest[1]}` is not a command" if rest[1:] else None
+        raise UsageError(
+            what or f"`vybe {word}` needs a subcommand",
+            context={"subcommands": subcommands},
+            suggested_action=f"run `vybe {word} --help` or `vybe schema`",
+        )
+    raise UsageError(
+        f"unknown command {word!r}",
+        context={"commands": names(every())},
+        suggested_action="run `vybe --help` or `vybe schema` to see every command",
+    )
+
+
 def group_help(word: str, summary: str, catalog: Catalog, subcommands: list[str]) -> str:
     lines = [f"usage: vybe {word} <subcommand> [options]", "", summary, "", "subcommands:"]
     known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
@@ -164,8 +193,6 @@ def group_help(word: str, summary: str, catalog: Catalog, subcommands: list[str]
 
 def overview_help(catalog: Catalog) -> str:
     """`vybe --help`: every command in a line, the global flags, where to read more."""
-    from vybe.cli.commands import GLOBAL_FLAGS, names
-
     known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
     listed = names(catalog)
     width = max(len(n) for n in listed)

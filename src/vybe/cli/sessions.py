@@ -3,17 +3,16 @@ the session operations every surface offers, declared in vybe.operations.session
 
 from __future__ import annotations
 
-import shlex
+# pathlib and typing stay out: `vybe schema` loads this module for its declarations.
+from typing import TYPE_CHECKING
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.cli.chat import MODEL, choice
-from vybe.errors import InvalidInput, UsageError
+from vybe.errors import UsageError
 from vybe.operations import sessions as shared
 from vybe.operations.common import LIMIT, SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
-# pathlib and typing stay out: `vybe schema` loads this module for its declarations.
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
@@ -24,8 +23,6 @@ ENGINE = (
     *MODEL,
     Param("scripted", "boolean", "vybe's offline scripted consolidator, not a model (no network)"),
 )
-
-HARNESS_KINDS = {"watch": "watch", "task": "task", "agent_run": "agent_run", "callback": "callback"}
 
 
 def _record(inv: Any) -> Any:
@@ -56,32 +53,14 @@ def context(inv, v: dict) -> dict:
     return next_request(_record(inv), v["session_id"], info, Path.cwd(), limits(info))
 
 
-def dispatch(label: str) -> Any:
-    """``Watch w1 "nightly"`` -> the dispatch facts; ``agent_run R S`` names the session."""
-    from vybe.context.labels import Dispatch
-
-    try:
-        words = shlex.split(label)
-    except ValueError as exc:
-        raise InvalidInput(f"--harness {label!r}: {exc}") from None
-    kind = HARNESS_KINDS.get(words[0].lower()) if words else None
-    if kind is None or len(words) < 2:
-        raise InvalidInput(
-            f"--harness {label!r} is not a dispatch label",
-            suggested_action="""use 'Watch ID "NAME"', 'Task ID "NAME"', 'agent_run RUN SESSION'"""
-            " or 'callback RUN SESSION'",
-        )
-    if kind in ("agent_run", "callback"):
-        return Dispatch(kind, words[1], from_session=words[2] if len(words) > 2 else "")
-    return Dispatch(kind, words[1], name=" ".join(words[2:]))
-
-
 def say(inv, v: dict) -> dict:
+    from vybe.context.labels import parse_dispatch
     from vybe.context.recorder import record_harness, record_user
 
     record = _record(inv)
     if v["harness"]:
-        row = record_harness(record, v["session_id"], dispatch(v["harness"]), v["text"])
+        label = parse_dispatch(v["harness"])
+        row = record_harness(record, v["session_id"], label, v["text"])
     else:
         row = record_user(record, v["session_id"], v["text"], author=inv.agent)
     return {"session_id": v["session_id"], "seq": row.seq, "type": row.type, "text": row.text}
@@ -90,10 +69,7 @@ def say(inv, v: dict) -> dict:
 def import_(inv, v: dict) -> dict:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
-    from pathlib import Path
-
-    from vybe.integrations import claude_transcript, codex_rollout
-    from vybe.integrations.claude_code import import_skipping_hooked
+    from vybe.integrations.importers import import_agent_file
 
     claude, codex = v["claude_transcript"], v["codex_rollout"]
     if (claude is None) == (codex is None):
@@ -103,15 +79,9 @@ def import_(inv, v: dict) -> dict:
         )
     given = codex if codex is not None else claude
     limits.text("path", given, limits.PATH_MAX, required=True)
-    if codex is not None:
-        kind, stamp = "codex", codex_rollout.STAMP
-        run, name = codex_rollout.import_rollout, codex_rollout.rollout_id
-    else:
-        kind, stamp = "claude", claude_transcript.STAMP
-        run, name = claude_transcript.import_transcript, claude_transcript.transcript_id
-    path = Path(given).expanduser()
-    session = v["session_id"] or (f"{kind}:{name(path)}" if path.is_file() else "")
-    imported = import_skipping_hooked(_record(inv), session, path, stamp, run)
+    imported = import_agent_file(
+        _record(inv), "codex" if codex is not None else "claude", given, v["session_id"]
+    )
     result = imported.result
     return {
         "session_id": result.session_id,

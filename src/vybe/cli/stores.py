@@ -9,8 +9,9 @@ GROUPS = {"store": "Move the store."}
 
 def copy(inv, v: dict) -> dict:
     from vybe import config
+    from vybe.config import is_url, redact
     from vybe.errors import InvalidInput
-    from vybe.store import Store, copy, is_url, redact, require_driver
+    from vybe.store import SqliteStore, copy, require_driver
 
     target_url = config.as_url(v["to"])
     if not is_url(target_url):
@@ -19,7 +20,7 @@ def copy(inv, v: dict) -> dict:
     from vybe.store.postgres import PgStore
 
     settings = inv.settings
-    source = Store(settings.db_path, settings.busy_timeout_ms, create=False)
+    source = SqliteStore(settings.db_path, settings.busy_timeout_ms, create=False)
     try:
         target = PgStore(target_url, settings.busy_timeout_ms)
         try:

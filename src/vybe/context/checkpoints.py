@@ -7,15 +7,16 @@ needs these.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
     from typing import Any
 
 
-# Rows (vybe.tuples), not dataclasses: `import dataclasses` (with inspect) costs a process
-# 7 ms (docs/architecture.md, performance budgets).
+# Rows (vybe.tuples), not dataclasses: `import dataclasses` (with inspect) is kept off the
+# start-up paths (docs/architecture.md, performance budgets).
 
 
 class MemoMark(Row):

@@ -19,6 +19,31 @@ class Dispatch(Row):
     from_session: str = ""
 
 
+HARNESS_KINDS = ("watch", "task", "agent_run", "callback")
+
+
+def parse_dispatch(label: str) -> Dispatch:
+    """``Watch w1 "nightly"`` -> the dispatch facts; ``agent_run R S`` names the session."""
+    import shlex
+
+    from vybe.errors import InvalidInput
+
+    try:
+        words = shlex.split(label)
+    except ValueError as exc:
+        raise InvalidInput(f"--harness {label!r}: {exc}") from None
+    kind = words[0].lower() if words and words[0].lower() in HARNESS_KINDS else None
+    if kind is None or len(words) < 2:
+        raise InvalidInput(
+            f"--harness {label!r} is not a dispatch label",
+            suggested_action="""use 'Watch ID "NAME"', 'Task ID "NAME"', 'agent_run RUN SESSION'"""
+            " or 'callback RUN SESSION'",
+        )
+    if kind in ("agent_run", "callback"):
+        return Dispatch(kind, words[1], from_session=words[2] if len(words) > 2 else "")
+    return Dispatch(kind, words[1], name=" ".join(words[2:]))
+
+
 def _clean(value: str) -> str:
     """One line, no brackets that could close the label, at most FIELD_LIMIT characters."""
     one_line = " ".join(value.split())

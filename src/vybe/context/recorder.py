@@ -11,7 +11,7 @@ from vybe.context.labels import harness_text, source_label, user_text
 from vybe.context.tokens import estimate, reply_tokens
 from vybe.context.types import MessageRow, check_session_id
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, Protocol

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from vybe import jsonio
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Any

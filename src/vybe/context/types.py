@@ -10,7 +10,7 @@ from __future__ import annotations
 from vybe.errors import InvalidInput
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -40,8 +40,7 @@ def check_session_id(session_id: object) -> str:
 
 
 # A row (vybe.tuples), not a dataclass: every hook builds these, and `import dataclasses`
-# (with inspect) costs a hook process 7 ms of a 13 ms budget (docs/architecture.md,
-# performance budgets).
+# (with inspect) is kept off the hook path (docs/architecture.md, performance budgets).
 
 
 class MessageRow(Row):

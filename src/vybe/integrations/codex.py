@@ -1,4 +1,5 @@
-"""Codex CLI hook handlers: Claude's handlers where the events match, plus Codex's own shapes.
+"""Codex CLI hook handlers: the shared ones (vybe.integrations.session_hooks) where the
+events match, plus Codex's own shapes.
 
 Codex has no PostToolUseFailure: a failed Bash call arrives as PostToolUse, its exit code in
 ``tool_response`` (older releases) or only in the rollout (0.171 sends the output string).
@@ -9,33 +10,12 @@ Claude's do with its transcript; the prompts UserPromptSubmit recorded are not a
 
 from __future__ import annotations
 
-from vybe.integrations import claude_code
-from vybe.integrations.hooks import Hook
+from vybe.integrations import session_hooks
+from vybe.integrations.hooks import Hook, exit_code
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
-    from typing import Any
-
-# A pattern, compiled (and cached by re) on first use: other events need no re module.
-EXIT_LINE = r"(?i)(?:exit code|exit status|exited with code)\s*:?\s*(-?\d+)"
-
-
-def exit_code(response: Any) -> int | None:
-    """The exit code a Bash tool response reports, if it reports one."""
-    if isinstance(response, dict):
-        for key in ("exit_code", "exitCode", "returncode", "status"):
-            value = response.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-        response = response.get("output") or response.get("stderr") or ""
-    head = response[:2000] if isinstance(response, str) else ""
-    if "exit" not in head.lower():  # what every match holds: most outputs need no re
-        return None
-    import re
-
-    found = re.search(EXIT_LINE, head)
-    return int(found.group(1)) if found else None
-
+    from vybe.integrations.transcript_import import SkipHooked
 
 ROLLOUT_TAIL_BYTES = 256 * 1024  # where a just-finished command's item sits in the rollout
 
@@ -76,42 +56,36 @@ def post_tool_use(hook: Hook) -> str | None:
         code = rollout_exit_code(hook.text("transcript_path"), hook.text("tool_use_id"))
     if code in (None, 0):
         return None
-    return claude_code.tool_failure(hook, response, exit_code=code)
+    return session_hooks.tool_failure(hook, response, exit_code=code)
 
 
-def rollout_importer() -> tuple[str, Any]:
-    from vybe.integrations import codex_rollout
-
-    return codex_rollout.STAMP, codex_rollout.import_rollout
-
-
-def import_rollout(hook: Hook) -> claude_code.SkipHooked | None:
+def import_rollout(hook: Hook) -> SkipHooked | None:
     """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
-    return claude_code.import_since_hooks(hook, rollout_importer)
+    return session_hooks.import_since_hooks(hook)
 
 
 def pre_compact(hook: Hook) -> str | None:
     """Import the rollout and open the compaction's receipt."""
     import_rollout(hook)
-    claude_code.pre_compact(hook)
+    session_hooks.pre_compact(hook)
     return None
 
 
 def stop(hook: Hook) -> str | None:
     """Import the rollout; keep the turn's final reply from the payload when the rollout does
     not hold it yet (a later import then leaves out its copy)."""
-    claude_code.keep_final_reply(hook, import_rollout(hook))
+    session_hooks.keep_final_reply(hook, import_rollout(hook))
     return None
 
 
 HANDLERS = {
-    event: claude_code.watching_commits(handler)
+    event: session_hooks.watching_commits(handler)
     for event, handler in {
-        "SessionStart": claude_code.session_start,
-        "UserPromptSubmit": claude_code.user_prompt,
+        "SessionStart": session_hooks.session_start,
+        "UserPromptSubmit": session_hooks.user_prompt,
         "PostToolUse": post_tool_use,  # every Bash call: a commit is seen as it is made
         "PreCompact": pre_compact,
         "Stop": stop,
-        "SessionEnd": claude_code.session_end,
+        "SessionEnd": session_hooks.session_end,
     }.items()
 }

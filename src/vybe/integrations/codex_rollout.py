@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from vybe import jsonio
 from vybe.context.labels import Dispatch
-from vybe.integrations.codex import exit_code
+from vybe.integrations.hooks import exit_code
 from vybe.integrations.transcript_import import Builder, Call, first_field, import_file, stem
 
-TYPE_CHECKING = False  # on the hook path (Codex's Stop): typing costs 2 ms at start-up
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from os import PathLike
     from typing import Any

@@ -1,7 +1,10 @@
-"""One entry point for every agent hook: read the event, run its handler, never block the agent.
+"""What every agent hook handler shares: the ``Hook`` an event arrives as, the output each
+event accepts, the failure log, the lock transcript imports take turns on, and a shell
+tool's exit code.
 
-A handler gets a ``Hook`` and returns context text (or nothing). Whatever goes wrong, the
-agent sees exit 0 and an empty stdout (``{}`` where it requires JSON, as Codex's Stop); the
+A handler gets a ``Hook`` and returns context text (or nothing); ``vybe hook run``
+(vybe.cli.hook_run) reads the event, runs its handler and, whatever goes wrong, answers
+exit 0 and an empty stdout (``{}`` where the agent requires JSON, as Codex's Stop); the
 error goes to ``hooks.log`` in the config dir.
 Only the standard library is imported here and in the handlers: this runs on every prompt.
 """
@@ -10,23 +13,20 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from vybe import config, jsonio
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_INPUT_BYTES = 16 * 1024 * 1024
+MAX_INPUT_BYTES = 16 * 1024 * 1024  # what ``parse`` accepts
 CONTEXT_LIMIT = 10_000
 HOOK_BUSY_TIMEOUT_MS = 2000
 LOG_NAME = config.HOOKS_LOG
 LOG_MAX_BYTES = 1_000_000
-# Capture mode: with this set to a folder, every payload an agent sends is kept there as it
-# came (with the handler's own time), to turn real sessions into test fixtures.
-CAPTURE_ENV = "VYBE_HOOK_CAPTURE"
 
 # Events whose JSON output may carry hookSpecificOutput.additionalContext (docs/integrations.md).
 CONTEXT_EVENTS = {
@@ -39,6 +39,7 @@ JSON_REQUIRED = {"codex": {"Stop"}}
 # and end events): their commits skip the fsync each (``Store.sync_each_commit``) that keeps
 # what the others write, the person's words, through a power cut.
 UNSYNCED_EVENTS = frozenset({"SessionStart", "SessionEnd"})
+IMPORT_WAIT = 5.0  # seconds an import waits for another one: within every hook's timeout
 
 
 class Hook:
@@ -140,64 +141,28 @@ def render(target: str, event: str, context: str | None) -> str:
     return "{}" if event in JSON_REQUIRED.get(target, ()) else ""
 
 
-def handlers(target: str) -> Mapping[str, Handler]:
-    if target == "codex":
-        from vybe.integrations import codex
-
-        return codex.HANDLERS
-    from vybe.integrations import claude_code
-
-    return claude_code.HANDLERS
+def import_lock(store: Any) -> str:
+    """The lock file transcript imports into ``store`` take turns on (a prompt waits on it
+    a little, so it lands after the reply an import is bringing in)."""
+    return store.lock_file("import")
 
 
-def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -> None:
-    """Keep one payload (``<ns>-<target>-<event>.json``) and its timing; never raises. The
-    files are 600 in a 700 folder whatever the umask: they hold the person's words."""
-    try:
-        event = str(parse(raw).get("hook_event_name") or "unknown")
-        config.make_private_dir(folder)
-        stamp = time.time_ns()
-        path = os.path.join(folder, f"{stamp}-{target}-{event}.json")
-        with open(path, "wb", opener=config.private_opener) as handle:
-            handle.write(raw)
-        line = {"target": target, "event": event, "ms": (time.perf_counter() - started) * 1000}
-        line.update(at_ns=stamp, answered=bool(answer))
-        timings = os.path.join(folder, "timings.jsonl")
-        with open(timings, "a", encoding="utf-8", opener=config.private_opener) as handle:
-            handle.write(jsonio.dumps(line) + "\n")
-    except Exception:
-        pass
+# A pattern, compiled (and cached by re) on first use: other events need no re module.
+EXIT_LINE = r"(?i)(?:exit code|exit status|exited with code)\s*:?\s*(-?\d+)"
 
 
-def run(target: str, raw: bytes, process_ends: bool = False) -> str:
-    """The stdout for one hook call (a JSON object, or nothing); kept in capture mode.
-    ``process_ends``: the process ends once the answer is written (see ``Hook.close``)."""
-    started = time.perf_counter()
-    answer = answer_for(target, raw, process_ends)
-    folder = os.environ.get(CAPTURE_ENV)
-    if folder:
-        capture(folder, target, raw, started, answer)
-    return answer
+def exit_code(response: Any) -> int | None:
+    """The exit code a shell tool's response reports, if it reports one."""
+    if isinstance(response, dict):
+        for key in ("exit_code", "exitCode", "returncode", "status"):
+            value = response.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+        response = response.get("output") or response.get("stderr") or ""
+    head = response[:2000] if isinstance(response, str) else ""
+    if "exit" not in head.lower():  # what every match holds: most outputs need no re
+        return None
+    import re
 
-
-def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
-    event = "?"
-    hook: Hook | None = None
-    try:
-        payload = parse(raw)
-        event = str(payload.get("hook_event_name") or "")
-        handler = handlers(target).get(event)
-        if handler is None:
-            return render(target, event, None)
-        who = os.environ.get("VYBE_AGENT") or target
-        hook = Hook(target, event, payload, who.strip().lower(), config.load(who))
-        return render(target, event, handler(hook))
-    except Exception as error:
-        log_failure(target, event, error)
-        return render(target, event, None)
-    finally:
-        if hook is not None:
-            try:
-                hook.close(process_ends)
-            except Exception as error:
-                log_failure(target, event, error)
+    found = re.search(EXIT_LINE, head)
+    return int(found.group(1)) if found else None

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable
 from typing import IO, Any, BinaryIO, cast
 
 from vybe import __version__
@@ -176,20 +177,20 @@ class Wire:
         return None
 
 
-def serve(settings: object) -> None:
-    """Serve over stdio until the client closes the stream (stdout carries JSON-RPC only)."""
+def serve(settings: object, build: Callable[[Any], Any]) -> None:
+    """Serve over stdio until the client closes the stream (stdout carries JSON-RPC only);
+    ``build(settings)`` makes the SDK's server (vybe.integrations.mcp_tools.build), called
+    once ``initialize`` is answered."""
     wire = Wire(sys.stdin.buffer, sys.stdout.buffer)
     wire.answer_initialize()
     import anyio
 
-    anyio.run(_serve, settings, wire)
+    anyio.run(_serve, settings, wire, build)
 
 
-async def _serve(settings: Any, wire: Wire) -> None:
+async def _serve(settings: Any, wire: Wire, build: Callable[[Any], Any]) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
-
-    from vybe.integrations.mcp_tools import build
 
     server = build(settings)
     stream = anyio.wrap_file(cast(IO[str], wire))  # a text file: readline, write, flush

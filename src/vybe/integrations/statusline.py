@@ -15,9 +15,10 @@ from __future__ import annotations
 import os
 
 from vybe import config, jsonio
+from vybe.errors import acting
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -64,9 +65,8 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     """The status line for one payload; ``process_ends``: the store is left to the process's
     end (``Store.close_at_exit``: no checkpoint of the hooks' WAL on every status line)."""
     payload = _payload(raw)
-    agent = (os.environ.get("VYBE_AGENT") or "claude").strip().lower()
     try:
-        settings = config.load(agent)
+        settings = config.load(os.environ.get("VYBE_AGENT") or "claude")
         if settings.db_url is None and not os.path.exists(settings.db_path):
             return "vybe"
         from vybe.store import open_store
@@ -75,10 +75,11 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     except Exception:
         return "vybe"
     try:
-        parts = ["vybe", _focus(store.conn, settings.agent)]
         session = payload.get("session_id")
-        if isinstance(session, str) and session:
-            parts += _compactions(store.conn, f"claude:{session}")
+        with store.snapshot() as conn:
+            parts = ["vybe", _focus(conn, acting(settings.agent))]
+            if isinstance(session, str) and session:
+                parts += _compactions(conn, f"claude:{session}")
         return SEPARATOR.join(parts)
     except Exception:
         return "vybe"

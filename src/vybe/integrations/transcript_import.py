@@ -28,7 +28,7 @@ from vybe.tuples import Row
 # Claude's Stop hook imports through this on every turn: the standard library only, and
 # neither dataclasses, typing, pathlib nor the engine's model types (they cost a hook
 # process tens of ms).
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from os import PathLike
@@ -248,3 +248,78 @@ def import_file(
 
 def over(stop_at: tuple[int, float], offset: int) -> bool:
     return offset >= stop_at[0] or time.monotonic() >= stop_at[1]
+
+
+def _hooked_key(message: MessageRow) -> tuple[str, str, bool]:
+    return message.type, message.text, bool(message.data.get("tool_calls"))
+
+
+class SkipHooked:
+    """The record, minus transcript copies of rows the hooks already recorded."""
+
+    def __init__(self, record: Any, pending: list[tuple[str, str, bool]]) -> None:
+        self.record, self.pending = record, pending
+        self.last_reply: str | None = None  # the text of the last reply the file held
+        self.result: Any = None
+        self.left_out = 0  # copies of hooked rows not appended again
+
+    def append(self, message: MessageRow) -> MessageRow:
+        if message.type == "assistant":
+            self.last_reply = message.text
+        key = _hooked_key(message)
+        if key in self.pending:
+            self.pending.remove(key)
+            self.left_out += 1
+            return message
+        return self.record.append(message)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.record, name)
+
+
+def _hooked_since_import(record: Any, session_id: str, stamp: str) -> list[tuple[str, str, bool]]:
+    """Rows the hooks recorded after the last imported row: not yet matched in the file (only
+    the rows after it are read)."""
+    from vybe.store import record as record_rows
+
+    last = record.store.read_one(
+        lambda conn: next((seq for seq, _ in record_rows.stamps(conn, session_id, stamp)), 0)
+    )
+    rows = record.messages(session_id, last + 1)
+    # Rows the hooks write that a transcript holds too: the prompt, and a kept final reply.
+    hooked = [
+        r for r in rows if r.source == record_rows.HOOK_SOURCE or record_rows.is_kept_reply(r)
+    ]
+    return [_hooked_key(r) for r in hooked]
+
+
+def import_skipping_hooked(
+    record: Any,
+    session_id: str,
+    path: str | PathLike,
+    stamp: str,
+    run: Any,
+    wait: float | None = None,
+) -> Any:
+    """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
+    recorded there since the last import; the wrapper, its ``result`` set.
+
+    One import at a time per store: Claude's Stop hook runs async, so two can overlap, and
+    each would start from the same offset and append the same rows. The wait for another
+    import is bounded (DB_LOCKED after ``wait`` seconds): imports start from where the last
+    one ended, so one skipped loses nothing."""
+    from vybe import locks
+    from vybe.errors import DatabaseLocked
+    from vybe.integrations import hooks
+
+    wait = hooks.IMPORT_WAIT if wait is None else wait
+    lock = hooks.import_lock(record.store)
+    with locks.exclusive(lock, timeout=wait) as held:
+        if not held:
+            raise DatabaseLocked(
+                f"another transcript import has held {lock} for {wait:g} s",
+                suggested_action="retry when it is done; nothing is lost meanwhile",
+            )
+        target = SkipHooked(record, _hooked_since_import(record, session_id, stamp))
+        target.result = run(target, session_id, path)
+    return target

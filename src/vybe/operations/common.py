@@ -3,10 +3,10 @@ them alike: a task is always ``task_id``, every list takes the same ``limit``.""
 
 from __future__ import annotations
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.operations.model import Param
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from datetime import timedelta
     from typing import Any

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from vybe import limits
 from vybe.actions import events as actions
-from vybe.actions import limits
 from vybe.operations.common import LIMIT, TASK_ID
-from vybe.operations.model import CLI, Alias, Operation, Param
+from vybe.operations.model import CLI, Alias, Operation, Param, reading
 
 GROUPS = {"artifacts": "A task's artifacts: files linked to it."}
 
@@ -14,7 +14,7 @@ def _events(ctx, v: dict) -> dict:
     from vybe.store.events import EventQuery
 
     query = EventQuery(
-        agent=None if v["all"] or v["task_id"] else ctx.agent,
+        agent=None if v["all"] or v["task_id"] else ctx.named,
         task_id=v["task_id"],
         kind=v["kind"],
         since_id=v["since"],
@@ -23,10 +23,6 @@ def _events(ctx, v: dict) -> dict:
         include_archived=v["include_archived"],
     )
     return actions.list_events(ctx.store, query)
-
-
-def _artifacts(ctx, v: dict) -> dict:
-    return actions.list_artifacts(ctx.store, v["task_id"], v["limit"])
 
 
 def _add_artifact(ctx, v: dict) -> dict:
@@ -74,7 +70,12 @@ OPERATIONS = (
         "Read the event log, newest first: this agent's, a task's, or everyone's.",
         _events,
         params=(
-            Param("all", "boolean", "every agent's events, not only this agent's"),
+            Param(
+                "all",
+                "boolean",
+                "every agent's events, not only this agent's (with no agent named, every"
+                " agent's all the same)",
+            ),
             TASK_ID.but(required=False, aliases=(), help="only this task's events (any agent)"),
             Param("kind", help="only events of this kind, e.g. progress", max_length=128),
             Param(
@@ -95,7 +96,7 @@ OPERATIONS = (
     Operation(
         "artifacts list",
         "The files linked to a task.",
-        _artifacts,
+        reading(actions.list_artifacts),
         params=(TASK_ID.but(aliases=()), LIMIT),
         result={"count": "integer", "artifacts": "array"},
         examples=("vybe artifacts list --task-id T", "vybe artifacts --task-id T"),

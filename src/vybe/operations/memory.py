@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.actions import memory as actions
 from vybe.operations.common import LIMIT
-from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param
+from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param, mutation
 
 GROUPS = {"memory": "Scoped memory: facts, directives and lessons agents keep."}
 MEMORY = {"memory": "object", "event_id": "integer"}
@@ -78,7 +78,7 @@ def _remember(values: dict) -> dict:
 
 
 def _get(ctx, v: dict) -> dict:
-    return actions.get(ctx.store, ctx.agent, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
+    return actions.get(ctx.store, ctx.named, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
 
 
 def _list(ctx, v: dict) -> dict:
@@ -91,18 +91,7 @@ def _list(ctx, v: dict) -> dict:
         include_superseded=v["include_superseded"],
         limit=v["limit"],
     )
-    return actions.list_memory(ctx.store, ctx.agent, query)
-
-
-def _delete(ctx, v: dict) -> dict:
-    return actions.delete(
-        ctx.store,
-        ctx.agent,
-        ctx.request_id,
-        key=v["key"],
-        scope=v["scope"],
-        scope_id=v["scope_id"],
-    )
+    return actions.list_memory(ctx.store, ctx.named, query)
 
 
 def _pin(ctx, v: dict) -> dict:
@@ -189,7 +178,7 @@ OPERATIONS = (
     Operation(
         "memory delete",
         "Delete an entry (a missing one: deleted is false).",
-        _delete,
+        mutation(actions.delete),
         params=(KEY, SCOPE, SCOPE_ID),
         writes=True,
         idempotent=True,

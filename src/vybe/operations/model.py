@@ -9,9 +9,9 @@ types, bounds and choices and name the parameter as that surface spells it.
 
 from __future__ import annotations
 
-from vybe.errors import InvalidInput, UsageError
+from vybe.errors import InvalidInput, UsageError, acting
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeAlias
@@ -356,20 +356,30 @@ class Context:
     def __init__(
         self,
         store: Any,
-        agent: str,
+        agent: str | None,
         request_id: str,
         surface: str,
         settings: Any = None,
     ) -> None:
-        self.store, self.agent, self.request_id = store, agent, request_id
+        self.store, self._agent, self.request_id = store, agent, request_id
         self.surface, self._settings = surface, settings
+
+    @property
+    def agent(self) -> str:
+        """Who acts: AGENT_REQUIRED when no agent is named."""
+        return acting(self._agent)
+
+    @property
+    def named(self) -> str | None:
+        """The agent named, or None: for a read that narrows to an agent only when one is."""
+        return self._agent
 
     @property
     def settings(self) -> Any:
         if self._settings is None:
             from vybe import config
 
-            self._settings = config.load(self.agent, None)
+            self._settings = config.load(self._agent, None)
         return self._settings
 
 
@@ -379,3 +389,32 @@ def for_tools(error: VybeError) -> VybeError:
     if isinstance(error, UsageError):
         return InvalidInput(error.message, context=error.context)
     return error
+
+
+class Passed:
+    """A run that is its action: the ``context`` (store, agent, request id) first, then each
+    declared parameter by its name. The parameters are declared once, in the Operation (a
+    test holds every such action's keywords to them)."""
+
+    __slots__ = ("action", "context")
+
+    def __init__(self, action: Callable[..., dict], *context: str) -> None:
+        self.action, self.context = action, context
+
+    def __call__(self, ctx: Context, values: dict[str, Any]) -> dict:
+        return self.action(*(getattr(ctx, name) for name in self.context), **values)
+
+
+def mutation(action: Callable[..., dict]) -> Passed:
+    """``action(store, agent, request_id, **values)``: a change made as the agent, once."""
+    return Passed(action, "store", "agent", "request_id")
+
+
+def as_agent(action: Callable[..., dict]) -> Passed:
+    """``action(store, agent, **values)``: a read of what the agent sees."""
+    return Passed(action, "store", "agent")
+
+
+def reading(action: Callable[..., dict]) -> Passed:
+    """``action(store, **values)``: a read of the store."""
+    return Passed(action, "store")

@@ -2,34 +2,15 @@
 
 from __future__ import annotations
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.actions import projects as actions
 from vybe.errors import UsageError
 from vybe.operations.common import LIMIT, METADATA, PROJECT_ID
-from vybe.operations.model import Operation, Param
+from vybe.operations.model import Operation, Param, mutation, reading
 
 GROUPS = {"project": "Projects group tasks, memory and events."}
 PROJECT = {"project": "object"}
 ID = PROJECT_ID.but(required=True, aliases=("--id",))
-
-
-def _create(ctx, v: dict) -> dict:
-    return actions.create(
-        ctx.store,
-        ctx.agent,
-        ctx.request_id,
-        name=v["name"],
-        project_id=v["project_id"],
-        metadata=v["metadata"],
-    )
-
-
-def _get(ctx, v: dict) -> dict:
-    return actions.get(ctx.store, v["project_id"])
-
-
-def _list(ctx, v: dict) -> dict:
-    return actions.list_projects(ctx.store, v["limit"])
 
 
 def _focus(ctx, v: dict) -> dict:
@@ -43,15 +24,11 @@ def _focus(ctx, v: dict) -> dict:
     return actions.focus(ctx.store, ctx.agent, ctx.request_id, project_id=project_id)
 
 
-def _delete(ctx, v: dict) -> dict:
-    return actions.delete(ctx.store, ctx.agent, ctx.request_id, project_id=v["project_id"])
-
-
 OPERATIONS = (
     Operation(
         "project create",
         "Create a project (an existing id is returned as it is).",
-        _create,
+        mutation(actions.create),
         params=(
             Param("name", help="its name", required=True, max_length=limits.TITLE_MAX),
             PROJECT_ID.but(aliases=("--id",), help="e.g. the project's folder (generated)"),
@@ -65,7 +42,7 @@ OPERATIONS = (
     Operation(
         "project get",
         "One project.",
-        _get,
+        reading(actions.get),
         params=(ID,),
         result=PROJECT,
         examples=("vybe project get --project-id /srv/billing",),
@@ -73,7 +50,7 @@ OPERATIONS = (
     Operation(
         "project list",
         "Projects, newest first.",
-        _list,
+        reading(actions.list_projects),
         params=(LIMIT,),
         result={"count": "integer", "projects": "array"},
         examples=("vybe project list --limit 10",),
@@ -94,7 +71,7 @@ OPERATIONS = (
     Operation(
         "project delete",
         "Delete a project; its tasks stay, in no project.",
-        _delete,
+        mutation(actions.delete),
         params=(ID,),
         writes=True,
         idempotent=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from vybe.actions import resume as actions
 from vybe.operations.common import LIMIT, PROJECT_DIR
-from vybe.operations.model import Operation, Param
+from vybe.operations.model import Operation, Param, as_agent
 
 GROUPS: dict[str, str] = {}
 FOCUS = Param("focus_task_id", help="make this task the focus", aliases=("--focus",))
@@ -43,10 +43,6 @@ def budgeted(result: dict, values: dict) -> dict:
         since = deltas[-1]["id"]
         view["more"] = {"tool": "events", "arguments": {"all": True, "asc": True, "since": since}}
     return view
-
-
-def _focus(ctx, v: dict) -> dict:
-    return actions.current_focus(ctx.store, ctx.agent, project_dir=v["project_dir"])
 
 
 def _brief(ctx, v: dict) -> dict:
@@ -91,7 +87,7 @@ OPERATIONS = (
     Operation(
         "focus",
         "The focus a resume would choose now; moves nothing.",
-        _focus,
+        as_agent(actions.current_focus),
         params=(PROJECT_DIR,),
         result={"focus_task_id": "string", "task": "object", "cursor": "integer"},
         examples=("vybe focus --project-dir .",),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.actions import search as actions
 from vybe.operations.common import LIMIT, PROJECT_ID
 from vybe.operations.model import EVERYWHERE, NOT_AGENT, Operation, Param

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from vybe.actions import limits
+from vybe import limits
 from vybe.actions import tasks as actions
 from vybe.errors import UsageError
 from vybe.operations.common import (
@@ -17,7 +17,16 @@ from vybe.operations.common import (
     TASK_ID,
     lease,
 )
-from vybe.operations.model import EVERYWHERE, MCP, NOT_AGENT, Alias, Operation, Param
+from vybe.operations.model import (
+    EVERYWHERE,
+    MCP,
+    NOT_AGENT,
+    Alias,
+    Operation,
+    Param,
+    mutation,
+    reading,
+)
 
 GROUPS = {"task": "Create, start, claim, close and link tasks."}
 TASK = {"task": "object", "event_id": "integer"}
@@ -48,10 +57,6 @@ def _create(ctx, v: dict) -> dict:
     )
 
 
-def _get(ctx, v: dict) -> dict:
-    return actions.get(ctx.store, v["task_id"])
-
-
 def _list(ctx, v: dict) -> dict:
     from vybe.store.tasks import TaskQuery
 
@@ -80,26 +85,6 @@ def _begin(ctx, v: dict) -> dict:
         lease=lease(ctx, v),
         session=_running_in(ctx),
     )
-
-
-def _set_status(ctx, v: dict) -> dict:
-    return actions.set_status(
-        ctx.store,
-        ctx.agent,
-        ctx.request_id,
-        task_id=v["task_id"],
-        status=v["status"],
-        blocked_reason=v["blocked_reason"],
-        force=v["force"],
-    )
-
-
-def _depend(ctx, v: dict) -> dict:
-    return actions.depend(ctx.store, ctx.agent, ctx.request_id, task_id=v["task_id"], on=v["on"])
-
-
-def _undepend(ctx, v: dict) -> dict:
-    return actions.undepend(ctx.store, ctx.agent, ctx.request_id, task_id=v["task_id"], on=v["on"])
 
 
 def _claim(ctx, v: dict) -> dict:
@@ -145,39 +130,6 @@ def _assign(ctx, v: dict) -> dict:
     )
 
 
-def _done(ctx, v: dict) -> dict:
-    return actions.done(
-        ctx.store,
-        ctx.agent,
-        ctx.request_id,
-        task_id=v["task_id"],
-        note=v["note"],
-        force=v["force"],
-    )
-
-
-def _block(ctx, v: dict) -> dict:
-    return actions.block(
-        ctx.store,
-        ctx.agent,
-        ctx.request_id,
-        task_id=v["task_id"],
-        reason=v["reason"],
-        failure=v["failure"],
-    )
-
-
-def _note(ctx, v: dict) -> dict:
-    return actions.note(
-        ctx.store,
-        ctx.agent,
-        ctx.request_id,
-        task_id=v["task_id"],
-        message=v["message"],
-        kind=v["kind"],
-    )
-
-
 OPERATIONS = (
     Operation(
         "task create",
@@ -214,7 +166,7 @@ OPERATIONS = (
     Operation(
         "task get",
         "A task with its dependencies and open blockers.",
-        _get,
+        reading(actions.get),
         surfaces=EVERYWHERE,
         params=(TASK_ID,),
         result={"task": "object", "dependencies": "object", "open_blockers": "array"},
@@ -247,7 +199,7 @@ OPERATIONS = (
     Operation(
         "task set-status",
         "Set a task's status.",
-        _set_status,
+        mutation(actions.set_status),
         params=(
             TASK_ID,
             STATUS,
@@ -262,7 +214,7 @@ OPERATIONS = (
     Operation(
         "task depend",
         "Make a task wait for another (cycles are refused).",
-        _depend,
+        mutation(actions.depend),
         params=(TASK_ID.but(help="the task that waits"), ON),
         writes=True,
         idempotent=True,
@@ -272,7 +224,7 @@ OPERATIONS = (
     Operation(
         "task undepend",
         "Remove a task's dependency on another.",
-        _undepend,
+        mutation(actions.undepend),
         params=(TASK_ID.but(help="the task that waits"), ON),
         writes=True,
         idempotent=True,
@@ -332,7 +284,7 @@ OPERATIONS = (
     Operation(
         "task done",
         "Complete a task, with a note (refused while a task it depends on is open).",
-        _done,
+        mutation(actions.done),
         surfaces=EVERYWHERE,
         params=(TASK_ID, NOTE, FORCE),
         writes=True,
@@ -343,7 +295,7 @@ OPERATIONS = (
     Operation(
         "task block",
         "Block a task with a reason.",
-        _block,
+        mutation(actions.block),
         surfaces=EVERYWHERE,
         params=(
             TASK_ID,
@@ -363,7 +315,7 @@ OPERATIONS = (
     Operation(
         "task note",
         "Log progress on a task (kind reasoning: intent and approach).",
-        _note,
+        mutation(actions.note),
         surfaces=EVERYWHERE,
         params=(
             TASK_ID,

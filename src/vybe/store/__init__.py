@@ -3,38 +3,19 @@
 The embedded SQLite store is the default; a PostgreSQL URL selects the server store
 (vybe.store.postgres, which imports psycopg, so it is imported only then)."""
 
-from vybe.store.db import CHECKED, SERIAL, SNAPSHOT, Store, open_readonly
+from vybe.config import is_url
+from vybe.store.base import CHECKED, SERIAL, SNAPSHOT, Store
+from vybe.store.db import SqliteStore
 
 __all__ = [
     "CHECKED",
     "SERIAL",
     "SNAPSHOT",
+    "SqliteStore",
     "Store",
     "is_url",
-    "open_readonly",
     "open_store",
-    "redact",
 ]
-
-URL_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_url(location: str) -> bool:
-    """Whether a store location names a PostgreSQL server rather than a SQLite file."""
-    return location.startswith(URL_SCHEMES)
-
-
-def redact(url: str) -> str:
-    """A connection string fit to print: the password replaced."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port:
-        host += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def require_driver() -> None:
@@ -53,4 +34,4 @@ def open_store(
         from vybe.store.postgres import PgStore
 
         return PgStore(location, busy_timeout_ms, migrate=migrate, create=create)
-    return Store(location, busy_timeout_ms, migrate=migrate, create=create)
+    return SqliteStore(location, busy_timeout_ms, migrate=migrate, create=create)

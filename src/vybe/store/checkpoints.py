@@ -7,7 +7,7 @@ import sqlite3
 
 from vybe import clock, jsonio
 from vybe.context.checkpoints import Attempt, Checkpoint, MemoMark
-from vybe.store.db import Store
+from vybe.store.base import Store
 
 __all__ = [
     "Attempt",

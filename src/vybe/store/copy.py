@@ -8,9 +8,10 @@ twice; the whole copy is one transaction on the server: all of it lands or none.
 
 from __future__ import annotations
 
-from vybe.store.db import Store
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
+from vybe.store.base import Store
+
 if TYPE_CHECKING:
     from vybe.store.postgres import PgStore
 

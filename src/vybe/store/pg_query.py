@@ -17,49 +17,21 @@ its rows are cut at the row limit inside the function and at the byte limit here
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg import errors as pg_errors
 
+from vybe.config import redact
 from vybe.errors import InvalidInput, ReadOnlyViolation, VybeError
-from vybe.store import redact
-from vybe.store.db import QUERY_HINT, bounded_rows
+from vybe.store.pg_reader import READER, UNSAFE_READER, arrange
 from vybe.store.postgres import _is_gone, _Number, translate
+from vybe.store.sqlite_query import QUERY_HINT, bounded_rows
 from vybe.text import shorten
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-READER = "vybe_reader"
-UNSAFE_READER = "VY001"  # the SQLSTATE the function raises if the reader may do more
-# Made under the migrations' lock, in their transaction; every statement is idempotent, so
-# it runs again after each migration (new tables) and at a first query on an older store.
-ARRANGE = f"""
-DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{READER}') THEN
-        CREATE ROLE {READER} NOLOGIN;
-    END IF;
-    IF NOT pg_has_role(current_user, '{READER}', 'MEMBER') THEN
-        EXECUTE format('GRANT {READER} TO %I', current_user);
-    END IF;
-END $$;
-GRANT USAGE ON SCHEMA public TO {READER};
-GRANT SELECT ON ALL TABLES IN SCHEMA public TO {READER};
-CREATE OR REPLACE FUNCTION vybe_read_only(query TEXT) RETURNS SETOF RECORD
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $f$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = current_user
-               AND (rolsuper OR rolbypassrls OR rolcreaterole OR rolcreatedb))
-       OR EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member
-                  WHERE r.rolname = current_user) THEN
-        RAISE EXCEPTION 'the role % may do more than read', current_user
-            USING ERRCODE = '{UNSAFE_READER}';
-    END IF;
-    RETURN QUERY EXECUTE query;
-END $f$;
-ALTER FUNCTION vybe_read_only(TEXT) OWNER TO {READER};
-"""
 # The statements that are not queries, refused before they reach the server.
 COMMANDS = frozenset(
     (
@@ -108,19 +80,6 @@ COMMANDS = frozenset(
         "REASSIGN",
     )
 )
-
-
-def arrange(raw: Any) -> bool:
-    """Make (or bring up to date) the reader role and function, in the caller's
-    transaction; False, with nothing changed, where the connecting role may not."""
-    raw.execute("SAVEPOINT vybe_reader")
-    try:
-        raw.execute(ARRANGE)
-    except pg_errors.InsufficientPrivilege:
-        raw.execute("ROLLBACK TO SAVEPOINT vybe_reader")
-        return False
-    raw.execute("RELEASE SAVEPOINT vybe_reader")
-    return True
 
 
 def read_query(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from typing import TYPE_CHECKING
 
 from psycopg import errors as pg_errors
 
@@ -25,7 +26,6 @@ from vybe.store import search as search_rows
 from vybe.store import search_pages, search_syntax
 from vybe.store.search import Found, SearchQuery
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -46,8 +46,8 @@ _DETAILS = {
 # A source's matches in a range of ids, newest first, with when each was written (looked up
 # row by row: a join over the whole table would walk its index). Never a prepared statement:
 # a plan made for no particular range and text (psycopg prepares a statement from its 5th
-# run) reads every row holding a common trigram before it sorts them, 6 -> 330 ms for
-# `/srv/app` in 100k messages, where one made for them walks the newest ids and stops.
+# run) reads every row holding a common trigram before it sorts them, where one made for
+# them walks the newest ids and stops.
 _RANGE = """
 SELECT n.id, n.score, t.created_at FROM ({match}) AS n,
 LATERAL (SELECT created_at FROM {table} WHERE id = n.id) AS t

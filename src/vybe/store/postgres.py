@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -33,24 +34,17 @@ from psycopg.adapt import Loader
 from psycopg.rows import tuple_row
 
 from vybe import clock
+from vybe.config import redact
 from vybe.errors import (
     DatabaseLocked,
     DatabaseUnavailable,
     ReadOnlyViolation,
     VersionConflict,
 )
-from vybe.store import dialect, redact
-from vybe.store.db import (
-    CHECKED,
-    SERIAL,
-    SNAPSHOT,
-    WRITE_ATTEMPTS,
-    Store,
-    _backoff,
-    migration_files,
-)
+from vybe.store import dialect
+from vybe.store.base import CHECKED, SERIAL, SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
+from vybe.store.db import migration_files
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
@@ -245,7 +239,6 @@ class PgStore(Store):
         self.url = url
         self.path = redact(url)
         self.busy_timeout_ms = busy_timeout_ms
-        self.found_journal_mode = "postgresql"
         self._raw: Any = None
         self.conn = self._connect()
         if not create and "0001_foundation.sql" in self.pending_migrations():
@@ -345,7 +338,7 @@ class PgStore(Store):
                     (name, clock.now_iso()),
                 )
                 done.append(name)
-            from vybe.store.pg_query import arrange
+            from vybe.store.pg_reader import arrange
 
             arrange(raw)  # the role `vybe data query` reads as, granted the new tables
             return done
@@ -375,7 +368,7 @@ class PgStore(Store):
                     raise translate(exc, self.path) from None
             except psycopg.Error as exc:
                 raise translate(exc, self.path) from None
-            _backoff(0.002, min(attempt, 8))
+            backoff(0.002, min(attempt, 8))
             attempt += 1
 
     def _attempt(self, fn: Callable[[Any], T], statement: str) -> T:

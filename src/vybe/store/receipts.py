@@ -7,9 +7,9 @@ import sqlite3
 
 from vybe import clock, jsonio
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
-    from vybe.store.db import Store
+    from vybe.store.base import Store
 
 LISTS = ("verbatim", "kept", "cut", "released")
 _SESSION = "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"

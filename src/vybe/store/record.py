@@ -12,9 +12,9 @@ from collections.abc import Iterable, Iterator
 
 from vybe import clock, jsonio
 from vybe.context.types import MessageRow
-from vybe.store.db import Store
+from vybe.store.base import Store
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from vybe.context.checkpoints import Attempt, Checkpoint
 
@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 KEPT_REPLY_SUFFIX = "_stop"  # kept_reply_source
+HOOK_SOURCE = "prompt_hook"  # a prompt a UserPromptSubmit hook recorded as it was typed
 
 _MESSAGE_COLUMNS = (
     "session_id, context_seq, type, source, content_text, content_json, tokens, created_at"
@@ -50,7 +51,7 @@ def _read_messages(
 
     A cold request reads every row of its context: named-column rows, one json.loads per row
     and the cyclic collector walking the heap again and again while tens of thousands of
-    acyclic containers are built were most of its time (10k rows: 53 ms -> about 20 ms)."""
+    acyclic containers are built were most of its time (benchmarks/engine.py)."""
     cursor = conn.cursor()
     cursor.row_factory = None
     collecting = gc.isenabled()

@@ -17,10 +17,10 @@ import sqlite3
 
 from vybe.errors import InvalidInput
 from vybe.store import search_pages, search_syntax
-from vybe.store.db import Deadline
+from vybe.store.deadline import Deadline
 from vybe.tuples import Row
 
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -165,7 +165,7 @@ def bounds(conn: Any, query: SearchQuery, source: _Source) -> tuple[int, int]:
     if source is _MESSAGES and query.session_id:
         # Grouped, so that PostgreSQL reads the session's rows by their index: it answers an
         # ungrouped MIN and MAX by walking the primary key from each end past every other
-        # session's rows (45 ms in 100k messages, against 1).
+        # session's rows.
         sql = "SELECT MIN(id), MAX(id) FROM messages WHERE session_id = ? GROUP BY session_id"
         row = conn.execute(sql, (query.session_id,)).fetchone()
     else:
@@ -275,8 +275,8 @@ def search(conn: sqlite3.Connection, query: SearchQuery, seconds: float | None =
     Words: the newest ``window`` matches by time, messages and events alike, are ranked
     together (bm25 over the one index both share; equal scores newest first), and paged
     through before the next window opens. Literal text: newest first, so only the page's
-    rows are read (bm25 would count every row holding the text first: 0.4 s for a path in
-    half of a million messages, 3 ms without). Past ``seconds`` the search stops where it
+    rows are read (bm25 would count every row holding the text first, a cost that grows
+    with the store: benchmarks/search.py). Past ``seconds`` the search stops where it
     is and hands out what it found (``searched_since`` says from when)."""
     ids = {source.parity: bounds(conn, query, source) for source in sources(query)}
     query, walks = search_pages.resume(query, ids)

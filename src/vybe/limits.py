@@ -7,7 +7,7 @@ import math
 from vybe import jsonio
 from vybe.errors import InvalidInput
 
-TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -44,26 +44,28 @@ def text(name: str, value: str, limit: int, *, required: bool = False) -> str:
 
 
 def agent_name(value: str, field: str = "agent") -> str:
-    """An agent's name as the store keeps it (trimmed, lower case): 1 to AGENT_MAX printable
-    characters. No control character or line break: a name is printed into other agents'
-    briefs, where one could forge a line (a heading, a quote of the person's)."""
+    """An agent's name, kept exactly as given (``A1`` and ``a1`` are two agents): 1 to
+    AGENT_MAX printable characters, no space at either end. No control character or line
+    break: a name is printed into other agents' briefs, where one could forge a line (a
+    heading, a quote of the person's)."""
     if (
         not isinstance(value, str)
         or not value.strip()
+        or value != value.strip()
         or len(value) > AGENT_MAX
         or not encodable(value)
         or not value.isprintable()
     ):
         raise InvalidInput(
             f"the {field} name must be 1 to {AGENT_MAX} printable characters of UTF-8 text"
-            " (no control characters or line breaks)",
+            " (no control characters or line breaks, no space at either end)",
             context={
                 "field": field,
                 "length": len(value) if isinstance(value, str) else None,
                 "limit": AGENT_MAX,
             },
         )
-    return value.strip().lower()
+    return value
 
 
 def integer(name: str, value: object, low: int, high: int) -> int:

@@ -1,0 +1,71 @@
+"""setup: wire vybe into the agents found on this machine (Claude Code, Codex) in one
+command, show it as a diff first (--dry-run), or take it all back (--undo)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vybe.operations.model import CLI_ONLY, Operation, Param
+
+GROUPS: dict[str, str] = {}
+
+
+def setup(inv, v: dict) -> dict:
+    from vybe.errors import UsageError
+    from vybe.integrations import setup as wiring
+
+    if v["undo"]:
+        if v["dry_run"] or v["claude"] or v["codex"]:
+            raise UsageError("--undo takes back everything setup wrote: it takes no other flag")
+        return {"undone": wiring.undo()}
+    agents = [a for a in wiring.AGENTS if v[a]] or wiring.found()
+    if not agents:
+        raise UsageError(
+            "found neither Claude Code nor Codex (no `claude` or `codex` on PATH, no"
+            " ~/.claude or ~/.codex)",
+            suggested_action="install one, or name it: vybe setup --claude / --codex",
+        )
+    changes, manual = wiring.plan(agents, inv.settings, Path.cwd())
+    if not v["dry_run"]:
+        inv.store.migrate()  # the store made now, not at the agent's first hook
+        wiring.apply(changes)
+    if "codex" in agents and (wiring.trust_pending() or v["dry_run"]):
+        manual.append(f"Codex: {wiring.TRUST_STEP}")
+    return {
+        "dry_run": v["dry_run"],
+        "agents": agents,
+        "store": inv.settings.location if inv.settings.db_url is None else "server",
+        "changes": [
+            {
+                "path": str(c.path),
+                "changed": c.changed,
+                "what": c.what,
+                **({"diff": c.diff()} if v["dry_run"] and c.changed else {}),
+            }
+            for c in changes
+        ],
+        "you_do": manual,
+        "undo": "vybe setup --undo",
+    }
+
+
+OPERATIONS = (
+    Operation(
+        "setup",
+        "Wire vybe into Claude Code and Codex (those found, or those named): hooks, status "
+        "line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back.",
+        setup,
+        params=(
+            Param("claude", "boolean", "Claude Code (default: every agent found)"),
+            Param("codex", "boolean", "OpenAI Codex CLI (default: every agent found)"),
+            Param("dry_run", "boolean", "show each file's diff, write nothing"),
+            Param("undo", "boolean", "put back every file setup wrote, as it was before"),
+        ),
+        writes=True,
+        idempotent=True,
+        surfaces=CLI_ONLY,
+        result={"agents": "array", "changes": "array", "you_do": "array"},
+        examples=("vybe setup --dry-run", "vybe setup", "vybe setup --undo"),
+    ),
+)
+ALIASES = ()

@@ -1,0 +1,303 @@
+"""`vybe setup`: every step vybe may take to wire itself into the agents a person uses, in
+one command, and its exact undo.
+
+For Claude Code: the hooks and the status line in its settings.json (as `vybe hook install`
+writes them) and vybe's MCP server in the user's ``~/.claude.json`` (``mcpServers.vybe``,
+where `claude mcp add --scope user` puts it). For Codex: the hooks in its hooks.json, and
+in its config.toml the MCP server (``[mcp_servers.vybe]``, with ``required = true`` and the
+store in ``env`` when it is not the default one) and the store's folder among the
+sandbox's ``writable_roots``. What only the person can do (trusting Codex's hooks in its
+TUI) is listed at the end with the exact action.
+
+Every file is planned first (``--dry-run`` shows each change as a diff), then written
+atomically. The bytes each file held before are kept in vybe's config folder
+(``setup.json``): ``--undo`` puts them back byte for byte while the file is still what setup
+wrote; a file the agent changed since keeps its changes, with vybe's entries taken out.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from vybe import config
+from vybe.digest import sha256_hex
+from vybe.errors import InvalidInput
+from vybe.integrations import codex_config, install, manifest, settings_file
+
+AGENTS = ("claude", "codex")
+RECORD = "setup.json"
+TRUST_STEP = "start `codex` once, open /hooks and choose Trust all (Codex skips untrusted hooks)"
+
+
+def claude_home() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or os.path.expanduser("~/.claude"))
+
+
+def claude_state() -> Path:
+    """The file Claude Code keeps its user-scope MCP servers in."""
+    if os.environ.get("CLAUDE_CONFIG_DIR"):
+        return Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json"
+    return Path(os.path.expanduser("~/.claude.json"))
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex"))
+
+
+def found() -> list[str]:
+    """The agents on this machine: an executable on PATH or a config folder of theirs."""
+    homes = {"claude": claude_home(), "codex": codex_home()}
+    return [a for a in AGENTS if shutil.which(a) or homes[a].is_dir()]
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _json_object(path: Path, text: bytes | None) -> dict:
+    if not text or not text.strip():
+        return {}
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise InvalidInput(
+            f"{path} is not valid JSON ({exc}); vybe will not overwrite it",
+            code="SETTINGS_UNREADABLE",
+            context={"path": str(path)},
+            suggested_action="fix the file by hand, then run setup again",
+        ) from None
+    if not isinstance(document, dict):
+        raise InvalidInput(f"{path} does not hold a JSON object", code="SETTINGS_UNREADABLE")
+    return document
+
+
+class Change:
+    """One file's planned text: what it held (None: no file) and what setup writes."""
+
+    def __init__(self, path: Path, before: bytes | None, after: str, what: list[str]) -> None:
+        self.path, self.before, self.after, self.what = path, before, after.encode(), what
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+    def diff(self) -> str:
+        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = self.after.decode("utf-8").splitlines(keepends=True)
+        return "".join(difflib.unified_diff(old, new, str(self.path), str(self.path)))
+
+
+def _hooks_change(target: str) -> Change:
+    specs, _ = manifest.load()
+    path = Path(os.path.realpath(install.settings_path(target, None)))
+    before = _read(path)
+    document = settings_file.read(path)
+    outcome = install.Outcome(path)
+    document = install.merge(document, specs[target], install.handler_command(target), outcome)
+    what = [f"hooks: {', '.join(outcome.installed + outcome.updated) or 'as they were'}"]
+    if target == "claude":
+        document = install.offer_status_line(document, outcome)
+        what.append(f"status line: {outcome.status_line}")
+    return Change(path, before, settings_file.render(document), what)
+
+
+def store_env(settings: Any) -> dict[str, str]:
+    """What an MCP server must be told of the store: nothing for the default file; the path
+    or a URL without a password otherwise (a password stays out of agents' config files)."""
+    if settings.db_url is not None:
+        return {} if ":***@" in config.redact(settings.db_url) else {"VYBE_DB_URL": settings.db_url}
+    if os.path.abspath(settings.db_path) == os.path.abspath(config.default_db_path()):
+        return {}
+    return {"VYBE_DB_PATH": os.path.abspath(settings.db_path)}
+
+
+def _claude_mcp(settings: Any) -> Change:
+    path = claude_state()
+    before = _read(path)
+    document = _json_object(path, before)
+    entry: dict[str, Any] = {
+        "type": "stdio",
+        "command": config.vybe_argv()[0],
+        "args": [*config.vybe_argv()[1:], "mcp", "--agent", "claude"],
+    }
+    env = store_env(settings)
+    if env:
+        entry["env"] = env
+    servers = document.setdefault("mcpServers", {})
+    state = "as it was" if servers.get("vybe") == entry else "added"
+    servers["vybe"] = entry
+    return Change(
+        path,
+        before,
+        json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+        [f"MCP server vybe (user scope): {state}"],
+    )
+
+
+def _toml_string(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)  # a TOML basic string is a JSON string
+
+
+def _codex_config(settings: Any, project: Path) -> tuple[Change, list[str]]:
+    """config.toml with vybe's MCP server and the store's writable root appended where
+    their tables are missing; what only the person can change (a table of theirs)."""
+    path = codex_config.config_path()
+    before = _read(path)
+    text = (before or b"").decode("utf-8")
+    table = codex_config.read(path)
+    if "error" in table:
+        raise InvalidInput(table["error"], code="SETTINGS_UNREADABLE", context={"path": str(path)})
+    blocks, what, manual = [], [], []
+    argv = config.vybe_argv()
+    if "vybe" not in (table.get("mcp_servers") or {}):
+        lines = [
+            "[mcp_servers.vybe]",
+            f"command = {_toml_string(argv[0])}",
+            f"args = [{', '.join(map(_toml_string, [*argv[1:], 'mcp', '--agent', 'codex']))}]",
+            "required = true",
+        ]
+        env = store_env(settings)
+        if env:
+            pairs = ", ".join(f"{k} = {_toml_string(v)}" for k, v in env.items())
+            lines.append(f"env = {{ {pairs} }}")
+        blocks.append("\n".join(lines))
+        what.append("MCP server vybe: added")
+    else:
+        manual += [f"{path}: {p}" for p in codex_config.mcp_problems(table, settings.db_path)]
+    if settings.db_url is None:
+        blocked = codex_config.store_writable(table, os.path.abspath(settings.db_path), project)
+        folder = os.path.dirname(os.path.abspath(settings.db_path))
+        if (
+            blocked
+            and "sandbox_workspace_write" not in table
+            and table.get("sandbox_mode") != (codex_config.READ_ONLY)
+        ):
+            blocks.append(f"[sandbox_workspace_write]\nwritable_roots = [{_toml_string(folder)}]")
+            what.append(f"writable root: {folder}")
+        elif blocked:
+            manual.append(f"{path}: {blocked}")
+    after = text
+    if blocks:
+        after = text + ("\n" if text and not text.endswith("\n") else "")
+        after += ("\n" if text.strip() else "") + "\n\n".join(blocks) + "\n"
+    return Change(path, before, after, what or ["as it was"]), manual
+
+
+def plan(agents: list[str], settings: Any, project: Path) -> tuple[list[Change], list[str]]:
+    """Each file setup writes for ``agents``, and what is left to the person."""
+    changes, manual = [], []
+    for agent in agents:
+        changes.append(_hooks_change(agent))
+        if agent == "claude":
+            changes.append(_claude_mcp(settings))
+        else:
+            toml, left = _codex_config(settings, project)
+            changes.append(toml)
+            manual += left
+    return changes, manual
+
+
+def _record_path() -> Path:
+    return Path(config.config_dir()) / RECORD
+
+
+def _load_record() -> dict[str, Any]:
+    try:
+        return json.loads(_record_path().read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {"files": {}}
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(
+            f"{_record_path()} cannot be read ({exc})", code="SETTINGS_UNREADABLE"
+        ) from None
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_atomic(path, data.decode("utf-8"))
+
+
+def apply(changes: list[Change]) -> None:
+    """Write each changed file; the first time setup touches one, keep what it held."""
+    record = _load_record()
+    for change in (c for c in changes if c.changed):
+        kept = record["files"].get(str(change.path))
+        before = change.before
+        entry = {
+            "before": kept["before"] if kept else _encode(before),
+            "after_sha256": sha256_hex(change.after),
+        }
+        _write(change.path, change.after)
+        record["files"][str(change.path)] = entry
+    config.make_private_dir(config.config_dir())
+    with open(_record_path(), "w", encoding="utf-8", opener=config.private_opener) as handle:
+        json.dump(record, handle, indent=2)
+
+
+def _encode(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def trust_pending() -> list[str]:
+    """The events of vybe's Codex hooks Codex has not trusted yet."""
+    path = install.settings_path("codex", None)
+    document = settings_file.read(path)
+    keys = codex_config.trust_keys(path, document, install.is_ours)
+    table = codex_config.read(codex_config.config_path())
+    return codex_config.untrusted(table, keys) if "error" not in table else []
+
+
+def undo() -> list[dict[str, Any]]:
+    """Each file setup wrote put back: its earlier bytes while it still holds what setup
+    wrote (or removed, when setup made it); else vybe's entries taken out of it."""
+    record = _load_record()
+    done = []
+    for name, entry in record["files"].items():
+        path = Path(name)
+        now = _read(path)
+        before = None if entry["before"] is None else base64.b64decode(entry["before"])
+        if now is not None and sha256_hex(now) == entry["after_sha256"]:
+            if before is None:
+                path.unlink()
+            else:
+                _write(path, before)
+            done.append({"path": name, "restored": "as it was before setup"})
+        elif now is not None:
+            _take_out(path, now)
+            done.append({"path": name, "restored": "changed since setup: vybe's entries out"})
+    _record_path().unlink(missing_ok=True)
+    return done
+
+
+def _take_out(path: Path, now: bytes) -> None:
+    """vybe's entries out of a file the agent changed since setup wrote it."""
+    if path.suffix == ".toml":
+        _write(path, _without_vybe_tables(now.decode("utf-8")).encode())
+        return
+    document = _json_object(path, now)
+    install.unmerge(document, install.Outcome(path))
+    servers = document.get("mcpServers")
+    if isinstance(servers, dict):
+        servers.pop("vybe", None)
+    _write(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode())
+
+
+def _without_vybe_tables(text: str) -> str:
+    """config.toml without the ``[mcp_servers.vybe]`` table setup appended."""
+    lines, kept, inside = text.splitlines(keepends=True), [], False
+    for line in lines:
+        head = line.strip()
+        if head.startswith("["):
+            inside = head == "[mcp_servers.vybe]"
+        if not inside:
+            kept.append(line)
+    return "".join(kept)
