@@ -86,7 +86,9 @@ class Sandbox:
         return done
 
     def vybe(self, *args: str) -> dict[str, Any]:
-        done = self.run([VYBE, *args], timeout=60)
+        """A command the person types in a terminal, as the person (vybe needs a name)."""
+        named = args if "--agent" in args else ("--agent", "person", *args)
+        done = self.run([VYBE, *named], timeout=60)
         try:
             return json.loads(done.stdout)
         except ValueError:

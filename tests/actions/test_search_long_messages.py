@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from tests.actions.test_search import find, say
-from vybe.store import Store, open_store
+from vybe.store import SqliteStore, open_store
 from vybe.store import record as record_rows
 
 FILLER = "".join(f"line {n:05d} of the build log, nothing to see here\n" for n in range(1200))
@@ -86,7 +86,7 @@ PRAGMA user_version = 0;
 @pytest.mark.sqlite_only("a SQLite store indexed before 0014, upgraded in place")
 def test_a_store_indexed_before_whole_messages_finds_the_middle_after_its_upgrade(tmp_path):
     path = tmp_path / "old.db"
-    store = Store(path)
+    store = SqliteStore(path)
     say(store, "s1", "tool", _at(7_000, "needle-in-the-middle"))
     say(store, "s1", "tool", "a short output with needle-in-the-middle too")
     store.close()
@@ -96,7 +96,7 @@ def test_a_store_indexed_before_whole_messages_finds_the_middle_after_its_upgrad
     old = open_store(str(path), 5000, migrate=False)
     assert find(old, "needle-in-the-middle", mode="literal")["count"] == 1  # the short one
     old.close()
-    upgraded = Store(path)
+    upgraded = SqliteStore(path)
     hits = find(upgraded, "needle-in-the-middle", mode="literal")["hits"]
     assert sorted(h["seq"] for h in hits) == [1, 2]
     assert find(upgraded, "a short output", mode="literal")["count"] == 1  # not indexed twice
