@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres lint bench clean e2e e2e-latest e2e-tools install-smoke
+.PHONY: demo test test-postgres test-reference lint bench clean e2e e2e-latest e2e-tools install-smoke
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -37,6 +37,22 @@ test: $(STAMP)
 # in one process, so one server serves them all and the process races run alone.
 test-postgres: $(STAMP)
 	$(PY) -m pytest -p no:xdist --store=postgres -rs
+
+# vybe's pure checkpoint rules against the reference implementation (avibe-os on PyPI), in
+# a virtualenv of their own: avibe-os without its dependencies (a web server, chat SDKs), the
+# few that importing its pure functions needs, and vybe itself. Not part of `make test`.
+REF_VENV ?= .venv-reference
+REF_STAMP := $(REF_VENV)/.installed
+
+$(REF_STAMP): differential/requirements.txt pyproject.toml
+	python3 -m venv $(REF_VENV)
+	$(REF_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(REF_VENV)/bin/python -m pip install --quiet -r differential/requirements.txt
+	$(REF_VENV)/bin/python -m pip install --quiet --no-deps avibe-os==3.2.2 -e .
+	touch $(REF_STAMP)
+
+test-reference: $(REF_STAMP)
+	$(REF_VENV)/bin/python -m pytest -p no:cacheprovider differential
 
 # Build the wheel and sdist (checked: migrations and py.typed in, tests out), install the
 # wheel with its extras into a fresh virtualenv and run a short session in a scratch HOME.

@@ -5,9 +5,9 @@ from vybe.context import now
 BODY = "# 6. Now\n## Current step\n" + "Reviewing the queue of pull requests, oldest first. " * 4
 
 
-def test_one_block_is_extracted():
+def test_one_block_is_extracted_trimmed():
     got = now.extract(f"thinking\n<checkpoint>\n{BODY}\n</checkpoint>\ntrailing", 32)
-    assert got.now == BODY and got.problems == ()
+    assert got.now == BODY.strip() and got.problems == ()
 
 
 def test_no_block_is_a_problem():
@@ -43,7 +43,7 @@ def test_short_now_is_a_problem_with_figures():
 
 def test_silent_notes_are_ignored():
     text = f"<silent>a <checkpoint> mention</silent><checkpoint>\n{BODY}\n</checkpoint>"
-    assert now.extract(text, 32).now == BODY
+    assert now.extract(text, 32).now == BODY.strip()
 
 
 def test_references_are_read_from_the_exact_references_section():

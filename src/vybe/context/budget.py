@@ -64,7 +64,8 @@ class Budget:
 
 
 def _scaled(limit: int, window: int) -> int:
-    return limit if window >= FULL_SCALE_WINDOW else limit * window // FULL_SCALE_WINDOW
+    """``limit`` scaled by window / 192000 below 192k, never under one token."""
+    return limit if window >= FULL_SCALE_WINDOW else max(1, limit * window // FULL_SCALE_WINDOW)
 
 
 def compute(limits: ModelLimits) -> Budget:

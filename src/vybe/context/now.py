@@ -63,7 +63,7 @@ def extract(reply: str, min_tokens: int) -> Extracted:
                 " (write each tag once, on its own line, and do not mention them elsewhere)",
             ),
         )
-    body = text[tags[0].end() : tags[1].start()].strip("\n")
+    body = text[tags[0].end() : tags[1].start()].strip()
     if not body.strip():
         return Extracted(None, ("the <checkpoint> block is empty",))
     size = estimate(body)
