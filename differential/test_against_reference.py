@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
 from core.agent_core.ai.provider import ModelCapabilities
 from core.agent_core.harness import context as ref
 from hypothesis import given, settings
@@ -73,12 +74,31 @@ BLOCK_PIECES = st.sampled_from(
 @settings(max_examples=3_000, deadline=None)
 @given(reply=st.lists(BLOCK_PIECES, max_size=12).map("".join), window=st.integers(1_000, 80_000))
 def test_a_block_is_usable_exactly_when_the_reference_says_so(reply, window):
-    """Replies with <silent> notes are left out: the two strip them by different grammars."""
+    """(Replies with <silent> notes: the test below and docs/checkpoints.md.)"""
     ours = now.extract(reply, compute(ModelLimits(window=window)).now_min)
     text, problem = ref.checkpoint_block(reply, window)
     assert (ours.now is None) == (problem is not None), (ours, problem)
     if ours.now is not None:
         assert ours.now == text
+
+
+BODY = "# 6. Now\n## Next steps\n" + "- keep going with the billing move\n" * 3
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        f"<checkpoint>\n{BODY}<silent>thinking</silent>\n</checkpoint>",
+        f"<silent>draft <checkpoint>x</checkpoint></silent><checkpoint>\n{BODY}</checkpoint>",
+        f"note <silent>uses `code`</silent>\n<checkpoint>\n{BODY}</checkpoint>",
+        f"<checkpoint>\n{BODY}\n<silent>\nline\n</silent>\n\n- after\n</checkpoint>",
+        f"<checkpoint>\n{BODY}</checkpoint>\n<silent><checkpoint>two</checkpoint></silent>",
+    ],
+)
+def test_silent_notes_outside_code_are_left_out_as_the_reference_leaves_them(reply):
+    ours = now.extract(reply, compute(ModelLimits(window=32_000)).now_min)
+    text, problem = ref.checkpoint_block(reply, 32_000)
+    assert problem is None and ours.now == text
 
 
 def memo_items(draw_texts: list[str]) -> list[tuple[int, str]]:

@@ -1,5 +1,7 @@
 """NOW: exactly one block, long enough; exact references checked against the record."""
 
+import pytest
+
 from vybe.context import now
 
 BODY = "# 6. Now\n## Current step\n" + "Reviewing the queue of pull requests, oldest first. " * 4
@@ -67,3 +69,21 @@ def test_references_absent_from_the_record_are_flagged():
 
 def test_missing_now_headings_are_listed():
     assert now.missing_headings("# 6. Now\n## Current step") == list(now.HEADINGS[2:])
+
+
+@pytest.mark.parametrize(
+    ("reply", "kept"),
+    [
+        ("a <silent>x</silent> b", "a  b"),
+        ("<SILENT>note</Silent>after", "after"),
+        ("<silent>uses `code` inside</silent> ok", " ok"),
+        ("quoted `<silent>x</silent>` here", "quoted `<silent>x</silent>` here"),
+        (
+            "```\n<silent>in a fence</silent>\n```\nb <silent>y</silent>",
+            "```\n<silent>in a fence</silent>\n```\nb ",
+        ),
+        ("``` unclosed\n<silent>to the end</silent>", "``` unclosed\n<silent>to the end</silent>"),
+    ],
+)
+def test_a_silent_note_is_left_out_unless_it_is_quoted_as_code(reply, kept):
+    assert now.without_silent(reply) == kept

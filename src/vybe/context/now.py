@@ -9,7 +9,24 @@ from dataclasses import dataclass
 from vybe.context.budget import estimate
 
 TAG = re.compile(r"<\s*(/?)\s*checkpoint\b([^>]*)>", re.IGNORECASE)
-SILENT = re.compile(r"<silent>.*?</silent>", re.IGNORECASE | re.DOTALL)
+# A model's <silent> notes are left out of what it said, but not where it quotes them as
+# code: a fenced block (``` or ~~~, to its closing fence or the end) or a backtick span.
+# Read left to right, whichever starts first wins: a note holding backticks goes whole.
+SILENT_OR_CODE = re.compile(
+    r"(?P<silent><silent>.*?</silent>)"
+    r"|(?m:^[ ]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n(?s:.*?)(?:^[ ]{0,3}(?P=fence)[ \t]*$|\Z))"
+    r"|(?P<tick>`+)(?!`)(?s:.*?)(?<!`)(?P=tick)(?!`)",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def without_silent(reply: str) -> str:
+    """The reply without its <silent> notes outside code."""
+    if "<silent" not in reply.lower():
+        return reply
+    return SILENT_OR_CODE.sub(lambda m: "" if m.group("silent") else m.group(0), reply)
+
+
 HEADINGS = (
     "# 6. Now",
     "## Current step",
@@ -48,7 +65,7 @@ class Extracted:
 
 def extract(reply: str, min_tokens: int) -> Extracted:
     """Exactly one opening and one closing tag, in order, without attributes, long enough."""
-    text = SILENT.sub("", reply)
+    text = without_silent(reply)
     tags = list(TAG.finditer(text))
     if not tags:
         return Extracted(None, ("the reply has no <checkpoint> block",))
