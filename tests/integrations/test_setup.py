@@ -129,7 +129,7 @@ def test_an_unreadable_agent_file_is_refused_and_nothing_is_written(vybe, homes)
 
 def test_with_no_agent_found_setup_says_how_to_name_one(vybe, tmp_path):
     vybe.env["PATH"] = "/usr/bin:/bin"
-    result = vybe.refused("USAGE_ERROR", "setup", exit_code=2)
+    result = vybe.refused("NOT_FOUND", "setup")
     assert "--claude" in result.envelope["suggested_action"]
 
 

@@ -11,7 +11,7 @@ GROUPS: dict[str, str] = {}
 
 
 def setup(inv, v: dict) -> dict:
-    from vybe.errors import UsageError
+    from vybe.errors import NotFound, UsageError
     from vybe.integrations import setup as wiring
 
     if v["undo"]:
@@ -20,7 +20,7 @@ def setup(inv, v: dict) -> dict:
         return {"undone": wiring.undo()}
     agents = [a for a in wiring.AGENTS if v[a]] or wiring.found()
     if not agents:
-        raise UsageError(
+        raise NotFound(
             "found neither Claude Code nor Codex (no `claude` or `codex` on PATH, no"
             " ~/.claude or ~/.codex)",
             suggested_action="install one, or name it: vybe setup --claude / --codex",

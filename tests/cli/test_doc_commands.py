@@ -1,0 +1,78 @@
+"""Every vybe command line the README and docs/ show, run as written against a scratch store:
+each is a command vybe knows with options it takes (never a usage error unless the page shows
+one), and none fails inside vybe. The reference (docs/cli.md) is held by test_docs.py."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCK = re.compile(r"```(?:sh|console|bash|shell)\n(.*?)```", re.S)
+# Shown, not run here: they talk to a model (no network in the tests) or serve a protocol
+# on stdin until it closes; their own tests run them against local servers.
+NOT_RUN = {"chat": "talks to a model", "mcp": "serves MCP on stdin", "proxy": "serves HTTP"}
+
+
+def commands(page: Path) -> list[tuple[str, bool]]:
+    """The page's vybe command lines (continued lines joined, the shell's comments and a
+    ``[--flag]`` summary's brackets taken out), each with whether the page shows it refused
+    as a usage error."""
+    found = []
+    for block in BLOCK.findall(page.read_text(encoding="utf-8")):
+        lines = block.splitlines()
+        for index, raw in enumerate(lines):
+            line = raw.strip().removeprefix("$ ")
+            if not line.startswith("vybe "):
+                continue
+            rest = iter(lines[index + 1 :])
+            while line.endswith("\\") or not _whole(line):
+                line = line.removesuffix("\\") + "\n" + next(rest).strip()
+            shown_refused = any("USAGE_ERROR" in later for later in lines[index + 1 : index + 2])
+            found.append((line.replace("[", "").replace("]", ""), shown_refused))
+    return found
+
+
+def _whole(line: str) -> bool:
+    """Whether the shell would take the line as it stands (no quote left open)."""
+    try:
+        shlex.split(line, comments=True)
+    except ValueError:
+        return False
+    return True
+
+
+EVERY = [(page.name, line, refused) for page in PAGES for line, refused in commands(page)]
+
+
+@pytest.fixture
+def tasks(vybe) -> dict[str, str]:
+    """The shell variables the pages use, as ids of real tasks; Claude Code's folder in the
+    scratch HOME, for `vybe setup` to find."""
+    (vybe.home / ".claude").mkdir()
+    made = {
+        name: vybe.ok("task", "create", "--title", name)["task"]["id"]
+        for name in ("MIGRATE", "DEPLOY", "TASK", "T")
+    }
+    return {**made, "PWD": str(vybe.home)}
+
+
+def test_the_pages_show_commands_to_run():
+    assert len(EVERY) >= 30
+    assert {page for page, _, _ in EVERY} >= {"README.md", "checkpoints.md", "integrations.md"}
+
+
+@pytest.mark.parametrize(("page", "line", "refused"), EVERY, ids=[e[1][:60] for e in EVERY])
+def test_every_command_a_page_shows_runs_as_written(vybe, tasks, page, line, refused):
+    words = shlex.split(line, comments=True)[1:]
+    if words[0] in NOT_RUN:
+        pytest.skip(f"vybe {words[0]} {NOT_RUN[words[0]]}")
+    words = [re.sub(r"\$(\w+)", lambda m: tasks.get(m.group(1), m.group(0)), w) for w in words]
+    envelope = vybe(*words).envelope
+    code = None if envelope["success"] else envelope["error_code"]
+    assert code not in ("INTERNAL", *(() if refused else ("USAGE_ERROR",))), (page, envelope)
+    assert not refused or code == "USAGE_ERROR", (page, envelope)
