@@ -69,12 +69,26 @@ def smoke(work: Path) -> None:
     home.mkdir()
     env = {"PATH": f"{tool / 'bin'}:/usr/bin:/bin", "HOME": str(home)}
     vybe = str(tool / "bin/vybe")
-    for line in (["--version"], ["init"], ["doctor"], ["hook", "install", "--dry-run"]):
+    (home / ".claude").mkdir()  # Claude Code's folder, for `vybe setup` to find
+    lines = (
+        ["--version"],
+        ["init", "--agent", "me"],  # as the README's tour starts: the agent named once
+        ["doctor"],
+        ["hook", "install", "--dry-run"],
+        ["setup", "--dry-run"],
+        ["setup"],
+    )
+    for line in lines:
         print("PASS vybe", " ".join(line), run(vybe, *line, env=env, cwd=home)[:120].strip())
+    settings = home / ".claude" / "settings.json"
+    assert "hook run claude" in settings.read_text(), settings.read_text()
     task = json.loads(run(vybe, "task", "create", "--title", "smoke", env=env, cwd=home))
     resumed = json.loads(run(vybe, "resume", "--peek", env=env, cwd=home))
     assert task["data"]["task"]["id"] == resumed["data"]["focus_task_id"], resumed
     print("PASS a short session: task create, resume")
+    run(vybe, "setup", "--undo", env=env, cwd=home)
+    assert not settings.exists() and not (home / ".claude.json").exists()
+    print("PASS vybe setup --undo: the files setup made are gone")
 
 
 if __name__ == "__main__":
