@@ -19,7 +19,7 @@ from vybe.context.budget import ModelLimits
 from vybe.context.engine import Engine
 from vybe.context.labels import Dispatch
 from vybe.context.recorder import record_harness, record_user
-from vybe.store import Store
+from vybe.store import SqliteStore
 from vybe.store.record import SqliteRecord
 
 WINDOW = 8_000
@@ -34,7 +34,7 @@ def _turn(n: int) -> str:
 def scene(db_path: Path, turns: int = 40) -> dict:
     """Run ``turns`` turns through the runner; print and return what the context kept."""
     print("=" * 72 + f"\nScene: {turns} turns in an {WINDOW:,}-token window\n" + "=" * 72)
-    store = Store(db_path)
+    store = SqliteStore(db_path)
     record = SqliteRecord(store)
     model = Consolidator()
     engine = Engine(record, model, ModelLimits(window=WINDOW))
