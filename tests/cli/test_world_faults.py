@@ -22,8 +22,8 @@ def _config(vybe, text: bytes) -> None:
     "text,code",
     [
         (b"default_agent: \xff\xfe\n", "CONFIG_UNREADABLE"),
-        (b"claim_lease: soon\n", "INVALID_INPUT"),
-        (b"claim_lease: 0s\n", "INVALID_INPUT"),
+        (b"claim_lease: soon\n", "CONFIG_INVALID"),
+        (b"claim_lease: 0s\n", "CONFIG_INVALID"),
     ],
     ids=["not-utf8", "bad-lease", "zero-lease"],
 )

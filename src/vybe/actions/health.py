@@ -40,7 +40,10 @@ def privacy_check(db_path: str) -> dict[str, Any]:
 
     folder = config.config_dir()
     paths = [folder, db_path, db_path + "-wal", db_path + "-shm"]
-    paths += [os.path.join(folder, name) for name in (config.HOOKS_LOG, config.HOOK_MANIFEST)]
+    paths += [
+        os.path.join(folder, name)
+        for name in (config.HOOKS_LOG, config.HOOK_MANIFEST, config.CONFIG_CACHE)
+    ]
     wide = []
     for path in paths:
         try:
