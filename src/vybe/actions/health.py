@@ -8,6 +8,7 @@ import sqlite3
 from vybe.errors import VybeError
 from vybe.store import Store, health, is_url, open_store
 from vybe.store.db import MIN_SQLITE
+from vybe.text import to_os
 
 TYPE_CHECKING = False  # typing costs 2 ms at start-up; annotations are strings
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def privacy_check(db_path: str) -> dict[str, Any]:
     wide = []
     for path in paths:
         try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
+            mode = stat.S_IMODE(os.stat(to_os(path)).st_mode)
         except OSError:
             continue
         if mode & 0o077:
@@ -65,7 +66,7 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     PostgreSQL store answers its own: the server, whether it takes writes, migrations."""
     if is_url(path):
         return [privacy_check(path), *_server_checks(path, busy_timeout_ms)]
-    if not os.path.exists(path):
+    if not os.path.exists(to_os(path)):
         return [privacy_check(path), _not_made_yet(path)]
     store = Store(path, busy_timeout_ms, migrate=False, create=False)
     try:
