@@ -28,7 +28,9 @@ NOW = "2026-08-01T10:00:00.000000Z"
 
 def seed(env: dict[str, str], db: Path, events: int, memories: int, project: str) -> None:
     """A migrated store filled with rows directly (seeding through the CLI would take hours)."""
-    subprocess.run([VYBE, "init"], env=env, check=True, capture_output=True)
+    # The agent named in config.yaml, as `vybe init --agent` sets one up: every hook reads
+    # the config (its parse cached after the first).
+    subprocess.run([VYBE, "init", "--agent", "claude"], env=env, check=True, capture_output=True)
     conn = sqlite3.connect(db)
     with conn:
         conn.executemany(

@@ -133,6 +133,22 @@ class Vybe:
         config_file = self.config_dir / "config.yaml"
         config_file.write_text(f"default_agent: {DEFAULT_AGENT}\n")
         config_file.chmod(0o600)  # as vybe writes its files (doctor names a wider one)
+        self.parse_config()
+
+    def parse_config(self) -> None:
+        """Parse config.yaml into its cache, as the first command after an edit does: later
+        commands and hooks read the cache, never PyYAML (tests/cli/test_config_yaml.py)."""
+        from vybe import config
+
+        saved = os.environ.get("VYBE_CONFIG_DIR")
+        os.environ["VYBE_CONFIG_DIR"] = str(self.config_dir)
+        try:
+            config.read_settings(str(self.config_dir / "config.yaml"))
+        finally:
+            if saved is None:
+                del os.environ["VYBE_CONFIG_DIR"]
+            else:
+                os.environ["VYBE_CONFIG_DIR"] = saved
 
     def __call__(self, *args: str, stdin: str | None = None, agent: str | None = None) -> Result:
         from vybe.cli.main import run

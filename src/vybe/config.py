@@ -1,7 +1,10 @@
 """Settings: flags over VYBE_* variables over config.yaml over defaults.
 
-Only top-level ``key: value`` scalars are read here, with no YAML library, because this
-runs on every hook; richer sections (the models table) are read with PyYAML where used.
+config.yaml is YAML, parsed with PyYAML's ``safe_load``; a setting of the wrong type or
+value is CONFIG_INVALID naming its key. Every hook and command reads the settings, and
+PyYAML is no part of their start-up: the checked top-level settings are cached as JSON
+(``config-cache.json`` beside the config), keyed by the file's identity, size and times, so
+PyYAML is imported once after each edit of the file and never while it is unchanged.
 
 The config files are the user's (``~/.config/vybe/config.yaml``) and the machine's
 (``/etc/vybe/config.yaml``): never one in the working folder, where any project's own
@@ -26,13 +29,9 @@ if TYPE_CHECKING:
 # Files vybe writes in its config folder besides the store (doctor checks their modes).
 HOOKS_LOG = "hooks.log"
 HOOK_MANIFEST = "hook-manifest.json"
+CONFIG_CACHE = "config-cache.json"
 
 SECTIONS = ("models", "chat")  # the config's sections: each a mapping when present
-
-DEFAULTS = {
-    "claim_lease": "15m",
-    "busy_timeout_ms": "5000",
-}
 
 
 def config_dir() -> str:
@@ -107,12 +106,6 @@ def private_opener(path: str, flags: int) -> int:
     return os.open(path, flags, 0o600)
 
 
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
-
 def _read_text(path: str) -> str:
     try:
         with open(path, encoding="utf-8") as file:
@@ -127,17 +120,120 @@ def _read_text(path: str) -> str:
         ) from None
 
 
-def read_scalars(path: str) -> dict[str, str]:
-    """The top-level ``key: value`` lines of a YAML file, comments and sections skipped."""
-    values: dict[str, str] = {}
-    text = _read_text(path)
-    for raw in text.splitlines():
-        if not raw or raw[0] in " \t#-":
-            continue
-        key, sep, value = raw.partition(":")
-        value = value.split(" #", 1)[0].strip()
-        if sep and value:
-            values[key.strip()] = _unquote(value)
+def config_invalid(path: str, key: str, message: str) -> InvalidInput:
+    return InvalidInput(
+        f"{path}: {key} {message}",
+        code="CONFIG_INVALID",
+        context={"path": path, "field": key},
+        suggested_action=f"correct {key} in {path}, or remove it",
+    )
+
+
+def parse(path: str) -> dict[str, Any]:
+    """The whole config file as a mapping (an empty file is none), parsed with PyYAML
+    (imported only here); not YAML, or not a mapping at the top, is CONFIG_INVALID."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(_read_text(path))
+    except yaml.YAMLError as exc:
+        raise InvalidInput(
+            f"{path} is not valid YAML: {exc}",
+            code="CONFIG_INVALID",
+            context={"path": path},
+            suggested_action="correct the file's YAML, or move it away",
+        ) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise config_invalid(path, "the file", "must be a mapping of settings (key: value)")
+    return data
+
+
+def _text(path: str, key: str, value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise config_invalid(path, key, f"must be text, not {value!r}")
+    return value
+
+
+def _agent_setting(path: str, key: str, value: object) -> str:
+    try:
+        return limits.agent_name(_text(path, key, value), key)
+    except InvalidInput as exc:
+        raise config_invalid(path, key, exc.message) from None
+
+
+def _lease_setting(path: str, key: str, value: object) -> str:
+    try:
+        return _lease(_text(path, key, value))
+    except InvalidInput:
+        raise config_invalid(
+            path, key, f"must be a duration such as 15m or 1h (at most 24h), not {value!r}"
+        ) from None
+
+
+def _busy_setting(path: str, key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= BUSY_MAX:
+        raise config_invalid(path, key, f"must be a whole number of milliseconds, 0..{BUSY_MAX}")
+    return value
+
+
+# The top-level settings and how each is checked; anything else at the top is left alone
+# (the sections are read where they are used: read_sections).
+SCALARS = {
+    "db_path": _text,
+    "db_url": _text,
+    "default_agent": _agent_setting,
+    "claim_lease": _lease_setting,
+    "busy_timeout_ms": _busy_setting,
+}
+BUSY_MAX = 600_000
+
+
+def checked(path: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The top-level settings of a parsed file, each checked, and its sections checked to be
+    mappings; null is a setting left out."""
+    for section in SECTIONS:
+        if not isinstance(data.get(section) or {}, dict):
+            wrong = data[section]
+            raise config_invalid(path, section, f"must be a mapping of settings, not {wrong!r}")
+    return {
+        key: check(path, key, data[key])
+        for key, check in SCALARS.items()
+        if data.get(key) is not None
+    }
+
+
+def _stamp(path: str) -> list[int]:
+    """What changes when the file does: its identity, size and times."""
+    info = os.stat(path)
+    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+def read_settings(path: str) -> dict[str, Any]:
+    """The file's checked top-level settings: from the cache when it was made from this
+    very file, else parsed (PyYAML) and the cache rewritten (best effort: a folder that
+    cannot be written leaves every run to parse)."""
+    from vybe import jsonio
+
+    cache = os.path.join(config_dir(), CONFIG_CACHE)
+    stamp = _stamp(path)
+    try:
+        with open(cache, encoding="utf-8") as file:
+            cached = jsonio.loads(file.read())
+        if cached["path"] == path and cached["stamp"] == stamp:
+            return cached["settings"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    values = checked(path, parse(path))
+    document = jsonio.dumps({"path": path, "stamp": stamp, "settings": values})
+    try:
+        draft = f"{cache}.{os.getpid()}.tmp"
+        with open(draft, "w", encoding="utf-8", opener=private_opener) as file:
+            file.write(document)
+        os.replace(draft, cache)
+    except OSError:
+        pass
     return values
 
 
@@ -148,8 +244,7 @@ def write_default_agent(agent: str) -> str:
 
     name = limits.agent_name(agent)
     path = os.path.join(config_dir(), "config.yaml")
-    value = name if set(name) <= _SHELL_SAFE - set(":") else json.dumps(name, ensure_ascii=False)
-    line = f"default_agent: {value}"
+    line = f"default_agent: {json.dumps(name, ensure_ascii=False)}"  # YAML reads it as text
     lines = _read_text(path).splitlines() if os.path.isfile(path) else []
     kept = [
         raw
@@ -256,25 +351,19 @@ def load(
     agent: str | None = None, db_path: str | None = None, db_url: str | None = None
 ) -> Settings:
     found = next((p for p in config_files() if os.path.isfile(p)), None)
-    file_values = read_scalars(found) if found else {}
-
-    def pick(key: str) -> str | None:
-        return _env("VYBE_" + key.upper()) or file_values.get(key) or DEFAULTS.get(key)
+    file_values = read_settings(found) if found else {}
 
     url, chosen_db = _chosen_store((db_url, db_path), file_values)
-    named = agent or _env("VYBE_AGENT") or pick("default_agent")
+    named = agent or _env("VYBE_AGENT") or file_values.get("default_agent")
     agent_name = limits.agent_name(named) if named else None  # no shared fallback name
     if chosen_db is not None and (not encodable(chosen_db) or "\x00" in chosen_db):
         raise InvalidInput("the store path is not valid UTF-8 text", context={"field": "db_path"})
-    try:
-        busy = min(max(int(pick("busy_timeout_ms") or 5000), 0), 600_000)
-    except ValueError:
-        busy = 5000
+    lease = _env("VYBE_CLAIM_LEASE")
     return Settings(
         db_path=os.path.expanduser(chosen_db) if chosen_db else default_db_path(),
         agent=agent_name,
-        claim_lease=_lease(pick("claim_lease") or "15m"),
-        busy_timeout_ms=busy,
+        claim_lease=_lease(lease) if lease else file_values.get("claim_lease", "15m"),
+        busy_timeout_ms=_busy(_env("VYBE_BUSY_TIMEOUT_MS"), file_values),
         config_file=found,
         db_url=as_url(url) if url is not None else None,
     )
@@ -285,6 +374,18 @@ def _env(name: str) -> str | None:
     as they came, to be refused where the value is checked."""
     value = os.environ.get(name)
     return (from_os(value) or value) if value else value
+
+
+def _busy(text: str | None, file_values: dict[str, Any]) -> int:
+    """VYBE_BUSY_TIMEOUT_MS over config's busy_timeout_ms over 5000; a bad one is named."""
+    if text is None:
+        return file_values.get("busy_timeout_ms", 5000)
+    if text.strip().isdigit() and int(text) <= BUSY_MAX:
+        return int(text)
+    raise InvalidInput(
+        f"VYBE_BUSY_TIMEOUT_MS must be a whole number of milliseconds, 0..{BUSY_MAX}",
+        context={"field": "VYBE_BUSY_TIMEOUT_MS", "value": text if encodable(text) else None},
+    )
 
 
 def _lease(text: str) -> str:
@@ -303,22 +404,9 @@ def _lease(text: str) -> str:
 
 
 def read_sections(path: str | None) -> dict[str, Any]:
-    """The whole config file as a mapping, parsed with PyYAML (imported only here)."""
+    """The whole config file as a mapping, its sections checked to be mappings."""
     if path is None or not os.path.isfile(path):
         return {}
-    import yaml
-
-    try:
-        data = yaml.safe_load(_read_text(path))
-    except yaml.YAMLError as exc:
-        raise InvalidInput(f"{path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        return {}
-    for section in SECTIONS:
-        if not isinstance(data.get(section) or {}, dict):
-            raise InvalidInput(
-                f"{path}: {section} must be a mapping of settings, not {data[section]!r}",
-                code="CONFIG_INVALID",
-                context={"path": path, "field": section},
-            )
+    data = parse(path)
+    checked(path, data)
     return data

@@ -30,3 +30,14 @@ def from_os(value: str) -> str | None:
         return os.fsencode(value).decode("utf-8")
     except UnicodeError:
         return None
+
+
+def to_os(text: str) -> str:
+    """A path as the OS functions take it: under a locale that is ASCII without UTF-8 mode
+    (LC_ALL=C, PYTHONUTF8=0) they encode str as ASCII, so a UTF-8 path is handed over as its
+    bytes in the locale's escaped form (``os.fsdecode``), naming the same file."""
+    try:
+        os.fsencode(text)
+        return text
+    except UnicodeEncodeError:
+        return os.fsdecode(text.encode("utf-8"))

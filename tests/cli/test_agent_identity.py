@@ -111,7 +111,7 @@ def test_init_with_an_agent_writes_default_agent_and_keeps_the_rest(vybe, unname
     config_file.write_text("# mine\nclaim_lease: 30m\ndefault_agent: old\n")
     written = vybe.ok("init", "--agent", "Builder-1")
     assert written["default_agent_written"] == str(config_file)
-    assert config_file.read_text() == "# mine\nclaim_lease: 30m\ndefault_agent: Builder-1\n"
+    assert config_file.read_text() == '# mine\nclaim_lease: 30m\ndefault_agent: "Builder-1"\n'
     assert oct(config_file.stat().st_mode & 0o777) == "0o600"
     assert vybe.ok("status")["agent"] == "Builder-1"
 

@@ -339,3 +339,14 @@ def test_the_no_typing_trick_stands_only_in_modules_a_start_up_path_loads(vybe, 
         if "\nTYPE_CHECKING = False" in path.read_text(encoding="utf-8")
     }
     assert tricked - seen == set()
+
+
+def test_config_yaml_is_parsed_once_after_an_edit_and_read_from_the_cache_after(vybe, tmp_path):
+    config_file = vybe.home / "config" / "config.yaml"
+    config_file.write_text("default_agent: editor\nbusy_timeout_ms: 4000\n")
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    first = loaded(vybe, ["hook", "run", "claude"], {**payload, "source": "startup"})
+    again = loaded(vybe, ["hook", "run", "claude"], {**payload, "source": "startup"})
+    assert "yaml" in first
+    assert heavy_in(again, HEAVY | HOOK_ONLY) == set()
+    assert vybe.ok("status")["agent"] == "editor"

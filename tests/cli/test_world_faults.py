@@ -22,8 +22,8 @@ def _config(vybe, text: bytes) -> None:
     "text,code",
     [
         (b"default_agent: \xff\xfe\n", "CONFIG_UNREADABLE"),
-        (b"claim_lease: soon\n", "INVALID_INPUT"),
-        (b"claim_lease: 0s\n", "INVALID_INPUT"),
+        (b"claim_lease: soon\n", "CONFIG_INVALID"),
+        (b"claim_lease: 0s\n", "CONFIG_INVALID"),
     ],
     ids=["not-utf8", "bad-lease", "zero-lease"],
 )
@@ -170,3 +170,60 @@ def test_a_read_only_view_of_a_store_being_written_reads_what_its_wal_holds(vybe
         assert vybe("session", "say", "s1", "more").error_code == "DB_UNAVAILABLE"
     finally:
         writer.close()
+
+
+@pytest.mark.parametrize(
+    "argv", [["task", "create", "--title", "t"], ["task", "list"], ["schema"], ["nosuch"]]
+)
+def test_stdout_on_a_full_device_leaves_one_line_on_stderr_and_no_python_noise(vybe, argv):
+    vybe.ok("init")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [VYBE, *argv], env=vybe.env, stdout=full, stderr=subprocess.PIPE, check=False
+        )
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("vybe: the result could not be printed")
+    assert lines[0].endswith(f"exit {done.returncode}")
+
+
+def test_an_interrupted_command_exits_130_with_an_interrupted_envelope(vybe):
+    """130 is documented (docs/cli.md): the shell's 128 + SIGINT."""
+    import signal
+    import time
+
+    vybe.ok("init")
+    vybe.env["VYBE_AGENT"] = "a"
+    reader = subprocess.Popen(
+        [VYBE, "push", "--json", "-"], env=vybe.env, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    time.sleep(1.0)  # started, and waiting on its stdin
+    reader.send_signal(signal.SIGINT)
+    out, err = reader.communicate(timeout=20)
+    assert reader.returncode == 130, err
+    assert json.loads(out)["error_code"] == "INTERRUPTED"
+    assert b"Traceback" not in err
+
+
+@pytest.mark.sqlite_only("a store path on this machine's file system")
+def test_a_non_ascii_store_path_works_under_the_c_locale_without_utf8_mode(vybe, tmp_path):
+    db = tmp_path / "dé jà" / "vybe.db"
+    vybe.env.update(
+        LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0", VYBE_DB_PATH=str(db)
+    )
+    assert vybe.process("init").code == 0
+    assert vybe.process("task", "create", "--title", "t").code == 0
+    assert vybe.process("task", "list").data["count"] == 1
+    assert vybe.process("status").data["db"]["exists"] is True
+    assert vybe.process("doctor").code == 0
+    prompt = {"hook_event_name": "UserPromptSubmit", "session_id": "s1", "prompt": "hi there"}
+    for line in (["hook", "run", "claude"], ["statusline"]):
+        done = subprocess.run(
+            [VYBE, *line], input=json.dumps(prompt).encode(), env=vybe.env,
+            capture_output=True, check=False,
+        )  # fmt: skip
+        assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout.decode().startswith("vybe · ")
+    kinds = [e["kind"] for e in vybe.process("events", "--all").data["events"]]
+    assert "user_prompt" in kinds
+    assert not (vybe.home / "config" / "hooks.log").exists()

@@ -8,6 +8,7 @@ import sqlite3
 from vybe.errors import VybeError
 from vybe.store import SqliteStore, Store, health, is_url, open_store
 from vybe.store.db import MIN_SQLITE
+from vybe.text import to_os
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -40,11 +41,14 @@ def privacy_check(db_path: str) -> dict[str, Any]:
 
     folder = config.config_dir()
     paths = [folder, db_path, db_path + "-wal", db_path + "-shm"]
-    paths += [os.path.join(folder, name) for name in (config.HOOKS_LOG, config.HOOK_MANIFEST)]
+    paths += [
+        os.path.join(folder, name)
+        for name in (config.HOOKS_LOG, config.HOOK_MANIFEST, config.CONFIG_CACHE)
+    ]
     wide = []
     for path in paths:
         try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
+            mode = stat.S_IMODE(os.stat(to_os(path)).st_mode)
         except OSError:
             continue
         if mode & 0o077:
@@ -62,7 +66,7 @@ def store_checks(path: str, busy_timeout_ms: int) -> list[dict[str, Any]]:
     PostgreSQL store answers its own: the server, whether it takes writes, migrations."""
     if is_url(path):
         return [privacy_check(path), *_server_checks(path, busy_timeout_ms)]
-    if not os.path.exists(path):
+    if not os.path.exists(to_os(path)):
         return [privacy_check(path), _not_made_yet(path)]
     store = SqliteStore(path, busy_timeout_ms, migrate=False, create=False)
     try:

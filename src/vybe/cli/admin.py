@@ -12,6 +12,7 @@ from vybe.errors import VybeError
 from vybe.operations import Catalog, Command
 from vybe.operations.common import LIMIT
 from vybe.operations.model import CLI_ONLY, MCP, Alias, Operation, Param
+from vybe.text import to_os
 
 GROUPS = {"data": "Read the database directly."}
 
@@ -39,7 +40,7 @@ def init(inv, v: dict) -> dict:
     folder = config.config_dir()
     config.make_private_dir(folder)
     on_file = inv.settings.db_url is None
-    existed = os.path.exists(inv.settings.db_path) if on_file else None
+    existed = os.path.exists(to_os(inv.settings.db_path)) if on_file else None
     applied = _migrate(inv)["applied"]
     written = config.write_default_agent(inv.flags["agent"]) if "agent" in inv.flags else None
     return {
@@ -74,7 +75,7 @@ def status(inv, v: dict) -> dict:
         "agent": agent,
         "db": {
             "path": path,
-            "exists": os.path.isfile(path) if inv.settings.db_url is None else query_ok,
+            "exists": os.path.isfile(to_os(path)) if inv.settings.db_url is None else query_ok,
             "ok": query_ok,
             "error": query_error,
             "error_code": error_code,

@@ -21,6 +21,7 @@ import os
 import time
 
 from vybe import config, jsonio
+from vybe.text import to_os
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def head(cwd: str) -> dict[str, Any] | None:
 
 
 def looks_folder(db_path: str) -> str:
-    return f"{db_path}-git"
+    return to_os(f"{db_path}-git")  # a UTF-8 store path under an ASCII locale too
 
 
 def state_path(db_path: str, record_session: str) -> str:

@@ -12,6 +12,7 @@ import os
 import time
 
 from vybe import jsonio
+from vybe.text import to_os
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def folder(db_path: str) -> str:
-    return f"{db_path}-pending"
+    return to_os(f"{db_path}-pending")  # a UTF-8 store path under an ASCII locale too
 
 
 def keep(db_path: str, row: MessageRow, event: dict[str, Any]) -> str:

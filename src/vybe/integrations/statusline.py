@@ -16,7 +16,7 @@ import os
 
 from vybe import config, jsonio
 from vybe.errors import acting
-from vybe.text import shorten
+from vybe.text import shorten, to_os
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     payload = _payload(raw)
     try:
         settings = config.load(os.environ.get("VYBE_AGENT") or "claude")
-        if settings.db_url is None and not os.path.exists(settings.db_path):
+        if settings.db_url is None and not os.path.exists(to_os(settings.db_path)):
             return "vybe"
         from vybe.store import open_store
 
@@ -98,9 +98,9 @@ def run(process_ends: bool = False) -> int:
         raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
     except (AttributeError, OSError, ValueError):
         raw = b""
-    try:
-        sys.stdout.write(line(raw, process_ends) + "\n")
+    try:  # UTF-8 bytes whatever the locale: under LC_ALL=C its "·" could not be encoded
+        sys.stdout.buffer.write((line(raw, process_ends) + "\n").encode("utf-8"))
         sys.stdout.flush()
-    except (OSError, ValueError):
+    except (AttributeError, OSError, ValueError):
         pass
     return 0

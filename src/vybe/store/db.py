@@ -18,6 +18,7 @@ from vybe.errors import (
     VersionConflict,
 )
 from vybe.store.base import SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
+from vybe.text import to_os
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def translate(exc: sqlite3.Error, path: str) -> Exception:
 
 def require_database(path: str | os.PathLike[str]) -> None:
     """Reads never create a store: a missing file is DB_UNAVAILABLE, not an empty database."""
-    if not os.path.isfile(path):
+    if not os.path.isfile(to_os(os.fspath(path))):
         raise DatabaseUnavailable(
             f"no database at {path}; run `vybe init` or any write command",
             context={"path": str(path)},
@@ -97,7 +98,7 @@ def _refuse_special(path: str) -> None:
     import stat
 
     try:
-        mode = os.stat(path).st_mode
+        mode = os.stat(to_os(path)).st_mode
     except OSError:
         return
     if not stat.S_ISREG(mode):
@@ -110,7 +111,7 @@ def _refuse_special(path: str) -> None:
 
 def _on_read_only_media(path: str) -> bool:
     try:
-        return bool(os.statvfs(os.path.dirname(os.path.abspath(path))).f_flag & os.ST_RDONLY)
+        return bool(os.statvfs(to_os(os.path.dirname(os.path.abspath(path)))).f_flag & os.ST_RDONLY)
     except OSError:
         return False
 
@@ -194,7 +195,7 @@ class SqliteStore(Store):
         if immutable:
             from urllib.parse import quote
 
-            live = all(os.path.exists(self.path + suffix) for suffix in ("-wal", "-shm"))
+            live = all(os.path.exists(to_os(self.path + suffix)) for suffix in ("-wal", "-shm"))
             uri = "file:" + quote(os.path.abspath(self.path)) + "?mode=ro"
             self.conn = sqlite3.connect(
                 uri if live else uri + "&immutable=1",
@@ -204,7 +205,7 @@ class SqliteStore(Store):
             )
         else:
             self.conn = sqlite3.connect(
-                self.path, isolation_level=None, timeout=self.busy_timeout_ms / 1000
+                to_os(self.path), isolation_level=None, timeout=self.busy_timeout_ms / 1000
             )
         self.conn.row_factory = sqlite3.Row
         if immutable:
@@ -217,9 +218,10 @@ class SqliteStore(Store):
         """The store's folder (700 when made here) and the file itself, made 600 before
         SQLite opens it: SQLite gives the -wal and -shm files the database's mode."""
         try:
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), mode=0o700, exist_ok=True)
-            if not os.path.exists(self.path):
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            path = to_os(self.path)
+            os.makedirs(os.path.dirname(os.path.abspath(path)), mode=0o700, exist_ok=True)
+            if not os.path.exists(path):
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         except FileExistsError:
             pass  # another process made it first
         except OSError as exc:
@@ -264,7 +266,7 @@ class SqliteStore(Store):
 
     def lock_file(self, name: str) -> str:
         """A file beside the database that this machine's processes take turns on."""
-        return f"{self.path}-{name}.lock"
+        return to_os(f"{self.path}-{name}.lock")
 
     # --- migrations ---------------------------------------------------------------
 

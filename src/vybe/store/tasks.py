@@ -138,26 +138,39 @@ def set_status(
     return to_dict(row)  # type: ignore[return-value]
 
 
+# A lease's new end: never earlier than a live end it had (a heartbeat with a shorter
+# --lease, or from a clock that is behind, would hand the task to another agent while its
+# holder works); an end past the bound was set by a clock that was ahead and is replaced.
+LATER_END = (
+    "lease_expires_at = CASE WHEN lease_expires_at > ? AND lease_expires_at <= ?"
+    " THEN lease_expires_at ELSE ? END"
+)
+
+
+def _later_end(lease_until: str, at: str) -> tuple[str, str, str]:
+    return (lease_until, lease_bound(at), lease_until)
+
+
 def claim(conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, at: str) -> dict:
     """Take the task (the holder's own claim again keeps its epoch) with the lease ending at
-    ``lease_until``, which replaces the lease it had, shorter or not."""
+    ``lease_until``, or later where the holder's live lease ends later (LATER_END)."""
     row = conn.execute(
         "UPDATE tasks SET status = 'in_progress', blocked_reason = NULL, claimed_by = ?,"
         " claim_epoch = claim_epoch + CASE WHEN claimed_by IS ? THEN 0 ELSE 1 END,"
-        " lease_expires_at = ?, version = version + 1, updated_at = ?"
+        f" {LATER_END}, version = version + 1, updated_at = ?"
         " WHERE id = ? RETURNING *",
-        (agent, agent, lease_until, at, task_id),
+        (agent, agent, *_later_end(lease_until, at), at, task_id),
     ).fetchone()
     return to_dict(row)  # type: ignore[return-value]
 
 
 def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: str) -> dict:
-    """Set a held claim's lease to end at ``lease_until`` (later or earlier than it was);
-    leaves status alone so tasks_pick is not rewritten."""
+    """Renew a held claim's lease to end at ``lease_until``, or later where its live lease
+    ends later (LATER_END); leaves status alone so tasks_pick is not rewritten."""
     row = conn.execute(
-        "UPDATE tasks SET lease_expires_at = ?, version = version + 1, updated_at = ?"
+        f"UPDATE tasks SET {LATER_END}, version = version + 1, updated_at = ?"
         " WHERE id = ? RETURNING *",
-        (lease_until, at, task_id),
+        (*_later_end(lease_until, at), at, task_id),
     ).fetchone()
     return to_dict(row)  # type: ignore[return-value]
 
