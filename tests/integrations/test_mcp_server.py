@@ -356,3 +356,16 @@ def test_a_lone_surrogate_is_answered_with_invalid_input(vybe):
     assert result["isError"] is True
     assert result["structuredContent"]["error_code"] == "INVALID_INPUT"
     assert vybe.ok("task", "list")["count"] == 0
+
+
+def test_the_core_tools_stay_loaded_behind_a_tool_search_and_every_tool_can_be_found():
+    """Claude Code 2.1.332 defers MCP tools behind its tool search: the few an agent needs
+    first (named in the server's instructions) ask to stay loaded; each has search words."""
+    from vybe.integrations.mcp_tools import CORE, tool
+    from vybe.operations import catalog
+    from vybe.operations.model import MCP
+
+    listed = {op.tool: tool(op).model_dump(by_alias=True)["_meta"] for op in catalog().on(MCP)}
+    assert {name for name, meta in listed.items() if meta.get("anthropic/alwaysLoad")} == set(CORE)
+    assert all(meta["anthropic/searchHint"].startswith("vybe ") for meta in listed.values())
+    assert all(name in mcp_server.INSTRUCTIONS for name in CORE)

@@ -292,4 +292,49 @@ def health(project_dir: Path, db_path: str) -> list[dict]:
                 },
             }
         )
-    return [*checks, codex_setup(project_dir, db_path)]
+    return [*checks, codex_setup(project_dir, db_path), *client_versions()]
+
+
+# The agent CLI versions `make e2e` (pinned) and `make e2e-latest` (the newest published
+# when last run) have proven vybe against: docs/integrations.md says the same.
+TESTED = {"claude": ((2, 1, 197), (2, 1, 332)), "codex": ((0, 171, 0), (0, 171, 0))}
+
+
+def _version(text: str) -> tuple[int, ...] | None:
+    import re
+
+    found = re.search(r"(\d+)\.(\d+)\.(\d+)", text)
+    return tuple(int(n) for n in found.groups()) if found else None
+
+
+def client_versions() -> list[dict]:
+    """Doctor checks: each agent CLI on PATH, its version against the tested range; one
+    older than tested fails, a newer one passes with a note (run `make e2e-latest`)."""
+    import subprocess
+
+    checks = []
+    for target, (low, high) in TESTED.items():
+        executable = shutil.which(target)
+        if executable is None:
+            continue
+        try:
+            done = subprocess.run(
+                [executable, "--version"], capture_output=True, text=True, timeout=10
+            )
+            version = _version(done.stdout + done.stderr)
+        except (OSError, subprocess.SubprocessError):
+            version = None
+        tested = f"{'.'.join(map(str, low))} to {'.'.join(map(str, high))}"
+        detail = {
+            "version": ".".join(map(str, version)) if version else None,
+            "tested": tested,
+        }
+        if version is None:
+            detail["note"] = f"`{target} --version` printed no version"
+        elif version < low:
+            detail["note"] = f"older than vybe is tested with ({tested}): update {target}"
+        elif version > high:
+            detail["note"] = f"newer than vybe is tested with ({tested})"
+        ok = version is not None and version >= low
+        checks.append({"name": f"version_{target}", "ok": ok, "detail": detail})
+    return checks

@@ -36,7 +36,8 @@ HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 INSTRUCTIONS = (
     "vybe keeps durable tasks, memory and a resume brief across sessions. Start with "
     "resume_brief (the prompt says what to do next), log progress with task_note, close "
-    "work with task_done or task_block, keep what must outlive the session with memory_set. "
+    "work with task_done or task_block, take the next ready task with task_claim, keep what "
+    "must outlive the session with memory_set. "
     "Writing tools take an optional request_id: retrying with the same one is safe."
 )
 CAPABILITIES = {

@@ -23,8 +23,17 @@ BRIEF_URI = "vybe://brief"
 TASK_URI = "vybe://task/{task_id}"
 
 
+# The tools an agent needs first (the server's instructions name them): kept loaded by a
+# Claude Code that defers MCP tools behind its tool search (``anthropic/alwaysLoad``); every
+# tool carries words to be found by (``anthropic/searchHint``). Other clients ignore _meta.
+CORE = ("resume_brief", "task_note", "task_done", "task_block", "task_claim", "memory_set")
+
+
 def tool(op: Operation) -> types.Tool:
     read_only = not op.writes
+    meta: dict[str, object] = {"anthropic/searchHint": f"vybe {op.name}: {op.summary}"}
+    if op.tool in CORE:
+        meta["anthropic/alwaysLoad"] = True
     return types.Tool(
         name=op.tool,
         title=op.name,
@@ -38,6 +47,7 @@ def tool(op: Operation) -> types.Tool:
             idempotent_hint=read_only or op.idempotent,
             open_world_hint=False,
         ),
+        _meta=meta,
     )
 
 
