@@ -361,7 +361,8 @@ def test_a_lone_surrogate_is_answered_with_invalid_input(vybe):
 def test_the_core_tools_stay_loaded_behind_a_tool_search_and_every_tool_can_be_found():
     """Claude Code 2.1.332 defers MCP tools behind its tool search: the few an agent needs
     first (named in the server's instructions) ask to stay loaded; each has search words."""
-    from vybe.integrations.mcp_tools import CORE, tool
+    from vybe.integrations.mcp_server import CORE
+    from vybe.integrations.mcp_tools import tool
     from vybe.operations import catalog
     from vybe.operations.model import MCP
 

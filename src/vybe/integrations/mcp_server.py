@@ -33,6 +33,8 @@ from vybe.errors import VybeError
 # The protocol versions the SDK negotiates through ``initialize`` (checked against it in the
 # tests), and its answer when the client asks for another.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# The tools an agent needs first, which the instructions name.
+CORE = ("resume_brief", "task_note", "task_done", "task_block", "task_claim", "memory_set")
 INSTRUCTIONS = (
     "vybe keeps durable tasks, memory and a resume brief across sessions. Start with "
     "resume_brief (the prompt says what to do next), log progress with task_note, close "

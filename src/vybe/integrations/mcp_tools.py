@@ -15,7 +15,7 @@ from mcp.server.lowlevel import Server
 
 from vybe import __version__, clock
 from vybe.errors import InvalidInput, VybeError
-from vybe.integrations.mcp_server import INSTRUCTIONS, error_result
+from vybe.integrations.mcp_server import CORE, INSTRUCTIONS, error_result
 from vybe.operations import catalog
 from vybe.operations.model import MCP, Context, Operation, for_tools
 
@@ -23,10 +23,9 @@ BRIEF_URI = "vybe://brief"
 TASK_URI = "vybe://task/{task_id}"
 
 
-# The tools an agent needs first (the server's instructions name them): kept loaded by a
-# Claude Code that defers MCP tools behind its tool search (``anthropic/alwaysLoad``); every
-# tool carries words to be found by (``anthropic/searchHint``). Other clients ignore _meta.
-CORE = ("resume_brief", "task_note", "task_done", "task_block", "task_claim", "memory_set")
+# The core tools (mcp_server.CORE) are kept loaded by a Claude Code that defers MCP tools
+# behind its tool search (``anthropic/alwaysLoad``); every tool carries words to be found by
+# (``anthropic/searchHint``). Other clients ignore _meta.
 
 
 def tool(op: Operation) -> types.Tool:
