@@ -74,3 +74,26 @@ def test_a_plan_without_steps_becomes_one_task_holding_it(agent):
     agent.send("claude", "post_tool_use_ok_exit_plan_mode", tool_input=plan, tool_response=plan)
     described = agent.rows("SELECT title, description FROM tasks")
     assert described == [("Rename the flag and ship.", "Rename the flag and ship.")]
+
+
+def test_a_plan_claude_code_keeps_in_a_file_becomes_the_projects_tasks(agent, tmp_path):
+    """Claude Code 2.1.332 sends ``plan: null`` and the plan file's path (as it captured)."""
+    plan = tmp_path / "plan-write-the-schema.md"
+    plan.write_text("1. write the schema\n2. port the data\n")
+    response = {"plan": None, "isAgent": False, "filePath": str(plan)}
+    agent.send("claude", "post_tool_use_ok_exit_plan_mode", tool_input={}, tool_response=response)
+    assert [t[0] for t in _tasks(agent)] == ["write the schema", "port the data"]
+
+
+def test_a_plan_file_that_is_not_markdown_or_too_large_is_not_read(agent, tmp_path):
+    other = tmp_path / "notes.txt"
+    other.write_text("1. not a plan\n")
+    large = tmp_path / "plan.md"
+    large.write_text("1. step\n" * 200_000)
+    agent.send("claude", "session_start_startup")  # the store, made
+    for path in (other, large):
+        response = {"plan": None, "filePath": str(path)}
+        agent.send(
+            "claude", "post_tool_use_ok_exit_plan_mode", tool_input={}, tool_response=response
+        )
+    assert _tasks(agent) == []

@@ -121,6 +121,23 @@ def task_completed(hook: Hook) -> str | None:
     return None
 
 
+PLAN_FILE_MAX = 1024 * 1024
+
+
+def plan_file(response: object) -> str:
+    """The plan Claude Code 2.1.332 keeps in a file (``tool_response.filePath``, ``plan``
+    null): its text when it names a Markdown file of at most PLAN_FILE_MAX bytes."""
+    path = response.get("filePath") if isinstance(response, dict) else None
+    if not isinstance(path, str) or not path.endswith(".md") or not os.path.isfile(path):
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(PLAN_FILE_MAX + 1)
+    except OSError:
+        return ""
+    return "" if len(data) > PLAN_FILE_MAX else data.decode("utf-8", "replace")
+
+
 def plan_approved(hook: Hook) -> str | None:
     """Claude's PostToolUse after ExitPlanMode was approved: the plan's steps (as approved,
     edits included) become tasks of the project, in order, once per plan."""
@@ -130,6 +147,7 @@ def plan_approved(hook: Hook) -> str | None:
 
     response, asked = hook.payload.get("tool_response"), hook.payload.get("tool_input")
     plan = next((v["plan"] for v in (response, asked) if isinstance(v, dict) and v.get("plan")), "")
+    plan = plan or plan_file(response)
     if hook.text("tool_name") != "ExitPlanMode" or not isinstance(plan, str) or not plan.strip():
         return None
     digest = sha256_hex(plan.encode("utf-8", "surrogatepass"))
