@@ -3,7 +3,9 @@
 A store of N messages of work-shaped text (typed requests, replies, tool output with paths,
 ids and error lines) is built through the triggers that index it, then each query is timed
 through the search action (words, prefix, phrase, literal path, a session filter) and as the
-`LIKE '%…%'` scan a person would write by hand. Also: the cost the index adds to one write.
+`LIKE '%…%'` scan a person would write by hand; then p50 / p95 of word and literal queries
+against the engine's own search (FTS5, or PostgreSQL's tsquery and trigram index) queried
+directly on the same rows. Also: the cost the index adds to one write.
 
     python benchmarks/search.py [--messages 1000000] [--store PATH] [--postgres]
 
@@ -126,6 +128,58 @@ def _median_ms(call, rounds: int = 7) -> float:
     return statistics.median(times)
 
 
+def _p50_p95(call, rounds: int = 40) -> tuple[float, float]:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return statistics.median(times), times[int(0.95 * (len(times) - 1))]
+
+
+# The engine's own search, queried directly on the same rows: 20 rows, no paging, no
+# filters, no snippets (what vybe's search adds on top of it).
+_DIRECT = {
+    "sqlite": {
+        "words": "SELECT rowid FROM search_words WHERE search_words MATCH ?"
+        " ORDER BY bm25(search_words) LIMIT 20",
+        "literal": "SELECT rowid FROM search_literal WHERE search_literal MATCH ?"
+        " ORDER BY rowid DESC LIMIT 20",
+    },
+    "postgres": {
+        "words": "SELECT id FROM message_words WHERE words @@ phraseto_tsquery('simple', %s)"
+        " ORDER BY ts_rank(words, phraseto_tsquery('simple', %s)) DESC LIMIT 20",
+        "literal": "SELECT id FROM messages WHERE vybe_trigrams(vybe_message_literal("
+        "content_text, content_json)) @> vybe_trigram_probe(%s) AND strpos(lower("
+        "vybe_message_literal(content_text, content_json)), lower(%s)) > 0"
+        " ORDER BY id DESC LIMIT 20",
+    },
+}
+PERCENTILE_CASES = [
+    ("word", "ledger", "words"),
+    ("two words", "billing invoice", "words"),
+    ("literal path", "/srv/app17/module_42.py", "literal"),
+    ("literal id", "task_123457", "literal"),
+]
+
+
+def percentiles(store: Store, kind: str) -> None:
+    """p50 / p95 of vybe's search against the engine's own search queried directly."""
+    print(f"{'query':<14}{'p50 ms':>8}{'p95 ms':>8}{'direct p50':>12}{'direct p95':>12}")
+    for name, query, mode in PERCENTILE_CASES:
+        p50, p95 = _p50_p95(lambda q=query, m=mode: actions.search(store, SearchQuery(q), m))
+        sql = _DIRECT[kind][mode]
+        if kind == "sqlite":
+            needle = '"' + query + '"' if mode == "literal" else query
+            direct = lambda sql=sql, n=needle: store.conn.execute(sql, (n,)).fetchall()  # noqa: E731
+        else:
+            raw = store.conn.raw
+            direct = lambda sql=sql, q=query, r=raw: r.execute(sql, (q, q)).fetchall()  # noqa: E731
+        d50, d95 = _p50_p95(direct)
+        print(f"{name:<14}{p50:>8.2f}{p95:>8.2f}{d50:>12.2f}{d95:>12.2f}")
+
+
 def report(store: Store, messages: int, like: str) -> None:
     """Each query through the search action against the same needle as a ``like`` scan."""
     cases = [
@@ -208,6 +262,7 @@ def on_postgres(messages: int) -> None:
         size = store.conn.raw.execute("SELECT pg_database_size('bench')").fetchone()[0]
         print(f"{messages:,} messages indexed in {took:.1f} s; database {size / 1e6:,.0f} MB")
         report(store, messages, "ILIKE")
+        percentiles(store, "postgres")
         print(f"one indexed prompt written: {write_ms(store):.2f} ms")
         print(f"one indexed reply with 2 tool calls written: {write_ms(store, CALLS):.2f} ms")
         store.close()
@@ -232,6 +287,7 @@ def main() -> None:
             print(f"{args.messages:,} messages indexed in {took:.1f} s")
         print(f"store {path.stat().st_size / 1e6:,.0f} MB")
         report(store, args.messages, "LIKE")
+        percentiles(store, "sqlite")
         store.close()
         write = SqliteStore(Path(folder) / "write.db")
         print(f"one indexed prompt written: {write_ms(write):.2f} ms")

@@ -55,7 +55,7 @@ def test_a_tool_calls_name_and_every_string_argument_are_words_numbers_are_not(s
     grep = {"pattern": "retry.*backoff", "path": "/srv/app", "-C": 3, "-i": True}
     call(store, {"tool_calls": [{"id": "g", "name": "Grep", "arguments": grep}]}, "Looking.")
     hit = find(store, "Grep backoff", mode="words")["hits"][0]
-    assert hit["snippet"] == "Looking.\n**Grep**: retry.*backoff /srv/app"
+    assert hit["snippet"] == "Looking.\n**Grep**: retry.***backoff** /srv/app"
     assert find(store, "retry.*backoff /srv/app", mode="literal")["count"] == 1
     assert find(store, "True", mode="words")["count"] == 0
 

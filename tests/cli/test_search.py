@@ -106,3 +106,42 @@ def test_the_mcp_and_agent_tools_refuse_bad_queries_naming_the_argument(recorded
     finally:
         store.close()
     assert outcome.is_error and outcome.text.startswith("INVALID_INPUT: ")
+
+
+def test_a_query_after_a_double_dash_is_the_query_even_when_it_begins_with_a_minus(recorded):
+    assert recorded.ok("search", "--", "billing -elsewhere")["count"] == 1
+    assert recorded.ok("search", "--limit", "5", "--", "billing -elsewhere")["count"] == 1
+    refused = recorded.refused("INVALID_INPUT", "search", "--", "-billing")
+    assert "left out" in refused.envelope["error"]
+
+
+UUID = "6f1c2d3e-0000-4aaa-8bbb-123456789abc"  # a session id as Claude Code shows it
+
+
+def test_a_session_named_as_its_agent_shows_it_is_the_session_on_every_command(vybe):
+    vybe.ok("session", "say", f"claude:{UUID}", "billing in the agent's session")
+    vybe.ok("session", "say", "s2", "billing elsewhere")
+    hits = vybe.ok("search", "billing", "--session-id", UUID)["hits"]
+    assert [h["session_id"] for h in hits] == [f"claude:{UUID}"]
+    assert vybe.ok("session", "receipts", UUID)["session_id"] == f"claude:{UUID}"
+    assert vybe.ok("session", "show", UUID)["session_id"] == f"claude:{UUID}"
+    said = vybe.ok("session", "say", UUID, "more words")
+    assert (said["session_id"], said["seq"]) == (f"claude:{UUID}", 2)
+
+
+def test_an_id_two_agents_sessions_share_is_refused_naming_both(vybe):
+    for agent in ("claude", "codex"):
+        vybe.ok("session", "say", f"{agent}:{UUID}", "billing")
+    for args in (("search", "billing", "--session-id", UUID), ("session", "receipts", UUID)):
+        refused = vybe.refused("INVALID_INPUT", *args)
+        assert refused.envelope["error_context"]["sessions"] == [
+            f"claude:{UUID}",
+            f"codex:{UUID}",
+        ]
+
+
+def test_an_unknown_session_is_not_found_alike_in_any_form(vybe):
+    vybe.ok("session", "say", "s1", "billing")
+    for session in (UUID, f"claude:{UUID}"):
+        vybe.refused("NOT_FOUND", "session", "receipts", session)
+        assert vybe.ok("search", "billing", "--session-id", session)["count"] == 0

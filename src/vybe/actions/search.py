@@ -10,10 +10,13 @@ single word) as literal, anything else as words.
 
 from __future__ import annotations
 
+import re
+
 from vybe import clock, limits
 from vybe.errors import InvalidInput
 from vybe.store import Store, search_pages, search_syntax
 from vybe.store import search as search_rows
+from vybe.store.record import HOOK_SOURCE
 
 QUERY_MAX = 1000
 LIMIT_MAX = 1000
@@ -93,56 +96,107 @@ def _timed(query: search_rows.SearchQuery) -> search_rows.SearchQuery:
     return query._replace(since=_time("since", query.since), until=_time("until", query.until))
 
 
-def _needles(query: search_rows.SearchQuery) -> list[str]:
-    """What a snippet centres on: the literal text, or the query's plain words."""
+# A word's characters as the words index reads them (unicode61: letters and digits; an
+# underscore separates words).
+_WORD = r"[^\W_]"
+_BETWEEN_WORDS = r"[\W_]+"
+MATCHES_READ = 2000  # matches looked at per snippet, from the start of the text
+
+
+def _term_pattern(term: search_syntax.Term) -> str | None:
+    """A word query's term as the text holds it: its words in order, anything not a word
+    between them, the last one a prefix when the term is."""
+    words = re.findall(f"{_WORD}+", term.text)
+    if not words:
+        return None
+    head = f"(?<!{_WORD})" + _BETWEEN_WORDS.join(map(re.escape, words))
+    return head + (f"{_WORD}*" if term.prefix else f"(?!{_WORD})")
+
+
+def needles(query: search_rows.SearchQuery) -> list[re.Pattern]:
+    """What a snippet marks: the literal text, or each of the query's terms."""
     if query.literal:
-        return [query.text]
-    # ``^word`` (a column's first word, in FTS5's syntax) is found as the word it marks
-    terms = search_syntax.terms(search_syntax.parse(query.text))
-    return [needle for needle in (term.text.lstrip("^") for term in terms) if needle]
+        patterns = [re.escape(query.text)]
+    else:
+        terms = search_syntax.terms(search_syntax.parse(query.text))
+        patterns = [p for p in map(_term_pattern, terms) if p]
+    return [re.compile(p, re.IGNORECASE) for p in dict.fromkeys(patterns)]
 
 
-def snippet(text: str, needles: list[str], width: int = SNIPPET_CHARS) -> str:
-    """The part of ``text`` around the first needle found, the hit marked ``**…**``."""
-    folded = text.casefold()
-    found = [(folded.find(n.casefold()), n) for n in needles]
-    found = [(at, n) for at, n in found if at >= 0]
+def _matches(text: str, patterns: list[re.Pattern]) -> list[tuple[int, int, int]]:
+    """(start, end, which needle) of the needles' matches, in order, the first
+    MATCHES_READ of each."""
+    found = []
+    for n, pattern in enumerate(patterns):
+        for match, _ in zip(pattern.finditer(text), range(MATCHES_READ), strict=False):
+            if match.end() > match.start():
+                found.append((match.start(), match.end(), n))
+    return sorted(found)
+
+
+def _best_window(found: list[tuple[int, int, int]], width: int) -> int:
+    """The index in ``found`` where the window of ``width`` characters holding the most
+    different needles (then the most matches) begins: the first such."""
+    best, best_at, last = (0, 0), 0, 0
+    inside: dict[int, int] = {}
+    for first, (start, _, _) in enumerate(found):
+        while last < len(found) and found[last][1] <= start + width:
+            inside[found[last][2]] = inside.get(found[last][2], 0) + 1
+            last += 1
+        score = (len(inside), last - first)
+        if score > best:
+            best, best_at = score, first
+        needle = found[first][2]
+        inside[needle] -= 1
+        if not inside[needle]:
+            del inside[needle]
+    return best_at
+
+
+def snippet(text: str, patterns: list[re.Pattern], width: int = SNIPPET_CHARS) -> str:
+    """The part of ``text`` where the needles' matches are thickest (most different needles
+    within ``width`` characters), every match in it marked ``**…**``; the start of the text
+    when none matches."""
+    found = _matches(text, patterns)
     if not found:
         return text[:width] + ("…" if len(text) > width else "")
-    at, needle = min(found)
-    end = at + len(needle)
-    start = max(0, at - (width - len(needle)) // 2)
-    stop = min(len(text), max(end, start + width))
-    return (
-        ("…" if start else "")
-        + text[start:at]
-        + "**"
-        + text[at:end]
-        + "**"
-        + text[end:stop]
-        + ("…" if stop < len(text) else "")
-    )
+    first = _best_window(found, width)
+    at = found[first][0]
+    shown = [m for m in found[first:] if m[1] <= at + width]
+    span = max(end for _, end, _ in shown) - at
+    start = max(0, at - (width - span) // 2)
+    stop = min(len(text), max(start + width, at + span))
+    out, cursor = ["…" if start else ""], start
+    for begin, end, _ in shown:
+        if begin >= cursor:
+            out += [text[cursor:begin], "**", text[begin:end], "**"]
+            cursor = end
+    out += [text[cursor:stop], "…" if stop < len(text) else ""]
+    return "".join(out)
 
 
-def _hit(row: dict, needles: list[str]) -> dict:
+def _hit(row: dict, patterns: list[re.Pattern]) -> dict:
     if row["event_id"] is None:
+        prompt = row["source"] == HOOK_SOURCE and row["type"] == "user"
         return {
             "source": "message",
+            "sources": ["message", "user_prompt event"] if prompt else ["message"],
             "session_id": row["session_id"],
             "seq": row["context_seq"],
             "type": row["type"],
             "created_at": row["created_at"],
-            "snippet": snippet(row["content_text"], needles),
+            "snippet": snippet(row["content_text"], patterns),
         }
     return {
         "source": "event",
+        "sources": ["event"],
         "event_id": row["event_id"],
         "kind": row["kind"],
         "agent": row["agent_name"],
         "task_id": row["task_id"],
         "project_id": row["project_id"],
         "created_at": row["created_at"],
-        "snippet": snippet(f"{row['kind']} {row['message']}", needles),
+        "snippet": snippet(f"{row['kind']} {row['message']}", patterns),
     }
 
 
@@ -153,8 +207,8 @@ def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> 
         query = _timed(query)
         found = store.search(conn, query)
         backlog = search_rows.backlog(conn)
-    needles = _needles(query)
-    hits = [_hit(row, needles) for row in found.rows]
+    patterns = needles(query)
+    hits = [_hit(row, patterns) for row in found.rows]
     return {
         "query": query.text,
         "mode": "literal" if query.literal else "words",

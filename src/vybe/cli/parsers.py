@@ -133,7 +133,10 @@ def parse(catalog: Catalog, command: Command, tokens: list[str]) -> dict[str, ob
     """The command's values, every parameter present; a missing required one, a bad value
     or an unknown flag is a usage error (exit 2)."""
     parser = build(catalog, command)
-    values = vars(parser.parse_intermixed_args(tokens))
+    # After ``--`` every token is a value (``vybe search -- -word``); argparse's intermixed
+    # parsing, which lets options follow values, drops that meaning, and needs none there.
+    parse = parser.parse_args if "--" in tokens else parser.parse_intermixed_args
+    values = vars(parse(tokens))
     for key in [k for k in values if k.endswith(":positional")]:
         name, given = key.split(":")[0], values.pop(key)
         if given is not None and values[name] not in (

@@ -62,7 +62,9 @@ class MemoryRecord:
 
     def append(self, message: MessageRow) -> MessageRow:
         rows = self._messages.setdefault(message.session_id, [])
-        stored = message._replace(seq=len(rows) + 1, created_at=clock.now_iso())
+        stored = message._replace(
+            seq=len(rows) + 1, created_at=message.created_at or clock.now_iso()
+        )
         rows.append(stored)
         return stored
 

@@ -90,6 +90,7 @@ class _Importer(Builder):
             return
         kind = data.get("type")
         if kind == "assistant":
+            self.after_boundary(data)
             self.assistant(data.get("message") or {})
         elif kind == "user":
             self.user(data)
@@ -99,6 +100,16 @@ class _Importer(Builder):
             tokens = boundary_tokens(data)
             if tokens is not None:
                 self.result.boundary = (*tokens, str(data.get("timestamp") or ""))
+
+    def after_boundary(self, data: dict[str, Any]) -> None:
+        """A boundary without ``postTokens`` left what the first reply after it sent."""
+        boundary = self.result.boundary
+        if boundary is not None and boundary[1] is None:
+            from vybe.integrations.compaction import claude_sent
+
+            sent = claude_sent(data)
+            if sent is not None:
+                self.result.boundary = (boundary[0], sent, boundary[2])
 
     def assistant(self, message: dict[str, Any]) -> None:
         if message.get("id") != self.pending_id:

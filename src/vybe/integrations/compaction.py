@@ -68,23 +68,38 @@ def claude_usage(lines: list[str]) -> int | None:
     """The context's size as the newest reply's usage says: input, cache writes and reads,
     output (what PreCompact sees: the compaction is about to start)."""
     for item in _parsed(lines, '"usage"'):
-        message = item.get("message")
-        usage = message.get("usage") if isinstance(message, dict) else None
-        if item.get("type") == "assistant" and isinstance(usage, dict):
-            keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-            return sum(_number(usage.get(k)) for k in (*keys, "output_tokens")) or None
+        sent = claude_sent(item)
+        if sent is not None:
+            return sent + _number(item["message"]["usage"].get("output_tokens"))
     return None
 
 
 def claude_boundary(lines: list[str]) -> tuple[int | None, int | None]:
     """The ``preTokens`` and ``postTokens`` of the newest compaction boundary Claude wrote
     (SessionStart(compact) comes after it): its own counts of the context it compacted and
-    of what the compaction left (Claude Code 2.1 writes both)."""
-    for item in _parsed(lines, "compact_boundary"):
-        found = boundary_tokens(item)
-        if found is not None:
-            return found
+    of what the compaction left (Claude Code 2.1 writes both). A boundary without
+    ``postTokens`` (older versions) left what the first reply after it was sent, as that
+    reply's usage says (``lines`` are newest first)."""
+    first_after = None
+    for line in lines:
+        for item in _parsed([line], "compact_boundary"):
+            found = boundary_tokens(item)
+            if found is not None:
+                return found[0], found[1] or first_after
+        for item in _parsed([line], '"usage"'):
+            first_after = claude_sent(item) or first_after
     return None, None
+
+
+def claude_sent(item: dict) -> int | None:
+    """What a Claude reply's request sent, as its usage says (input, cache writes and
+    reads); None for a line that is no reply with a usage."""
+    message = item.get("message")
+    usage = message.get("usage") if isinstance(message, dict) else None
+    if item.get("type") != "assistant" or not isinstance(usage, dict):
+        return None
+    keys = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    return sum(_number(usage.get(k)) for k in keys) or None
 
 
 def boundary_tokens(item: dict) -> tuple[int | None, int | None] | None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import UTC, datetime
 
-from vybe import jsonio
+from vybe import clock, jsonio
 from vybe.context.recorder import (
     record_harness,
     record_reply,
@@ -68,14 +69,32 @@ class ImportResult:
 
 
 class Stamped:
-    """A record whose appended rows remember the transcript line they came from."""
+    """A record whose appended rows remember the transcript line they came from: written at
+    the line's own time (``at``; the time of import when no line gave one), the time of
+    import beside it in the stamp, so a time range over imported history answers by when
+    it happened."""
 
     def __init__(self, record: Record, key: str, transcript: str) -> None:
         self.record, self.key = record, key
         self.stamp: dict[str, Any] = {"transcript": transcript, "offset": 0}
+        self.at = ""
+        self.imported_at = clock.now_iso()
 
     def append(self, message: MessageRow) -> MessageRow:
-        return self.record.append(message._replace(data={**message.data, self.key: {**self.stamp}}))
+        stamp = {**self.stamp, "imported_at": self.imported_at}
+        data = {**message.data, self.key: stamp}
+        return self.record.append(message._replace(data=data, created_at=self.at))
+
+
+def source_time(value: Any) -> str:
+    """A transcript line's ``timestamp`` as the store writes times; "" when it has none."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return ""
+    return clock.iso(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
 
 
 class Builder:
@@ -238,6 +257,7 @@ def import_file(
                 continue
             if not isinstance(data, dict):
                 continue
+            stamped.at = source_time(data.get("timestamp")) or stamped.at
             try:
                 importer.line(data)
             except (TypeError, ValueError, KeyError, AttributeError):

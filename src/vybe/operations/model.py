@@ -294,6 +294,12 @@ class Operation:
             if p.type == "duration" and isinstance(p.default, str):
                 full[p.name] = _duration(p.default)
         full.update(values)
+        session = full.get("session_id")
+        if isinstance(session, str) and session:
+            # a session as its agent shows it (a bare UUID) is the record's on every surface
+            from vybe.actions.sessions import canonical
+
+            full["session_id"] = canonical(ctx.store, session)
         return run(ctx, full)
 
     def accept(self, arguments: dict[str, object], surface: str) -> dict[str, object]:

@@ -39,7 +39,7 @@ OPERATIONS = (
         params=(
             Param(
                 "query",
-                help='words ("a phrase", prefix*, AND/OR/NOT), or a path, id or error text',
+                help='words ("a phrase", prefix*, AND/OR/NOT, -word), or a path, id or error text',
                 required=True,
                 positional=True,
                 max_length=actions.QUERY_MAX,

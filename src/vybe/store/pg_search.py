@@ -39,7 +39,7 @@ _SOURCES = {
 # A page's rows: a message's text with the tool calls it makes, as its snippet shows them.
 _DETAILS = {
     **search_rows._DETAILS,
-    "messages": "SELECT id, session_id, context_seq, type,"
+    "messages": "SELECT id, session_id, context_seq, type, source,"
     " vybe_message_text(content_text, content_json) AS content_text, created_at"
     " FROM messages WHERE id IN ({marks})",
 }
@@ -66,23 +66,25 @@ def tsquery(tree: search_syntax.Term | search_syntax.Op, params: dict[str, objec
     return "(" + _JOIN[tree.name].join(tsquery(node, params) for node in tree.operands) + ")"
 
 
-def _filters(alias: str, query: SearchQuery, params: dict[str, object]) -> str:
-    """A source's filters as conditions on its columns."""
+def _filters(
+    alias: str, query: SearchQuery, params: dict[str, object], tagged: bool = False
+) -> str:
+    """A source's filters as conditions on its columns (but those its words carry as tags,
+    when ``tagged``)."""
     where = []
     if query.since:
         where.append(f"{alias}.created_at >= %(since)s")
     if query.until:
         where.append(f"{alias}.created_at < %(until)s")
-    if alias == "m":
-        if query.type:
-            where.append("m.type = %(type)s")
-        if query.session_id:
-            where.append("m.session_id = %(session_id)s")
-    else:
-        if query.agent:
-            where.append("e.agent_name = %(agent)s")
-        if query.project_id:
-            where.append("e.project_id = %(project_id)s")
+    if alias == "e" and len(search_rows.sources(query)) == 2:
+        where.append(search_rows.RECORDED_PROMPT.format(table="e", value="%(recorded)s"))
+        params["recorded"] = search_rows.RECORDED_PROMPT_PATTERN
+    columns = {"m": (("type", "type"), ("session_id", "session_id"))}.get(
+        alias, (("agent_name", "agent"), ("project_id", "project_id"))
+    )
+    for column, name in () if tagged else columns:
+        if getattr(query, name):
+            where.append(f"{alias}.{column} = %({name})s")
     params.update(query._asdict())
     return "".join(" AND " + w for w in where)
 
@@ -118,11 +120,10 @@ def _words(
     source: tuple[str, ...], query: SearchQuery, params: dict[str, object], match: str
 ) -> str:
     """One source's rows in a range of ids whose words and tags match (lower scores rank
-    higher), joined to the source only for a time range (the one filter not in the tags)."""
+    higher), joined to the source only for the filters not in the tags (a time range, a
+    recorded prompt's event)."""
     table, alias, words, _ = source
-    times = _filters(
-        alias, query._replace(type=None, session_id=None, agent=None, project_id=None), params
-    )
+    times = _filters(alias, query, params, tagged=True)
     joined = f" JOIN {table} AS {alias} ON {alias}.id = s.id" if times else ""
     return (
         f"SELECT s.id, -ts_rank(s.words, {match}, 1) AS score FROM {words} AS s{joined}"

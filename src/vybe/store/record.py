@@ -86,7 +86,8 @@ def append_message(store: Store, message: MessageRow) -> MessageRow:
             "SELECT COALESCE(MAX(context_seq), 0) + 1 FROM messages WHERE session_id = ?",
             (message.session_id,),
         ).fetchone()[0]
-        stored = message._replace(seq=seq, created_at=now)
+        # a row imported from an agent's transcript keeps the time the transcript gives it
+        stored = message._replace(seq=seq, created_at=message.created_at or now)
         conn.execute(
             f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -97,7 +98,7 @@ def append_message(store: Store, message: MessageRow) -> MessageRow:
                 stored.text,
                 jsonio.dumps(stored.data, ensure_ascii=False) if stored.data else None,
                 stored.tokens,
-                now,
+                stored.created_at,
             ),
         )
         return stored

@@ -96,8 +96,8 @@ WHERE {index} MATCH ? AND {index}.rowid BETWEEN ? AND ? AND {index}.rowid % 2 = 
 ORDER BY {index}.rowid DESC LIMIT ?
 """
 _DETAILS = {
-    "messages": "SELECT id, session_id, context_seq, type, (SELECT shown FROM search_messages"
-    " WHERE search_messages.id = messages.id) AS content_text, created_at"
+    "messages": "SELECT id, session_id, context_seq, type, source, (SELECT shown FROM"
+    " search_messages WHERE search_messages.id = messages.id) AS content_text, created_at"
     " FROM messages WHERE id IN ({marks})",
     "events": "SELECT id AS event_id, kind, agent_name, task_id, project_id, message,"
     " created_at FROM events WHERE id IN ({marks})",
@@ -138,11 +138,23 @@ def sources(query: SearchQuery) -> list[_Source]:
     return wanted
 
 
+# A prompt a hook recorded is a user message and a ``user_prompt`` event that names it (its
+# metadata's ``record_seq``): where both sources are searched it is one hit, the message's.
+RECORDED_PROMPT = (
+    "NOT ({table}.kind = 'user_prompt' AND coalesce({table}.metadata, '') LIKE {value})"
+)
+RECORDED_PROMPT_PATTERN = '%"record_seq"%'
+
+
 def _filters(query: SearchQuery, source: _Source) -> tuple[str, list[object]]:
-    """Conditions on the rows of ``source``: time always, the rest for literal queries (word
-    queries carry them as tag terms)."""
+    """Conditions on the rows of ``source``: time always, a recorded prompt's event when
+    messages are searched too, the rest for literal queries (word queries carry them as tag
+    terms)."""
     where: list[str] = []
     params: list[object] = []
+    if source is _EVENTS and len(sources(query)) == 2:
+        where.append(RECORDED_PROMPT.format(table="events", value="?"))
+        params.append(RECORDED_PROMPT_PATTERN)
     for op, value in ((">=", query.since), ("<", query.until)):
         if value:
             where.append(f"{source.table}.created_at {op} ?")

@@ -124,6 +124,13 @@ def _decode(query: Any, bounds: dict[int, tuple[int, int]]) -> tuple[Any, list[_
         version, printed, since, until, *sources = json.loads(
             base64.urlsafe_b64decode(query.cursor.encode("ascii"))
         )
+    except (ValueError, TypeError, UnicodeError) as exc:
+        raise _refused(f"it does not decode ({type(exc).__name__})") from None
+    if version != _VERSION or printed != query.printed():
+        raise _refused("it belongs to another query or other filters")
+    try:
+        if sorted(source[0] for source in sources) != sorted(bounds):
+            raise _refused("it walks other sources than this query searches")
         walks = []
         for parity, high, low, n, crc, bits in sources:
             walk = _Walk(int(parity), int(high), bounds[parity][0])
@@ -135,12 +142,8 @@ def _decode(query: Any, bounds: dict[int, tuple[int, int]]) -> tuple[Any, list[_
             walks.append(walk)
         if not all(isinstance(t, str | None) for t in (since, until)):
             raise TypeError("a time is not text")
-    except (ValueError, TypeError, KeyError, UnicodeError) as exc:
+    except (ValueError, TypeError, KeyError, IndexError, UnicodeError) as exc:
         raise _refused(f"it does not decode ({type(exc).__name__})") from None
-    if version != _VERSION or printed != query.printed():
-        raise _refused("it belongs to another query or other filters")
-    if sorted(w.parity for w in walks) != sorted(bounds):
-        raise _refused("it walks other sources than this query searches")
     return query._replace(since=since, until=until), walks
 
 

@@ -6,6 +6,12 @@ and ``NOT`` (binary: ``a NOT b`` is a without b), grouped with parentheses. Oper
 upper case; ``and``, ``or``, ``not`` are words. As in SQLite's FTS5, NOT binds tightest,
 then AND, then OR.
 
+A word written ``-word`` (or ``-"a phrase"``) is left out, as in a web search: ``deploy
+-staging`` is ``deploy NOT staging``, wherever the ``-word`` stands among the words it is
+left out of; a query of nothing but left-out words is refused. A term of punctuation alone
+(``session - tracking``, ``what ?``) holds no word the index could match and is dropped; a
+query of nothing but punctuation is refused.
+
 ``parse`` turns the person's text into a tree or refuses it (INVALID_INPUT); each store
 writes the tree in its own engine's terms: ``fts5`` here, PostgreSQL's tsquery in
 vybe.store.pg_search. Every term reaches the engine quoted, as text to tokenize, never as
@@ -19,6 +25,7 @@ from vybe.tuples import Row
 
 MAX_DEPTH = 32  # parentheses nested deeper are refused (the parsers recurse)
 OPERATORS = ("AND", "OR", "NOT")
+EXCLUDE = "-"  # the token of a word written ``-word``
 
 
 class Term(Row):
@@ -69,6 +76,9 @@ def tokens(text: str) -> list[Term | str]:
         elif char in "()":
             out.append(char)
             i += 1
+        elif char == EXCLUDE and text[i + 1 : i + 2].strip() not in ("", EXCLUDE, ")"):
+            out.append(EXCLUDE)
+            i += 1
         elif char == '"':
             phrase, i = _phrase(text, i)
             prefix = text[i : i + 1] == "*"
@@ -99,34 +109,52 @@ class _Parser:
         self.at += 1
         return item
 
-    def expression(self, depth: int) -> Term | Op:
+    def expression(self, depth: int) -> Term | Op | None:
         nodes = [self.conjunction(depth)]
         while self.peek() == "OR":
             self.take()
             nodes.append(self.conjunction(depth))
         return _op("OR", nodes)
 
-    def conjunction(self, depth: int) -> Term | Op:
-        nodes = [self.negation(depth)]
-        while (item := self.peek()) == "AND" or isinstance(item, Term) or item == "(":
+    def conjunction(self, depth: int) -> Term | Op | None:
+        """Terms joined by AND; a ``-word`` among them is left out of all of them."""
+        nodes, left_out = [], []
+        item = self.peek()
+        while True:
+            if item == EXCLUDE:
+                self.take()
+                left_out.append(self.primary(depth))
+            else:
+                nodes.append(self.negation(depth))
+            item = self.peek()
             if item == "AND":
                 self.take()
-            nodes.append(self.negation(depth))
-        return _op("AND", nodes)
+            elif not (isinstance(item, Term) or item in ("(", EXCLUDE)):
+                break
+        kept = _op("AND", nodes)
+        if kept is None and any(node is not None for node in left_out):
+            raise _refused(
+                "every word is left out (-word): nothing is left to search for",
+                'put what to search for beside the -word, or quote "-word" to find it',
+            )
+        return _op("NOT", [kept, *left_out])
 
-    def negation(self, depth: int) -> Term | Op:
+    def negation(self, depth: int) -> Term | Op | None:
         nodes = [self.primary(depth)]
         while self.peek() == "NOT":
             self.take()
             nodes.append(self.primary(depth))
+        if nodes[0] is None and any(node is not None for node in nodes[1:]):
+            raise _refused("NOT follows only punctuation: nothing is left to search for")
         return _op("NOT", nodes)
 
-    def primary(self, depth: int) -> Term | Op:
+    def primary(self, depth: int) -> Term | Op | None:
+        """A term (None for one of punctuation alone, which no word matches) or a group."""
         item = self.take()
         if isinstance(item, Term):
             if not item.text:
                 raise _refused("a term has no text")
-            return item
+            return item if any(char.isalnum() for char in item.text) else None
         if item == "(":
             if depth >= MAX_DEPTH:
                 raise _refused(f"parentheses nest deeper than {MAX_DEPTH}")
@@ -140,8 +168,14 @@ class _Parser:
         raise _refused(f"a term is missing {where}")
 
 
-def _op(name: str, nodes: list[Term | Op]) -> Term | Op:
-    return nodes[0] if len(nodes) == 1 else Op(name, tuple(nodes))
+def _op(name: str, nodes: list[Term | Op | None]) -> Term | Op | None:
+    """The operator over the nodes that hold a word (None when none does)."""
+    kept = [node for node in nodes if node is not None]
+    if name == "NOT" and nodes[0] is None:
+        return None
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else Op(name, tuple(kept))
 
 
 def _unbalanced() -> InvalidInput:
@@ -161,6 +195,11 @@ def parse(text: str) -> Term | Op:
     tree = parser.expression(0)
     if parser.peek() is not None:
         raise _unbalanced() if parser.peek() == ")" else _refused(f"{parser.peek()} is misplaced")
+    if tree is None:
+        raise _refused(
+            "the query holds no word, only punctuation",
+            "search for a word, or search the text as written with --mode literal",
+        )
     return tree
 
 
