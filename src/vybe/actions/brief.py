@@ -43,10 +43,10 @@ def estimate_tokens(text: str) -> int:
 def _memory(
     conn: sqlite3.Connection, task: dict | None, project: dict | None, as_of: str | None
 ) -> list[dict]:
-    """Global, project and task memory (never agent memory), best first."""
-    scopes = [("global", "")]
-    if project is not None:
-        scopes.append(("project", project["id"]))
+    """Global, project and task memory (never agent memory), best first: the focus
+    project's, or with no project focus every project's (the seed's rule)."""
+    scopes: list[tuple[str, str | None]] = [("global", "")]
+    scopes.append(("project", project["id"] if project is not None else None))
     if task is not None:
         scopes.append(("task", task["id"]))
     return memory_rows.ranked(conn, scopes, as_of or EPOCH, clock.now_iso(), MEMORY_LIMIT)

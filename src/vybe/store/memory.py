@@ -168,29 +168,33 @@ _CANDIDATE_LISTS = (
 )
 
 
-def _candidates(condition: str, order: str) -> str:
+def _candidates(condition: str, order: str, any_id: bool = False) -> str:
+    """One candidate list of a scope: of one scope id, or (``any_id``) of all of them, along
+    the scope's own indexes (0015_memory_any_scope_id.sql)."""
+    which = "" if any_id else " AND scope_id = ?"
     return (
-        f"SELECT id FROM (SELECT id FROM memory WHERE scope = ? AND scope_id = ? AND {_LIVE}"
+        f"SELECT id FROM (SELECT id FROM memory WHERE scope = ?{which} AND {_LIVE}"
         f" {condition} ORDER BY {order} LIMIT ?)"
     )
 
 
 def ranked(
     conn: sqlite3.Connection,
-    scopes: list[tuple[str, str]],
+    scopes: list[tuple[str, str | None]],
     as_of: str,
     now: str,
     limit: int,
 ) -> list[dict]:
-    """Live entries of these scopes: pinned first, then access count against decayed age.
+    """Live entries of these scopes (a scope id of None: every id of the scope): pinned
+    first, then access count against decayed age.
 
     Only the CANDIDATES most recent, most read and directive entries of each scope are
     ranked, so the cost does not grow with the number of entries a scope holds."""
     parts, params = [], []
     for scope, scope_id in scopes:
         for condition, order in _CANDIDATE_LISTS:
-            parts.append(_candidates(condition, order))
-            params += [scope, scope_id, now, CANDIDATES]
+            parts.append(_candidates(condition, order, any_id=scope_id is None))
+            params += [scope, *([] if scope_id is None else [scope_id]), now, CANDIDATES]
     rows = conn.execute(
         f"SELECT m.*, {_RELEVANCE} AS relevance, {_AGE} AS age_days FROM memory m"
         f" WHERE m.id IN ({' UNION ALL '.join(parts)})"  # IN ignores the repeats
