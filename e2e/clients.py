@@ -180,7 +180,8 @@ class Codex:
                     wait_for(trusted, 10)
                 if trusted() or "Trust all" not in tui.screen():
                     break
-            wait_for(trusted, 10)
+            # With a required MCP server the TUI starts it first, and writes the trust after.
+            wait_for(trusted, 30, tui.screen)
             return shown
         finally:
             tui.close()
