@@ -39,3 +39,27 @@ def test_a_read_with_the_clock_in_year_10000_still_answers(vybe, line):
     vybe.task("t")
     _year_10000(vybe)
     vybe.ok(*line)
+
+
+def test_a_prompt_typed_while_the_clock_reads_year_10000_is_kept_and_recorded_later(vybe):
+    """The person's words are never dropped: kept on disk, added by the next hook that can
+    write, in the order typed."""
+    import json
+    import subprocess
+
+    from tests.conftest import VYBE
+
+    def prompt(text: str) -> None:
+        event = {"session_id": "s1", "cwd": str(vybe.home), "hook_event_name": "UserPromptSubmit"}
+        stdin = json.dumps({**event, "prompt": text})
+        done = subprocess.run([VYBE, "hook", "run", "claude"], input=stdin, env=vybe.env, text=True)
+        assert done.returncode == 0
+
+    vybe.task("t")  # the store, made
+    clock = dict(vybe.env)
+    _year_10000(vybe)
+    prompt("typed while the clock was wrong")
+    vybe.env = clock
+    prompt("typed once it was right")
+    rows = vybe.sql("SELECT content_text FROM messages WHERE session_id = 'claude:s1'")
+    assert [r[0] for r in rows] == ["typed while the clock was wrong", "typed once it was right"]

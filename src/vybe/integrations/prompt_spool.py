@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from vybe.store.record import MessageRow
 
 
+def place(store: Any) -> str:
+    """Where a store's kept prompts wait, on this machine: beside a SQLite file; for a
+    server's store, beside the lock files this machine keeps for it."""
+    return store.path if store.dialect == "sqlite" else store.lock_file("prompts")
+
+
 def folder(db_path: str) -> str:
     return to_os(f"{db_path}-pending")  # a UTF-8 store path under an ASCII locale too
 
@@ -64,7 +70,7 @@ def drain(store: Any, log_event: Any) -> int:
     from vybe.store.record import MessageRow
 
     added = 0
-    for path in pending(store.path):
+    for path in pending(place(store)):
         with open(path, encoding="utf-8") as handle:
             kept = jsonio.loads(handle.read())
         row = MessageRow(

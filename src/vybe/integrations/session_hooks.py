@@ -318,10 +318,11 @@ def add_kept_prompts(hook: Hook) -> int:
 def user_prompt(hook: Hook) -> str | None:
     """Keep the prompt verbatim in the record, log it, and remind the agent of its focus.
 
-    A store locked past the hook's wait does not lose the prompt: it is kept on disk and
-    added, in order, by the next hook."""
+    A store locked past the hook's wait, or a clock vybe cannot record a time of (past year
+    9999), does not lose the prompt: it is kept on disk and added, in order, by the next
+    hook that can write (the clock's error goes to hooks.log)."""
     from vybe import locks
-    from vybe.errors import DatabaseLocked
+    from vybe.errors import DatabaseLocked, VybeError
     from vybe.integrations import prompt_spool
     from vybe.store import record as record_rows
 
@@ -343,8 +344,12 @@ def user_prompt(hook: Hook) -> str | None:
         # import (a little), so it lands after the reply it answers.
         with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
             row = record_rows.append_message(hook.store, row)
-    except DatabaseLocked:
-        prompt_spool.keep(hook.settings.db_path, row, kept)
+    except VybeError as error:
+        if not isinstance(error, DatabaseLocked) and error.code != "CLOCK_OUT_OF_RANGE":
+            raise
+        prompt_spool.keep(prompt_spool.place(hook.store), row, kept)
+        if not isinstance(error, DatabaseLocked):
+            log_failure(hook.target, hook.event, error)
         return None
     _log_prompt(hook.store, row, kept)
     if asks_for_status(prompt):
