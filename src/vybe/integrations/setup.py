@@ -63,23 +63,6 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _json_object(path: Path, text: bytes | None) -> dict:
-    if not text or not text.strip():
-        return {}
-    try:
-        document = json.loads(text)
-    except ValueError as exc:
-        raise InvalidInput(
-            f"{path} is not valid JSON ({exc}); vybe will not overwrite it",
-            code="SETTINGS_UNREADABLE",
-            context={"path": str(path)},
-            suggested_action="fix the file by hand, then run setup again",
-        ) from None
-    if not isinstance(document, dict):
-        raise InvalidInput(f"{path} does not hold a JSON object", code="SETTINGS_UNREADABLE")
-    return document
-
-
 class Change:
     """One file's planned text: what it held (None: no file) and what setup writes."""
 
@@ -123,7 +106,7 @@ def store_env(settings: Any) -> dict[str, str]:
 def _claude_mcp(settings: Any) -> Change:
     path = claude_state()
     before = _read(path)
-    document = _json_object(path, before)
+    document = settings_file.read(path)
     entry: dict[str, Any] = {
         "type": "stdio",
         "command": config.vybe_argv()[0],
@@ -138,7 +121,7 @@ def _claude_mcp(settings: Any) -> Change:
     return Change(
         path,
         before,
-        json.dumps(document, indent=2, ensure_ascii=False) + "\n",
+        settings_file.render(document),
         [f"MCP server vybe (user scope): {state}"],
     )
 
@@ -283,12 +266,12 @@ def _take_out(path: Path, now: bytes) -> None:
     if path.suffix == ".toml":
         _write(path, _without_vybe_tables(now.decode("utf-8")).encode())
         return
-    document = _json_object(path, now)
+    document = settings_file.read(path)
     install.unmerge(document, install.Outcome(path))
     servers = document.get("mcpServers")
     if isinstance(servers, dict):
         servers.pop("vybe", None)
-    _write(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode())
+    _write(path, settings_file.render(document).encode())
 
 
 def _without_vybe_tables(text: str) -> str:
