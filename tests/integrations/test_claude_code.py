@@ -119,11 +119,10 @@ def test_a_real_compacted_session_gives_back_its_first_prompt_verbatim(agent, tm
     assert agent.log == ""
 
 
-def test_focus_reminder_and_brief_on_status_questions(agent):
+def test_an_ordinary_prompt_gets_no_reminder_and_a_status_question_the_brief(agent):
     task = agent.vybe.task("Port billing")
     agent.vybe.ok("task", "begin", "--id", task, agent="claude")
-    reminder = agent.send("claude", "user_prompt_submit", prompt="add a test").context
-    assert "Port billing" in reminder and task in reminder
+    assert agent.send("claude", "user_prompt_submit", prompt="add a test").context == ""
     assert "Port billing" in agent.send("claude", "user_prompt_submit", prompt="status?").context
 
 
@@ -132,6 +131,28 @@ def test_task_completed_never_closes_the_focus_task_by_default(agent):
     agent.vybe.ok("task", "begin", "--id", task, agent="claude")
     assert agent.send("claude", "task_completed").code == 0
     assert agent.vybe.ok("task", "get", "--id", task)["task"]["status"] == "in_progress"
+
+
+def test_an_unlinked_task_completion_is_logged_naming_claudes_task_once(agent):
+    payload = agent.event("claude", "task_completed")
+    for _ in range(2):  # a retried hook logs once
+        assert agent.send("claude", "task_completed").code == 0
+    [(message, metadata)] = agent.rows(
+        "SELECT message, metadata FROM events WHERE kind = 'agent_task_completed'"
+    )
+    assert message == "claude task 1 completed: write the tests"
+    assert json.loads(metadata) == {
+        "claude_task_id": "1",
+        "claude_session_id": payload["session_id"],
+        "subject": "write the tests",
+    }
+
+
+def test_a_linked_task_completion_closes_it_and_logs_no_second_event(agent):
+    linked = agent.vybe.task("Migration", "--metadata", _link(agent))
+    agent.send("claude", "task_completed")
+    assert agent.vybe.ok("task", "get", "--id", linked)["task"]["status"] == "completed"
+    assert agent.rows("SELECT COUNT(*) FROM events WHERE kind = 'agent_task_completed'") == [(0,)]
 
 
 def _link(agent, **fields) -> str:
@@ -459,12 +480,12 @@ def test_a_hooks_resume_writes_a_few_pages_and_nothing_to_the_ledger(agent):
         ("add a test", False),
     ],
 )
-def test_a_status_question_gets_the_brief_and_any_other_prompt_the_focus(agent, prompt, asks):
+def test_a_status_question_gets_the_brief_and_any_other_prompt_nothing(agent, prompt, asks):
     task = agent.vybe.task("Port billing")
     agent.vybe.ok("task", "begin", "--id", task, agent="claude")
     context = agent.send("claude", "user_prompt_submit", prompt=prompt).context
     assert ("== VYBE" in context) is asks, context
-    assert context.startswith("vybe focus: Port billing") is not asks
+    assert (context == "") is not asks, context
 
 
 STATUS_QUESTION = re.compile(

@@ -90,26 +90,36 @@ def complete_linked_task(
     *,
     vybe_task_id: str | None,
     agent_task_id: str,
+    subject: str,
     session_id: str,
     project_id: str,
 ) -> dict:
     """Close the vybe task named by id, or the one linked to this session's task
-    ``agent_task_id`` in this project (or in none); never the focus by default."""
+    ``agent_task_id`` in this project (or in none); never the focus by default. A completion
+    that closes no vybe task is logged all the same: an ``agent_task_completed`` event naming
+    the agent's own task (its id, session and subject)."""
     from vybe.actions.tasks import LINK_KEY, LINK_SESSION_KEY, change_status
     from vybe.store import tasks as task_rows
 
     link = {LINK_KEY: agent_task_id, LINK_SESSION_KEY: session_id}
+    subject = clip(subject, limits.TITLE_MAX)
 
     def run(conn: sqlite3.Connection) -> dict:
         task = task_rows.get(conn, vybe_task_id) if vybe_task_id else None
         if task is None and agent_task_id:
             task = task_rows.find_open_by_metadata(conn, link, project_id)
-        if task is None or task["status"] == "completed":
-            return {"task_id": task["id"] if task else None, "closed": False}
-        change_status(conn, agent, task, "completed", None, note=f"{agent} task completed")
-        return {"task_id": task["id"], "closed": True}
+        if task is not None and task["status"] != "completed":
+            change_status(conn, agent, task, "completed", None, note=f"{agent} task completed")
+            return {"task_id": task["id"], "closed": True}
+        said = f": {subject}" if subject else ""
+        message = f"{agent} task {agent_task_id or '?'} completed{said}"
+        event = event_rows.NewEvent(
+            "agent_task_completed", agent, message, None, project_id, {**link, "subject": subject}
+        )
+        event_rows.insert(conn, event, clock.now_iso())
+        return {"task_id": task["id"] if task else None, "closed": False}
 
-    args = {"vybe_task_id": vybe_task_id, **link, "project_id": project_id}
+    args = {"vybe_task_id": vybe_task_id, **link, "subject": subject, "project_id": project_id}
     return store.idempotent(agent, request_id, "hook.task_completed", args, run)
 
 

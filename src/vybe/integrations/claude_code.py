@@ -101,11 +101,13 @@ def after_flush(hook: Hook, imported: SkipHooked | None) -> SkipHooked | None:
 
 
 def task_completed(hook: Hook) -> str | None:
-    """Close a vybe task only when it is linked: its id named, or this session's Claude task id
-    in its metadata (``claude_task_id`` and ``claude_session_id``)."""
+    """Log the completion of a Claude task, and close a vybe task only when it is linked: its
+    id named, or this session's Claude task id in its metadata (``claude_task_id`` and
+    ``claude_session_id``)."""
     import re
 
-    found = re.search(VYBE_TASK_ID, f"{hook.text('task_subject')}\n{hook.text('task_description')}")
+    subject = hook.text("task_subject")
+    found = re.search(VYBE_TASK_ID, f"{subject}\n{hook.text('task_description')}")
     named, agent_task = found.group(0) if found else None, hook.text("task_id")
     if not named and not agent_task:
         return None
@@ -115,6 +117,7 @@ def task_completed(hook: Hook) -> str | None:
         hook_actions.request_id(hook.target, hook.session_id, hook.event, agent_task or named),
         vybe_task_id=named,
         agent_task_id=agent_task,
+        subject=subject,
         session_id=hook.session_id,
         project_id=os.path.abspath(hook.cwd),
     )

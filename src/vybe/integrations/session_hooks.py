@@ -81,14 +81,6 @@ HARNESSES = {"claude": "Claude Code", "codex": "Codex"}
 RECEIPT_LINE_CHARS = 300
 
 
-def focus_line(hook: Hook) -> str:
-    """One line naming the agent's focus task, or nothing when it has none."""
-    task = hook_actions.focus_task(hook.store, hook.agent)
-    if task is None:
-        return ""
-    return f"vybe focus: {task['title']} ({task['id']}, {task['status']})"
-
-
 def brief(hook: Hook) -> dict:
     """Resume in this folder's project: the cursor moves, the brief and its prompt come back.
     Nothing goes to the idempotency ledger (no one could replay a hook's resume) and the
@@ -316,7 +308,8 @@ def add_kept_prompts(hook: Hook) -> int:
 
 
 def user_prompt(hook: Hook) -> str | None:
-    """Keep the prompt verbatim in the record, log it, and remind the agent of its focus.
+    """Keep the prompt verbatim in the record and log it; only a status question gets the
+    brief back (an ordinary prompt gets nothing added: no per-turn reminder).
 
     A store locked past the hook's wait, or a clock vybe cannot record a time of (past year
     9999), does not lose the prompt: it is kept on disk and added, in order, by the next
@@ -352,9 +345,7 @@ def user_prompt(hook: Hook) -> str | None:
             log_failure(hook.target, hook.event, error)
         return None
     _log_prompt(hook.store, row, kept)
-    if asks_for_status(prompt):
-        return brief_prompt(hook)
-    return focus_line(hook) or None
+    return brief_prompt(hook) if asks_for_status(prompt) else None
 
 
 def catch_up(hook: Hook) -> None:
