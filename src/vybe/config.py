@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 
 # Files vybe writes in its config folder besides the store (doctor checks their modes).
 HOOKS_LOG = "hooks.log"
-HOOK_MANIFEST = "hook-manifest.json"
+HOOK_MANIFEST = "hooks.json"
+# The name the hook registry had before it moved where the seed puts it: doctor names a file
+# still there (vybe reads only HOOK_MANIFEST).
+OLD_HOOK_MANIFEST = "hook-manifest.json"
 CONFIG_CACHE = "config-cache.json"
 
 SECTIONS = ("models", "chat")  # the config's sections: each a mapping when present

@@ -43,8 +43,13 @@ def init(inv, v: dict) -> dict:
     existed = os.path.exists(to_os(inv.settings.db_path)) if on_file else None
     applied = _migrate(inv)["applied"]
     written = config.write_default_agent(inv.flags["agent"]) if "agent" in inv.flags else None
+    from vybe.integrations import manifest
+
+    registry = manifest.ensure()
     return {
         "config_dir": folder,
+        "hook_registry": str(manifest.path()),
+        "hook_registry_written": registry,
         "db_path": _where(inv.settings),
         "database_created": not existed if on_file else "0001_foundation.sql" in applied,
         "migrations_applied": applied,
@@ -140,7 +145,12 @@ def describe() -> dict:
                 "error_context",
                 "suggested_action",
             ],
-            "exit_codes": {"0": "success", "1": "error", "2": "usage error"},
+            "exit_codes": {
+                "0": "success",
+                "1": "error",
+                "2": "usage error",
+                "130": "interrupted",
+            },
         },
         "commands": [_command(catalog, commands[name]) for name in sorted(commands)],
         "agent_protocol": AGENT_PROTOCOL,
@@ -200,8 +210,8 @@ def query(inv, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "init",
-        "Create the config folder and the database (idempotent); with --agent, write it as"
-        " config.yaml's default_agent.",
+        "Create the config folder, the database and the hook registry (hooks.json) where"
+        " absent (idempotent); with --agent, write it as config.yaml's default_agent.",
         init,
         writes=True,
         idempotent=True,

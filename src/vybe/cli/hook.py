@@ -7,7 +7,6 @@ the parser, such as ``vybe hook run --target codex``."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from vybe import config
@@ -64,21 +63,16 @@ def uninstall(inv, v: dict) -> dict:
 
 
 def export(inv, v: dict) -> dict:
-    """Write the manifest to the config dir (unless it is there) so people can edit it."""
+    """Write the registry to the config dir (unless it is there) so people can edit it."""
     from vybe.integrations import install as installer
     from vybe.integrations import manifest
 
-    specs, found = manifest.load()
-    document = manifest.to_json(specs)
-    where = manifest.path()
-    if found is None:
-        config.make_private_dir(str(where.parent))
-        with open(where, "w", encoding="utf-8", opener=config.private_opener) as file:
-            file.write(json.dumps(document, indent=2) + "\n")
+    created = manifest.ensure()
+    specs, _ = manifest.load()
     return {
-        "path": str(where),
-        "created": found is None,
-        "manifest": document,
+        "path": str(manifest.path()),
+        "created": created,
+        "manifest": manifest.to_json(specs),
         "commands": {t: installer.handler_command(t) for t in TARGETS},
     }
 
@@ -131,7 +125,8 @@ OPERATIONS = (
     ),
     Operation(
         "hook export",
-        "Write the hook manifest (events, matchers, timeouts) where it can be edited.",
+        "Print the hook registry (the config folder's hooks.json: events, matchers, timeouts),"
+        " writing the defaults there first when it is absent.",
         export,
         surfaces=CLI_ONLY,
         result={"path": "string", "created": "boolean", "manifest": "object"},

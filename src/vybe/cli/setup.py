@@ -26,9 +26,13 @@ def setup(inv, v: dict) -> dict:
             suggested_action="install one, or name it: vybe setup --claude / --codex",
         )
     changes, manual = wiring.plan(agents, inv.settings, Path.cwd())
+    registry = None
     if not v["dry_run"]:
+        from vybe.integrations import manifest
+
         inv.store.migrate()  # the store made now, not at the agent's first hook
         wiring.apply(changes)
+        registry = {"path": str(manifest.path()), "written": manifest.ensure()}
     if "codex" in agents and (wiring.trust_pending() or v["dry_run"]):
         manual.append(f"Codex: {wiring.TRUST_STEP}")
     return {
@@ -45,6 +49,7 @@ def setup(inv, v: dict) -> dict:
             for c in changes
         ],
         "you_do": manual,
+        "hook_registry": registry,
         "undo": "vybe setup --undo",
     }
 

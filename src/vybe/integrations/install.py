@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import shlex
 import shutil
@@ -213,12 +214,50 @@ def _runnable(executable: str | None) -> bool:
     return os.access(executable, os.X_OK)
 
 
-def inspect(target: str, path: Path) -> dict:
-    """What vybe has installed in one settings file: events, stale paths, duplicates."""
+def registry_check() -> tuple[dict, dict[str, tuple[HookSpec, ...]] | None]:
+    """Doctor's check of the hook registry (hooks.json in the config dir), and its hooks;
+    None when it cannot be read: no defaults stand in for a registry the person broke."""
+    where = manifest.path()
+    old = where.with_name(config.OLD_HOOK_MANIFEST)
+    detail: dict[str, object] = {"path": str(where), "exists": where.is_file()}
+    problems = []
+    try:
+        specs: dict[str, tuple[HookSpec, ...]] | None = manifest.load()[0]
+    except InvalidInput as exc:
+        specs = None
+        problems.append(f"{exc} (the agents' hooks are not compared with it)")
+    if not where.is_file():
+        detail["note"] = "absent: the defaults apply (vybe init or vybe hook export writes them)"
+    if old.is_file():
+        problems.append(f"{old} is no longer read: move its entries into {where.name}")
+    detail["problems"] = problems
+    return {"name": "hook_registry", "ok": not problems, "detail": detail}, specs
+
+
+def _differs(target: str, document: dict, specs: dict[str, tuple[HookSpec, ...]] | None) -> list:
+    """The events whose vybe entry `vybe hook install` would change now: what the registry
+    says and an agent's settings hold no longer agree."""
+    if specs is None or not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
+        return []
+    outcome = Outcome(Path())
+    merge(copy.deepcopy(document), specs[target], handler_command(target), outcome)
+    return sorted({*outcome.installed, *outcome.updated, *outcome.removed})
+
+
+def inspect(target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | None = None) -> dict:
+    """What vybe has installed in one settings file: events, stale paths, duplicates, and
+    the events that differ from the registry ``specs``."""
     try:
         document = settings_file.read(path)
     except Exception as exc:
-        return {"path": str(path), "error": str(exc), "events": {}, "stale": [], "duplicates": []}
+        return {
+            "path": str(path),
+            "error": str(exc),
+            "events": {},
+            "stale": [],
+            "duplicates": [],
+            "differs": [],
+        }
     current = handler_command(target)
     events: dict[str, list[str]] = {}
     for event, groups in (document.get("hooks") or {}).items():
@@ -234,6 +273,7 @@ def inspect(target: str, path: Path) -> dict:
         "stale": stale,
         "other_vybe": sorted(commands - {current} - set(stale)),
         "duplicates": sorted(event for event, listed in events.items() if len(listed) > 1),
+        "differs": _differs(target, document, specs),
     }
 
 
@@ -267,19 +307,22 @@ def _groups(document: dict) -> list[dict]:
 def health(project_dir: Path, db_path: str) -> list[dict]:
     """Doctor checks: one per agent, over its user and project settings files, and what
     Codex needs besides."""
-    checks = []
-    specs, _ = manifest.load()
+    registry, specs = registry_check()
+    checks = [registry]
     for target in manifest.TARGETS:
         paths = dict.fromkeys(settings_path(target, d) for d in (None, project_dir))
-        files = [inspect(target, p) for p in paths]
+        files = [inspect(target, p, specs) for p in paths]
         installed = sorted({e for f in files for e in f["events"]})
-        missing = [s.event for s in specs[target] if installed and s.event not in installed]
+        wanted = specs[target] if specs else ()
+        missing = [s.event for s in wanted if installed and s.event not in installed]
         both = [
             event
             for event in set(files[0]["events"]) & set(files[-1]["events"])
             if files[0]["events"][event] != files[-1]["events"][event]
         ]
-        problems = [f for f in files if f.get("error") or f["stale"] or f["duplicates"]]
+        problems = [
+            f for f in files if f.get("error") or f["stale"] or f["duplicates"] or f["differs"]
+        ]
         checks.append(
             {
                 "name": f"hooks_{target}",

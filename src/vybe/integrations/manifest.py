@@ -1,4 +1,11 @@
-"""Which agent events vybe hooks, with which matcher and timeout: editable in the config dir."""
+"""The hook registry: which agent events vybe hooks, with which matcher and timeout.
+
+It lives in the config dir as ``hooks.json``: `vybe init`, `vybe setup` and `vybe hook
+export` write the defaults there when it is absent, the person edits it, and `vybe hook
+install` / `vybe setup` follow it. A registry that cannot be read is refused (never the
+defaults in its place), and `vybe doctor` names it, and an agent's settings that differ from
+it.
+"""
 
 from __future__ import annotations
 
@@ -78,10 +85,10 @@ def _spec(target: str, entry: object) -> HookSpec:
 
 
 def parse(document: object) -> dict[str, tuple[HookSpec, ...]]:
-    """Validate a manifest document; unknown targets are refused, missing ones defaulted."""
+    """Validate a registry document; unknown targets are refused, missing ones defaulted."""
     if not isinstance(document, dict) or set(document) - set(TARGETS):
         raise InvalidInput(
-            f"the hook manifest must be an object with keys among {TARGETS}",
+            f"the hook registry must be an object with keys among {TARGETS}",
             context={"keys": sorted(document) if isinstance(document, dict) else None},
         )
     specs = dict(DEFAULT)
@@ -92,8 +99,22 @@ def parse(document: object) -> dict[str, tuple[HookSpec, ...]]:
     return specs
 
 
+def ensure() -> bool:
+    """Write the default registry when there is none; whether it was written."""
+    where = path()
+    if where.exists():
+        return False
+    config.make_private_dir(str(where.parent))
+    try:
+        with open(where, "x", encoding="utf-8", opener=config.private_opener) as file:
+            file.write(json.dumps(to_json(DEFAULT), indent=2) + "\n")
+    except FileExistsError:  # another process wrote it meanwhile
+        return False
+    return True
+
+
 def load() -> tuple[dict[str, tuple[HookSpec, ...]], Path | None]:
-    """The manifest in the config dir when there is one, else the defaults."""
+    """The registry in the config dir when there is one, else the defaults."""
     where = path()
     if not where.is_file():
         return dict(DEFAULT), None
@@ -101,7 +122,7 @@ def load() -> tuple[dict[str, tuple[HookSpec, ...]], Path | None]:
         document = json.loads(where.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InvalidInput(
-            f"cannot read the hook manifest {where}: {exc}",
+            f"cannot read the hook registry {where}: {exc}",
             context={"path": str(where)},
             suggested_action="fix the file, or delete it to use the defaults",
         ) from None
