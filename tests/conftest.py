@@ -160,6 +160,16 @@ class Vybe:
         assert streams.out == "", f"a command printed beside its envelope: {streams.out!r}"
         return self._result(code, text + "\n", streams.err)
 
+    def text(self, *args: str, agent: str | None = None) -> tuple[int, str]:
+        """A command whose output is not an envelope (``--format text``): code and stdout."""
+        from vybe.cli.main import run
+
+        argv = [*args] + (["--agent", agent] if agent else [])
+        with in_process(self.env, b"", argv=argv) as streams:
+            code, text = run(argv)
+        assert streams.out == "" and "Traceback" not in streams.err, streams.err
+        return code, text
+
     def process(self, *args: str, stdin: str | None = None, agent: str | None = None) -> Result:
         """The installed executable in its own process, for what only a process shows."""
         command = [VYBE, *args] + (["--agent", agent] if agent else [])

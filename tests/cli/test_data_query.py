@@ -193,3 +193,33 @@ def test_a_big_but_legal_aggregate_still_answers(recorded):
     )
     data = recorded.ok("data", "query", "--sql", sql)
     assert data["rows"] == [{"n": 100_000, "built": 100_000 * 101 - 1, "kinds": 977}]
+
+
+def test_format_text_prints_a_header_and_one_tab_separated_line_per_row(vybe):
+    vybe.task("First\ttitle")
+    vybe.task("Second\nline")
+    code, text = vybe.text(
+        "data", "query", "--sql", "SELECT title, NULL AS none FROM tasks ORDER BY title",
+        "--format", "text",
+    )  # fmt: skip
+    assert code == 0
+    assert text.splitlines() == ["title\tnone", "First\\ttitle\t", "Second\\nline\t"]
+
+
+def test_format_text_of_no_rows_and_of_a_cut_result_says_so(vybe):
+    vybe.initialized()
+    assert vybe.text("data", "query", "--sql", "SELECT 1 WHERE 0", "--format", "text")[1] == (
+        "(no rows)"
+    )
+    for n in range(3):
+        vybe.task(f"t{n}")
+    _, text = vybe.text(
+        "data", "query", "--sql", "SELECT title FROM tasks", "--limit", "2", "--format", "text"
+    )
+    assert text.splitlines()[-1].startswith("(cut at 2 rows")
+
+
+def test_format_text_keeps_errors_an_envelope(vybe):
+    vybe.initialized()
+    result = vybe("data", "query", "--sql", "SELEC", "--format", "text")
+    assert result.error_code == "INVALID_INPUT"

@@ -6,6 +6,7 @@ INTERRUPTED), and the rows are cut at the row or byte limit with ``truncated`` s
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from vybe import limits
@@ -49,3 +50,25 @@ def query(
     finally:
         conn.close()
     return {"rows": rows, "count": len(rows), "truncated": truncated}
+
+
+def _cell(value: object) -> str:
+    """One value on one line: NULL empty, text with its tabs and line breaks escaped."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+
+def as_text(result: dict) -> str:
+    """``--format text``: a header of the columns, then one tab-separated line per row
+    (the rows of a query have the columns of its first row)."""
+    rows = result["rows"]
+    if not rows:
+        return "(no rows)"
+    columns = list(rows[0])
+    lines = ["\t".join(columns)]
+    lines += ["\t".join(_cell(row.get(c)) for c in columns) for row in rows]
+    if result["truncated"]:
+        lines.append(f"(cut at {result['count']} rows: raise --limit or narrow the query)")
+    return "\n".join(lines)

@@ -10,7 +10,7 @@ from vybe.cli.commands import cli_params, every
 from vybe.cli.flags import GLOBAL_FLAGS
 from vybe.errors import VybeError
 from vybe.operations import Catalog, Command
-from vybe.operations.common import LIMIT
+from vybe.operations.common import FORMAT, LIMIT
 from vybe.operations.model import CLI_ONLY, MCP, Alias, Operation, Param
 from vybe.text import to_os
 
@@ -264,10 +264,16 @@ OPERATIONS = (
         params=(
             Param("sql", help="one SQL statement, e.g. a SELECT over messages", required=True),
             LIMIT,
+            FORMAT,
         ),
         surfaces=CLI_ONLY,
         result={"rows": "array", "count": "integer", "truncated": "boolean"},
-        examples=("vybe data query --sql 'SELECT type, COUNT(*) FROM messages GROUP BY type'",),
+        text="vybe.actions.data:as_text",
+        examples=(
+            "vybe data query --sql 'SELECT type, COUNT(*) FROM messages GROUP BY type'",
+            'vybe data query --sql "SELECT context_seq, substr(content_text, 1, 300) FROM'
+            " messages WHERE type = 'user' ORDER BY context_seq LIMIT 50\" --format text",
+        ),
     ),
 )
 ALIASES = ()

@@ -120,7 +120,10 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
         values = command.convert(values)
     invocation = Invocation(flags, writes=op.writes_with(values))
     try:
-        return 0, output.success(op.call(invocation, values))
+        result = op.call(invocation, values)
+        if values.get("format") == "text":
+            return 0, op.as_text(result).rstrip("\n")
+        return 0, output.success(result)
     finally:
         invocation.close()
 

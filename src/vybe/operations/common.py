@@ -14,7 +14,12 @@ if TYPE_CHECKING:
 LIMIT_DEFAULT, LIMIT_MAX = 50, 1000
 
 TASK_ID = Param(
-    "task_id", help="the task's id (task_...)", required=True, aliases=("--id",), metavar="TASK_ID"
+    "task_id",
+    help="the task's id (task_...), by position or flag",
+    required=True,
+    aliases=("--id",),
+    positional=True,
+    metavar="TASK_ID",
 )
 SESSION_ID = Param(
     "session_id",
@@ -39,6 +44,13 @@ LEASE = Param(
 NOTE = Param("note", help="what was done, for the log", default="", max_length=limits.MESSAGE_MAX)
 FORCE = Param("force", "boolean", "go ahead despite open blockers or another agent's live claim")
 METADATA = Param("metadata", help="a JSON object", max_length=limits.METADATA_MAX)
+FORMAT = Param(
+    "format",
+    help="json: the envelope; text: the result as a person reads it",
+    default="json",
+    enum=("json", "text"),
+    surfaces=frozenset(("cli",)),
+)
 PROJECT_DIR = Param("project_dir", help="the project's folder (its path is the project id)")
 
 

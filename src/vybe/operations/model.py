@@ -200,6 +200,14 @@ def _duration(text: str) -> object:
     return clock.parse_duration(text)
 
 
+def _resolve(function: Any) -> Any:
+    """A function, or the one a "module:function" string names (imported when called)."""
+    if not isinstance(function, str):
+        return function
+    module, _, attr = function.partition(":")
+    return getattr(__import__(module, fromlist=[attr]), attr)
+
+
 class Operation:
     """One operation: ``name`` is its command line (``task create``) and, with ``_`` for the
     space, its tool name; ``run(ctx, values)`` calls the action with every parameter's value.
@@ -208,7 +216,9 @@ class Operation:
     that makes it read-only). ``result``: the top-level fields of its result and their JSON
     types. ``view(result, values)``: the result as tools return it, where the whole is too
     large for a model (the brief). ``destructive``: it deletes or overwrites; ``idempotent``:
-    calling it twice with the same arguments changes nothing more."""
+    calling it twice with the same arguments changes nothing more. ``text(result)``: the
+    result as a person reads it, for the command line's ``--format text`` (``FORMAT``), a
+    function or "module:function" imported only when it is asked for."""
 
     __slots__ = (
         "destructive",
@@ -221,6 +231,7 @@ class Operation:
         "run",
         "summary",
         "surfaces",
+        "text",
         "tool",
         "view",
         "writes",
@@ -242,8 +253,9 @@ class Operation:
         destructive: bool = False,
         idempotent: bool = False,
         view: View | None = None,
+        text: Callable[[dict], str] | str | None = None,
     ) -> None:
-        self.name, self.summary, self.run = name, summary, run
+        self.name, self.summary, self.run, self.text = name, summary, run, text
         self.params, self.writes, self.peek = params, writes, peek
         self.result, self.examples, self.surfaces = result or {}, examples, surfaces
         self.tool = tool or name.replace(" ", "_").replace("-", "_")
@@ -283,12 +295,16 @@ class Operation:
     def writes_with(self, values: dict[str, object]) -> bool:
         return self.writes and not (self.peek and values.get(self.peek))
 
+    def as_text(self, result: dict) -> str:
+        """The result as a person reads it (``--format text``)."""
+        render = _resolve(self.text) if self.text is not None else None
+        if render is None:
+            raise ValueError(f"{self.name} has no text format")
+        return render(result)
+
     def call(self, ctx: Any, values: dict[str, Any]) -> dict:
         """Run it: every declared parameter has a value (its default when not given)."""
-        run = self.run
-        if isinstance(run, str):  # "module:function", imported only when it runs
-            module, _, attr = run.partition(":")
-            run = getattr(__import__(module, fromlist=[attr]), attr)
+        run = _resolve(self.run)
         full = {p.name: p.default for p in self.params}
         for p in self.params:
             if p.type == "duration" and isinstance(p.default, str):
