@@ -18,3 +18,26 @@ except ImportError:
 
 def sha256_hex(data: bytes) -> str:
     return sha256(data).hexdigest()
+
+
+FILE_PIECE = 1024 * 1024
+
+
+def file_sha256(path: str, limit: int) -> str | None:
+    """The SHA-256 of a regular file's bytes, read a piece at a time; None when it cannot be
+    read or holds more than ``limit`` bytes."""
+    import os
+
+    try:
+        with open(path, "rb") as file:
+            if not os.path.isfile(path) or os.fstat(file.fileno()).st_size > limit:
+                return None
+            digest, read = sha256(), 0
+            while piece := file.read(FILE_PIECE):
+                read += len(piece)
+                if read > limit:
+                    return None
+                digest.update(piece)
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest()

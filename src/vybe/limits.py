@@ -166,9 +166,13 @@ def _no_constant(name: str) -> Any:
     raise JSONDecodeError(f"{name} is not JSON (use a string or null)", name, 0)
 
 
-def metadata_value(value: Any) -> Any:
-    """Check metadata that arrived already parsed (inside a push document)."""
-    json_value("metadata", value)
-    if value is not None and len(jsonio.dumps(value)) > METADATA_MAX:
-        raise InvalidInput(f"metadata exceeds {METADATA_MAX} characters as JSON")
+def metadata_value(value: Any, field: str = "metadata") -> Any:
+    """Check metadata that arrived already parsed (``field`` of a push document)."""
+    json_value(field, value)
+    if value is not None and (length := len(jsonio.dumps(value))) > METADATA_MAX:
+        raise InvalidInput(
+            f"{field} is {length} characters as JSON; the limit is {METADATA_MAX}",
+            context={"field": field, "length": length, "limit": METADATA_MAX},
+            suggested_action=f"shorten {field}, or store the full text as an artifact",
+        )
     return value

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 
 
@@ -67,6 +70,40 @@ def test_artifacts_add_links_a_file_with_its_own_event(vybe):
     assert added["artifact_id"].startswith("artifact_")
     event = vybe.ok("events", "--task-id", task_id, "--kind", "artifact_added")["events"][0]
     assert (event["id"], event["message"]) == (added["event_id"], "out/report.md")
+
+
+def test_the_same_file_with_the_same_bytes_is_one_artifact(vybe, tmp_path):
+    task_id = vybe.task("t")
+    report = tmp_path / "report.md"
+    report.write_text("# results\n")
+    add = ("artifacts", "add", "--task-id", task_id, "--path", str(report))
+    first, again = vybe.ok(*add)["artifact"], vybe.ok(*add)["artifact"]
+    assert (first["deduplicated"], again["deduplicated"]) == (False, True)
+    assert again["artifact_id"] == first["artifact_id"]
+    assert again["content_sha256"] == hashlib.sha256(b"# results\n").hexdigest()
+    report.write_text("# results, rerun\n")
+    changed = vybe.ok(*add)["artifact"]
+    assert changed["deduplicated"] is False and changed["artifact_id"] != first["artifact_id"]
+    assert vybe.ok("artifacts", "--task-id", task_id)["count"] == 2
+    assert len(vybe.ok("events", "--task-id", task_id, "--kind", "artifact_added")["events"]) == 2
+
+
+def test_a_push_of_a_file_already_linked_with_those_bytes_adds_no_artifact(vybe, tmp_path):
+    task_id = vybe.task("t")
+    (tmp_path / "out.log").write_text("ok\n")
+    item = {"file_path": str(tmp_path / "out.log")}
+    doc = {"task_id": task_id, "event": {"kind": "progress"}, "artifacts": [item, item]}
+    pushed = vybe.ok("push", "--json", json.dumps(doc))["artifacts"]
+    assert [a["deduplicated"] for a in pushed] == [False, True]
+    assert vybe.ok("artifacts", "--task-id", task_id)["count"] == 1
+
+
+def test_a_path_that_is_no_readable_file_is_linked_by_its_path_alone(vybe):
+    task_id = vybe.task("t")
+    for _ in range(2):
+        added = vybe.ok("artifacts", "add", "--task-id", task_id, "--path", "not/there.md")
+        assert added["artifact"]["content_sha256"] is None
+    assert vybe.ok("artifacts", "--task-id", task_id)["count"] == 2
 
 
 def test_artifacts_lists_a_tasks_artifacts(vybe):

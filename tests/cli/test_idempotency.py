@@ -10,7 +10,7 @@ import pytest
 MUTATIONS = {
     "project create": ([], ["project", "create", "--name", "p"]),
     "project focus": ([], ["project", "focus", "--id", "p"]),
-    "project delete": ([], ["project", "delete", "--id", "p"]),
+    "project delete": ([], ["project", "delete", "--id", "p", "--force"]),
     "task create": ([], ["task", "create", "--title", "new"]),
     "task begin": ([], ["task", "begin", "--id", "{t}"]),
     "task set-status": ([], ["task", "set-status", "--id", "{t}", "--status", "blocked"]),

@@ -111,3 +111,20 @@ def test_assignee_and_archive_lookups_use_their_partial_indexes(vybe):
         }
     assert "events_assignee" in str(plans["assignee"])
     assert "events_archived" in str(plans["archived"])
+
+
+def test_maintain_with_a_request_id_replays_its_first_result_and_runs_nothing(vybe):
+    task = _task_with_events(vybe, 30)
+    flags = ("--summarize-threshold", "20", "--keep", "5", "--request-id", "round-1")
+    first = vybe.ok("maintain", *flags)
+    assert len(first["summarized"]) == 1
+    _task_with_events(vybe, 30)  # another long log: a second run would fold it
+    assert vybe.ok("maintain", *flags) == first
+    assert [e["kind"] for e in _all_events(vybe, task)][-1] == "events_summarized"
+    folded = vybe.sql("SELECT COUNT(*) FROM events WHERE kind = 'events_summarized'")
+    assert folded == [(1,)]
+
+
+def test_maintain_reusing_a_request_id_with_other_options_is_a_mismatch(vybe):
+    vybe.ok("maintain", "--request-id", "round-1")
+    vybe.refused("IDEMPOTENCY_MISMATCH", "maintain", "--keep", "7", "--request-id", "round-1")

@@ -56,17 +56,25 @@ def test_focus_clear_removes_the_project_focus(vybe):
 def test_delete_detaches_the_projects_tasks(vybe):
     vybe.ok("project", "create", "--name", "p", "--id", "p")
     task_id = vybe.task("t", "--project-id", "p")
-    assert vybe.ok("project", "delete", "--id", "p")["deleted"] is True
+    assert vybe.ok("project", "delete", "--id", "p", "--force")["deleted"] is True
     assert vybe.ok("task", "get", "--id", task_id)["task"]["project_id"] is None
     assert vybe.ok("project", "list")["count"] == 0
 
 
 def test_delete_of_a_missing_project_succeeds_with_deleted_false(vybe):
-    assert vybe.ok("project", "delete", "--id", "nope")["deleted"] is False
+    assert vybe.ok("project", "delete", "--id", "nope", "--force")["deleted"] is False
 
 
 def test_delete_clears_the_project_focus(vybe):
     vybe.ok("project", "create", "--name", "p", "--id", "p")
     vybe.ok("project", "focus", "--id", "p")
-    vybe.ok("project", "delete", "--id", "p")
+    vybe.ok("project", "delete", "--id", "p", "--force")
     assert vybe.ok("status")["agent_state"]["focus_project_id"] is None
+
+
+def test_delete_without_force_is_refused_and_changes_nothing(vybe):
+    vybe.ok("project", "create", "--name", "p", "--id", "p")
+    vybe.task("t", "--project-id", "p")
+    result = vybe.refused("USAGE_ERROR", "project", "delete", "--id", "p", exit_code=2)
+    assert result.envelope["error_context"]["field"] == "force"
+    assert "--force" in result.envelope["suggested_action"]

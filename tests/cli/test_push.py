@@ -90,3 +90,9 @@ def test_push_refuses_an_invalid_document(vybe, doc):
 
 def test_push_for_an_unknown_task_is_not_found(vybe):
     vybe.refused("NOT_FOUND", "push", "--json", '{"task_id": "task_x", "event": {"kind": "k"}}')
+
+
+def test_an_event_metadata_over_its_limit_names_the_field_and_the_limit(vybe):
+    doc = '{"event": {"kind": "k", "metadata": {"big": "' + "x" * 16385 + '"}}}'
+    context = vybe.refused("INVALID_INPUT", "push", "--json", doc).envelope["error_context"]
+    assert context == {"field": "event.metadata", "length": 16396, "limit": 16384}

@@ -121,9 +121,24 @@ def _older_than(
     return delete(conn, before, limit), before
 
 
-def maintain(store: Store, agent: str, options: Options | None = None) -> dict:
-    """One bounded round of housekeeping; safe to repeat, each step its own transaction."""
+def maintain(
+    store: Store, agent: str, options: Options | None = None, request_id: str | None = None
+) -> dict:
+    """One bounded round of housekeeping; safe to repeat, each step its own transaction.
+    With a ``request_id``, a replay returns the first round's result (nothing runs again)."""
     options = (options or Options()).check()
+    if request_id is None:
+        return _round(store, agent, options)
+    args = {
+        k: v.total_seconds() if isinstance(v, timedelta) else v
+        for k, v in options._asdict().items()
+    }
+    return store.idempotent_steps(
+        agent, request_id, "maintain", args, partial(_round, store, agent, options)
+    )
+
+
+def _round(store: Store, agent: str, options: Options) -> dict:
     gc = store.transact(lambda c: memory_rows.gc(c, clock.now_iso(), options.gc_limit))
     summaries = summarize(store, agent, options) if options.max_tasks else []
     limit = options.prune_limit

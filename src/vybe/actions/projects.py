@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from vybe import clock, limits
-from vybe.errors import NotFound
+from vybe.errors import NotFound, UsageError
 from vybe.store import Store
 from vybe.store import agents as agent_rows
 from vybe.store import projects as project_rows
@@ -75,8 +75,18 @@ def focus(store: Store, agent: str, request_id: str, *, project_id: str | None) 
     return store.idempotent(agent, request_id, "project.focus", {"id": project_id}, run)
 
 
-def delete(store: Store, agent: str, request_id: str, *, project_id: str) -> dict:
-    """Delete a project; its tasks stay, detached. Deleting a missing project succeeds."""
+def delete(store: Store, agent: str, request_id: str, *, project_id: str, force: bool) -> dict:
+    """Delete a project; its tasks stay, detached. Deleting a missing project succeeds.
+    Without ``force`` it is refused and nothing changes (a dangerous operation fails closed
+    without its explicit flag)."""
+    if force is not True:
+        import shlex  # imports re: kept off the hooks' path (the brief reads projects)
+
+        raise UsageError(
+            f"deleting project {project_id!r} needs force: it cannot be undone",
+            context={"field": "force", "project_id": project_id},
+            suggested_action=f"vybe project delete --project-id {shlex.quote(project_id)} --force",
+        )
 
     def run(conn: sqlite3.Connection) -> dict:
         return {"project_id": project_id, "deleted": project_rows.delete(conn, project_id) == 1}

@@ -7,7 +7,7 @@ from typing import Any
 
 from vybe import clock, limits
 from vybe.actions import memory as memories
-from vybe.actions.events import link_artifact
+from vybe.actions.events import content_of, link_artifact
 from vybe.actions.tasks import change_status, require_task
 from vybe.errors import InvalidInput
 from vybe.store import Store
@@ -47,7 +47,7 @@ def validate(doc: Any) -> dict:
         event = _object(doc["event"], "event", {"kind", "message", "metadata"})
         _string(event, "kind", limits.KIND_MAX, required=True)
         _string(event, "message", limits.MESSAGE_MAX)
-        limits.metadata_value(event.get("metadata"))
+        limits.metadata_value(event.get("metadata"), "event.metadata")
     memories_part = _memories(doc.get("memories", []))
     artifacts = doc.get("artifacts", [])
     if not isinstance(artifacts, list):
@@ -86,6 +86,7 @@ def _memories(items: Any) -> list[dict]:
 
 def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
     doc = validate(document)
+    contents = [content_of(item["file_path"]) for item in doc.get("artifacts", [])]
 
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, doc["task_id"]) if doc.get("task_id") else None
@@ -126,7 +127,7 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                     "event_id": written["event_id"],
                 }
             )
-        for item in doc.get("artifacts", []):
+        for item, content in zip(doc.get("artifacts", []), contents, strict=True):
             assert task is not None  # checked: artifacts and task_status need a task_id
             result["artifacts"].append(
                 link_artifact(
@@ -136,6 +137,7 @@ def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
                     item["file_path"],
                     item.get("content_type"),
                     result["event_id"],
+                    content,
                 )
             )
         if "task_status" in doc:

@@ -103,7 +103,8 @@ OPERATIONS = (
     ),
     Operation(
         "artifacts add",
-        "Link a file to a task.",
+        "Link a file to a task, content-addressed: the same path with the same bytes (SHA-256,"
+        " files up to 256 MiB) already linked is that artifact (deduplicated), nothing added.",
         _add_artifact,
         params=(
             TASK_ID.but(aliases=()),

@@ -24,7 +24,7 @@ def _maintain(ctx, v: dict) -> dict:
         prune_limit=v["prune_limit"],
         checkpoint=not v["no_checkpoint"],
     )
-    return actions.maintain(ctx.store, ctx.agent, options)
+    return actions.maintain(ctx.store, ctx.agent, options, ctx.request_id)
 
 
 OPERATIONS = (

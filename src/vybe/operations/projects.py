@@ -72,12 +72,12 @@ OPERATIONS = (
         "project delete",
         "Delete a project; its tasks stay, in no project.",
         mutation(actions.delete),
-        params=(ID,),
+        params=(ID, Param("force", "boolean", "required: the deletion cannot be undone")),
         writes=True,
         idempotent=True,
         destructive=True,
         result={"deleted": "boolean"},
-        examples=("vybe project delete --project-id /srv/billing",),
+        examples=("vybe project delete --project-id /srv/billing --force",),
     ),
 )
 ALIASES = ()

@@ -109,34 +109,10 @@ class Store(abc.ABC):
     ) -> dict[str, Any]:
         """Run a mutation once per (agent, request id); a replay returns the first result
         (``isolation`` as ``transact``'s: the ledger's own write is an insert)."""
-        if len(request_id) > REQUEST_ID_MAX or not request_id.strip():
-            raise InvalidInput(
-                f"a request id is 1 to {REQUEST_ID_MAX} characters",
-                context={"field": "request_id", "length": len(request_id)},
-            )
-        try:
-            request_id.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInput(
-                "the request id is not valid UTF-8 text", context={"field": "request_id"}
-            ) from None
-        digest = args_digest(args)
+        digest = _checked_digest(request_id, args)
 
         def replayed(conn: Any) -> dict[str, Any] | None:
-            row = conn.execute(
-                "SELECT command, args_sha256, result_json FROM idempotency"
-                " WHERE agent_name = ? AND request_id = ?",
-                (agent, request_id),
-            ).fetchone()
-            if row is None:
-                return None
-            if row["command"] != command or row["args_sha256"] != digest:
-                raise IdempotencyMismatch(
-                    f"request id {request_id!r} was already used for different arguments",
-                    context={"request_id": request_id, "command": row["command"]},
-                    suggested_action="use a new --request-id for a different operation",
-                )
-            return jsonio.loads(row["result_json"])
+            return _replayed(conn, agent, request_id, command, digest)
 
         # A ledger row never changes once written: a retry is answered from a plain read,
         # without waiting for the write lock (the check runs again inside the write below).
@@ -161,3 +137,58 @@ class Store(abc.ABC):
             return result
 
         return self.transact(body, isolation)
+
+    def idempotent_steps(
+        self,
+        agent: str,
+        request_id: str,
+        command: str,
+        args: dict[str, Any],
+        run: Callable[[], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """A mutation of several transactions that is safe to repeat (maintain): a replay
+        returns the first result, recorded once its last step is done; one cut short
+        before that runs again on its retry."""
+        digest = _checked_digest(request_id, args)
+        first = self.read_one(lambda conn: _replayed(conn, agent, request_id, command, digest))
+        if first is not None:
+            return first
+        result = run()
+        return self.idempotent(agent, request_id, command, args, lambda conn: result)
+
+
+def _checked_digest(request_id: str, args: dict[str, Any]) -> str:
+    """The arguments' digest, once the request id is one the ledger can hold."""
+    if len(request_id) > REQUEST_ID_MAX or not request_id.strip():
+        raise InvalidInput(
+            f"a request id is 1 to {REQUEST_ID_MAX} characters",
+            context={"field": "request_id", "length": len(request_id)},
+        )
+    try:
+        request_id.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            "the request id is not valid UTF-8 text", context={"field": "request_id"}
+        ) from None
+    return args_digest(args)
+
+
+def _replayed(
+    conn: Any, agent: str, request_id: str, command: str, digest: str
+) -> dict[str, Any] | None:
+    """The first result of this request id, or None; the id used for another command or
+    other arguments is IDEMPOTENCY_MISMATCH."""
+    row = conn.execute(
+        "SELECT command, args_sha256, result_json FROM idempotency"
+        " WHERE agent_name = ? AND request_id = ?",
+        (agent, request_id),
+    ).fetchone()
+    if row is None:
+        return None
+    if row["command"] != command or row["args_sha256"] != digest:
+        raise IdempotencyMismatch(
+            f"request id {request_id!r} was already used for different arguments",
+            context={"request_id": request_id, "command": row["command"]},
+            suggested_action="use a new --request-id for a different operation",
+        )
+    return jsonio.loads(row["result_json"])
