@@ -268,6 +268,7 @@ OPERATIONS = (
         ),
         surfaces=CLI_ONLY,
         result={"rows": "array", "count": "integer", "truncated": "boolean"},
+        listing="rows",
         text="vybe.actions.data:as_text",
         examples=(
             "vybe data query --sql 'SELECT type, COUNT(*) FROM messages GROUP BY type'",

@@ -123,6 +123,8 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
         result = op.call(invocation, values)
         if values.get("format") == "text":
             return 0, op.as_text(result).rstrip("\n")
+        if values.get("jsonl") and op.listing:
+            return 0, output.lines(result, op.listing)
         return 0, output.success(result)
     finally:
         invocation.close()

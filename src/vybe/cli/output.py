@@ -11,10 +11,15 @@ from vybe.errors import VybeError
 SCHEMA_VERSION = "v1"
 
 
-def _dump(payload: dict[str, object]) -> str:
+def _dump(payload: object) -> str:
     """Strict JSON: a NaN or Infinity that slipped through fails here, never reaches stdout."""
     if os.environ.get("VYBE_PRETTY_JSON"):
         return json.dumps(payload, indent=2, ensure_ascii=False, default=str, allow_nan=False)
+    return _line(payload)
+
+
+def _line(payload: object) -> str:
+    """Strict JSON on one line (JSON Lines: never indented)."""
     return json.dumps(
         payload, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
     )
@@ -22,6 +27,17 @@ def _dump(payload: dict[str, object]) -> str:
 
 def success(data: object) -> str:
     return _dump({"schema_version": SCHEMA_VERSION, "success": True, "data": data})
+
+
+def lines(data: dict, listing: str) -> str:
+    """``--jsonl``: each row of ``data[listing]`` on its own line, then one last line, the
+    envelope of the rest of ``data`` (counts, cursor) naming the field and how many rows
+    came before it."""
+    rows = data[listing]
+    rest = {k: v for k, v in data.items() if k != listing}
+    last = {"schema_version": SCHEMA_VERSION, "success": True, "data": rest}
+    rest["jsonl"] = {"field": listing, "lines": len(rows)}
+    return "\n".join([*map(_line, rows), _line(last)])
 
 
 def failure(error: VybeError) -> str:

@@ -134,6 +134,7 @@ OPERATIONS = (
         list_,
         LIMIT,
         result={"sessions": "array"},
+        listing="sessions",
         examples=("vybe session list --limit 10",),
     ),
     _session(

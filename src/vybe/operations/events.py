@@ -91,6 +91,7 @@ OPERATIONS = (
             Param("include_archived", "boolean", "also events maintain archived"),
         ),
         result={"count": "integer", "events": "array"},
+        listing="events",
         examples=("vybe events --task-id T --limit 10", "vybe events --all --since 120 --asc"),
     ),
     Operation(
@@ -99,6 +100,7 @@ OPERATIONS = (
         reading(actions.list_artifacts),
         params=(TASK_ID.but(aliases=()), LIMIT),
         result={"count": "integer", "artifacts": "array"},
+        listing="artifacts",
         examples=("vybe artifacts list --task-id T", "vybe artifacts --task-id T"),
     ),
     Operation(

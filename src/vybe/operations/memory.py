@@ -173,6 +173,7 @@ OPERATIONS = (
             LIMIT,
         ),
         result={"count": "integer", "memories": "array"},
+        listing="memories",
         examples=("vybe memory list --kind directive", "vybe memory list --scope task"),
     ),
     Operation(

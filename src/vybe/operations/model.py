@@ -200,6 +200,14 @@ def _duration(text: str) -> object:
     return clock.parse_duration(text)
 
 
+JSONL = Param(
+    "jsonl",
+    "boolean",
+    "one JSON object per line: each row, then the envelope without them (counts, cursor)",
+    surfaces=frozenset((CLI,)),
+)
+
+
 def _resolve(function: Any) -> Any:
     """A function, or the one a "module:function" string names (imported when called)."""
     if not isinstance(function, str):
@@ -218,12 +226,15 @@ class Operation:
     large for a model (the brief). ``destructive``: it deletes or overwrites; ``idempotent``:
     calling it twice with the same arguments changes nothing more. ``text(result)``: the
     result as a person reads it, for the command line's ``--format text`` (``FORMAT``), a
-    function or "module:function" imported only when it is asked for."""
+    function or "module:function" imported only when it is asked for. ``listing``: the
+    result's field that is its list of rows; the command line then takes ``--jsonl`` (one
+    row per line, then the rest of the envelope)."""
 
     __slots__ = (
         "destructive",
         "examples",
         "idempotent",
+        "listing",
         "name",
         "params",
         "peek",
@@ -254,8 +265,12 @@ class Operation:
         idempotent: bool = False,
         view: View | None = None,
         text: Callable[[dict], str] | str | None = None,
+        listing: str | None = None,
     ) -> None:
         self.name, self.summary, self.run, self.text = name, summary, run, text
+        self.listing = listing
+        if listing is not None:
+            params = (*params, JSONL)
         self.params, self.writes, self.peek = params, writes, peek
         self.result, self.examples, self.surfaces = result or {}, examples, surfaces
         self.tool = tool or name.replace(" ", "_").replace("-", "_")

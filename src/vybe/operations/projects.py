@@ -53,6 +53,7 @@ OPERATIONS = (
         reading(actions.list_projects),
         params=(LIMIT,),
         result={"count": "integer", "projects": "array"},
+        listing="projects",
         examples=("vybe project list --limit 10",),
     ),
     Operation(

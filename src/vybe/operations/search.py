@@ -97,6 +97,7 @@ OPERATIONS = (
             "index_complete": "boolean",
             "hits": "array",
         },
+        listing="hits",
         examples=(
             'vybe search "billing tables" --session-id claude:UUID',
             "vybe search /srv/app/config.yaml --mode literal",

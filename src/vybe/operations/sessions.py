@@ -29,6 +29,7 @@ OPERATIONS = (
             "compactions": "integer",
             "receipts": "array",
         },
+        listing="receipts",
         examples=("vybe session receipts claude:UUID",),
     ),
 )

@@ -184,6 +184,7 @@ OPERATIONS = (
             LIMIT,
         ),
         result={"count": "integer", "tasks": "array"},
+        listing="tasks",
         examples=("vybe task list --ready --limit 5", "vybe task list --status blocked"),
     ),
     Operation(
