@@ -25,3 +25,16 @@ def test_the_compact_context_hands_the_agent_its_search_command(agent):
     codex = agent.send("codex", "session_start_compact").context
     assert f"--session-id codex:{SESSIONS['codex']}" in codex
     assert "--agent codex" in codex
+
+
+def test_the_compact_context_gives_the_persons_words_once(agent):
+    """Verbatim in their own section, and not again among the brief's recent prompts or its
+    activity; a fresh session's brief still lists the recent prompts."""
+    agent.send("claude", "user_prompt_submit", prompt=PROMPT)
+    agent.send("claude", "user_prompt_submit", prompt="Then run the ledger checks twice.")
+    context = agent.send("claude", "session_start_compact").context
+    assert context.count("oldest first") == 1, context
+    assert context.count("ledger checks twice") == 1, context
+    assert "What the user was working on recently" not in context
+    fresh = agent.send("claude", "session_start_startup").context
+    assert "What the user was working on recently" in fresh

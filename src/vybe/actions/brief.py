@@ -326,6 +326,13 @@ def handoff_section(brief: dict) -> list[str]:
     return [shorten("\n".join(lines), HANDOFF_CHARS, "\n[cut: the rest is in the record]"), ""]
 
 
+def without_words(brief: dict) -> dict:
+    """The packet without the person's words (the recent prompts, and their events in the
+    activity): for a context that gives them back verbatim in a section of its own."""
+    activity = [e for e in brief["recent_events"] if e["kind"] != USER_PROMPT_KIND]
+    return {**brief, "recent_prompts": [], "recent_events": activity}
+
+
 def render_prompt(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
     """Fixed sections always; variable ones share the budget in priority order. ``vybe``
     starts every command line shown (``config.command_line(agent)``)."""

@@ -78,8 +78,11 @@ def plan(
     project_id: str | None = None,
     focus_task_id: str | None = None,
     limit: int = MAX_LIMIT,
+    words_given: bool = False,
 ) -> Plan:
-    """Read the state and decide: deltas, focus, brief and prompt. Writes nothing."""
+    """Read the state and decide: deltas, focus, brief and prompt. Writes nothing.
+    ``words_given``: the person's words go beside the brief (a compaction's context gives
+    them back verbatim), so the brief leaves them out."""
     state = agent_rows.get(conn, agent)
     if project_id is None and state is not None:
         project_id = state["focus_project_id"]
@@ -98,6 +101,8 @@ def plan(
         as_of=head_at,
         agent=agent,
     )
+    if words_given:
+        packet = briefs.without_words(packet)
     brief, prompt = briefs.finish(packet, config.command_line(agent))
     return Plan(agent, state, project_id, focus, deltas, cursor, new_cursor, brief, prompt)
 
@@ -148,6 +153,7 @@ def resume(
     focus_task_id: str | None = None,
     limit: int = MAX_LIMIT,
     count_reads: bool = True,
+    words_given: bool = False,
 ) -> dict:
     """Plan in a snapshot, then commit the cursor and focus by CAS; a replay returns the first.
 
@@ -161,7 +167,12 @@ def resume(
     for attempt in range(CAS_ATTEMPTS):
         with store.snapshot() as conn:
             planned = plan(
-                conn, agent, project_id=project_id, focus_task_id=focus_task_id, limit=limit
+                conn,
+                agent,
+                project_id=project_id,
+                focus_task_id=focus_task_id,
+                limit=limit,
+                words_given=words_given,
             )
         persist = partial(
             _persist, planned=planned, project_dir=project_dir, count_reads=count_reads

@@ -81,10 +81,11 @@ HARNESSES = {"claude": "Claude Code", "codex": "Codex"}
 RECEIPT_LINE_CHARS = 300
 
 
-def brief(hook: Hook) -> dict:
+def brief(hook: Hook, words_given: bool = False) -> dict:
     """Resume in this folder's project: the cursor moves, the brief and its prompt come back.
     Nothing goes to the idempotency ledger (no one could replay a hook's resume) and the
-    memory shown is not counted as read: the write stays a few pages on any store."""
+    memory shown is not counted as read: the write stays a few pages on any store.
+    ``words_given``: the person's words come beside it, so the brief leaves them out."""
     from vybe.actions import resume
 
     return resume.resume(
@@ -94,6 +95,7 @@ def brief(hook: Hook) -> dict:
         project_dir=hook.cwd,
         limit=RESUME_LIMIT,
         count_reads=False,
+        words_given=words_given,
     )
 
 
@@ -250,8 +252,10 @@ def session_start(hook: Hook) -> str | None:
     """The brief; after a compaction also the user's own words, the pinned directives and
     how to search the record for the rest; on a resume of a thread that already holds the
     brief, only what changed since."""
-    resumed = brief(hook)
     source = hook.text("source")
+    # After a compaction the person's words are given back verbatim, once: not also among
+    # the brief's recent prompts and activity.
+    resumed = brief(hook, words_given=source == "compact")
     if source == "resume" and holds_brief(hook.text("transcript_path")):
         return resume_delta(resumed)
     if source != "compact":
