@@ -128,7 +128,7 @@ def test_the_status_line_takes_its_agent_from_a_global_flag(vybe):
         executable(vybe, argv, payload) for argv in (["statusline"], ["-a=reviewer", "statusline"])
     ]
     assert [(code, out.split(" · ")[1]) for code, out in lines] == [
-        (0, "no focus task"),
+        (0, "no compaction yet"),
         (0, "Port billing to Go"),
     ]
 

@@ -55,6 +55,25 @@ def test_the_line_names_the_focus_the_compactions_and_the_words_kept(agent, tmp_
     )
 
 
+def test_a_cut_message_is_counted_as_cut_and_later_prompts_as_typed_since(agent, tmp_path):
+    agent.transcript = tmp_path / "none.jsonl"
+    for prompt in ("Goal: port billing.", "a pasted log line\n" * 20_000, "ok"):
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    agent.send("claude", "pre_compact", trigger="auto")
+    agent.send("claude", "session_start_compact")
+    line = run_line(agent.vybe)
+    assert line == "vybe · 1 compaction · 2/3 of your words kept, 1 cut", line
+    agent.send("claude", "user_prompt_submit", prompt="now the invoices")
+    line = run_line(agent.vybe)
+    assert line == "vybe · 1 compaction · 2/3 of your words kept, 1 cut · 1 typed since", line
+
+
+def test_a_session_that_uses_no_tasks_names_no_focus(agent, tmp_path):
+    agent.transcript = tmp_path / "none.jsonl"
+    agent.send("claude", "user_prompt_submit", prompt="Goal: port billing.")
+    assert run_line(agent.vybe) == "vybe · no compaction yet · 1 of your messages in the record"
+
+
 def test_a_long_sessions_words_kept_count_every_message_typed_before_the_compaction(
     agent, tmp_path, store_location
 ):
@@ -69,16 +88,15 @@ def test_a_long_sessions_words_kept_count_every_message_typed_before_the_compact
     agent.send("claude", "session_start_compact")
     agent.send("claude", "user_prompt_submit", prompt="typed after the compaction")
     line = run_line(agent.vybe)
-    assert line.endswith(f"/{user_words.WINDOW + 101} of your words kept"), line
+    assert line.endswith(f"/{user_words.WINDOW + 101} of your words kept · 1 typed since"), line
 
 
 @pytest.mark.sqlite_only("a SQLite file that is missing")
 def test_bad_payloads_and_a_missing_store_still_give_a_line(vybe, tmp_path):
     assert run_line(vybe, b"{not json") == "vybe"
     vybe.ok("init")
-    assert run_line(vybe, b"{not json") == "vybe · no focus task"
-    assert run_line(vybe, [1, 2]) == "vybe · no focus task"
-    assert run_line(vybe, {"session_id": 7}) == "vybe · no focus task"
+    for bad in (b"{not json", [1, 2], {"session_id": 7}, {}, b""):
+        assert run_line(vybe, bad) == "vybe", bad
     missing = {**vybe.env, "VYBE_DB_PATH": str(tmp_path / "gone" / "vybe.db")}
     assert run_line(vybe, PAYLOAD, missing) == "vybe"
     assert not (tmp_path / "gone").exists()
@@ -94,7 +112,7 @@ def test_the_installed_executable_prints_one_line_and_exits_0(vybe):
         check=False,
     )
     assert (done.returncode, done.stderr) == (0, b"")
-    assert done.stdout.decode().startswith("vybe · no focus task · no compaction yet")
+    assert done.stdout.decode().startswith("vybe · no compaction yet")
 
 
 def test_the_json_the_real_claude_code_pipes_gives_its_sessions_line(agent, tmp_path):
@@ -108,5 +126,5 @@ def test_the_json_the_real_claude_code_pipes_gives_its_sessions_line(agent, tmp_
     for prompt in ("Goal: port billing.", "ok"):
         agent.send("claude", "user_prompt_submit", prompt=prompt)
     assert run_line(agent.vybe, payload) == (
-        "vybe · no focus task · no compaction yet · 2 of your messages in the record"
+        "vybe · no compaction yet · 2 of your messages in the record"
     )

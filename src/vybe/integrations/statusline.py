@@ -2,9 +2,10 @@
 
 Claude Code runs the command after each new assistant message (at most every 300 ms) with
 the session's JSON on stdin (``session_id``, ``transcript_path``, ``cwd``, ``workspace``,
-``model``, …) and shows the first line it prints. The line: the agent's focus task, the
-session's compactions so far (vybe's and Claude's), and how many of the person's messages
-the last one gave back (verbatim, cut or kept) of all they typed.
+``model``, …) and shows the first line it prints. The line: the agent's focus task (when it
+has one), the session's compactions so far (vybe's and Claude's), how many of the person's
+messages the last one kept whole (given back verbatim, or left in the context) of all they
+had typed, how many it cut, and how many they have typed since.
 
 It only reads, imports only the standard library (as the hooks do), and always prints a
 line: a missing store or a bad payload shows ``vybe`` alone, never an error.
@@ -36,13 +37,14 @@ def _payload(raw: bytes) -> dict[str, Any]:
     return payload if isinstance(payload, dict) else {}
 
 
-def _focus(conn: Any, agent: str) -> str:
+def _focus(conn: Any, agent: str) -> list[str]:
+    """The focus task's title, or nothing in a session that uses no tasks."""
     from vybe.store import agents as agent_rows
     from vybe.store import tasks as task_rows
 
     state = agent_rows.get(conn, agent)
     task = task_rows.get(conn, state["focus_task_id"]) if state and state["focus_task_id"] else None
-    return shorten(task["title"], TITLE_CHARS) if task else "no focus task"
+    return [shorten(task["title"], TITLE_CHARS)] if task else []
 
 
 def _compactions(conn: Any, session_id: str) -> list[str]:
@@ -55,9 +57,14 @@ def _compactions(conn: Any, session_id: str) -> list[str]:
     parts = [f"{count} compaction{'s' if count != 1 else ''}"]
     last = receipts.last_receipt(conn, session_id)
     if last is not None:
-        given = {s for name in ("verbatim", "cut", "kept") for s in last[name]}
+        whole = {s for name in ("verbatim", "kept") for s in last[name]}
+        cut = set(last["cut"]) - whole
         typed = receipts.typed_then(conn, session_id, last)  # not only those it lists
-        parts.append(f"{len(given)}/{typed} of your words kept")
+        kept = f"{len(whole)}/{typed} of your words kept"
+        parts.append(kept + (f", {len(cut)} cut" if cut else ""))
+        since = receipts.typed_messages(conn, session_id) - typed
+        if since > 0:
+            parts.append(f"{since} typed since")
     return parts
 
 
@@ -77,7 +84,7 @@ def line(raw: bytes, process_ends: bool = False) -> str:
     try:
         session = payload.get("session_id")
         with store.snapshot() as conn:
-            parts = ["vybe", _focus(conn, acting(settings.agent))]
+            parts = ["vybe", *_focus(conn, acting(settings.agent))]
             if isinstance(session, str) and session:
                 parts += _compactions(conn, f"claude:{session}")
         return SEPARATOR.join(parts)
