@@ -12,7 +12,7 @@ from vybe.cli import parsers
 from vybe.cli.commands import cli_params, every
 from vybe.errors import UsageError
 from vybe.operations.common import LIMIT
-from vybe.operations.model import AGENT, CLI, MCP
+from vybe.operations.model import AGENT, CLI, MCP, OUTPUT_PARAMS
 
 CATALOG = every()
 COMMANDS = {**CATALOG.operations, **CATALOG.aliases}
@@ -97,7 +97,7 @@ def test_a_parameter_on_several_surfaces_is_the_same_on_each(op):
     for param in op.params:
         seen = [on[s][param.name] for s in on if param.name in on[s]]
         assert all(p is param for p in seen)
-    cli = {p.name for p in op.on(CLI)}
+    cli = {p.name for p in op.on(CLI)} - OUTPUT_PARAMS  # the command line's shapes only
     assert {p.name for p in op.on(MCP)} == cli
     assert {p.name for p in op.on(AGENT)} <= cli
 
@@ -141,4 +141,5 @@ def test_an_operation_that_is_its_action_declares_exactly_the_keywords_the_actio
     for op in passed:
         taken = list(inspect.signature(op.run.action).parameters)
         assert taken[: len(op.run.context)] == list(op.run.context), op.name
-        assert sorted(taken[len(op.run.context) :]) == sorted(p.name for p in op.params), op.name
+        declared = sorted(p.name for p in op.params if p.name not in OUTPUT_PARAMS)
+        assert sorted(taken[len(op.run.context) :]) == declared, op.name

@@ -200,6 +200,8 @@ def _duration(text: str) -> object:
     return clock.parse_duration(text)
 
 
+# The command line's shapes of a result (``--format``, ``--jsonl``): never passed to a run.
+OUTPUT_PARAMS = frozenset(("format", "jsonl"))
 JSONL = Param(
     "jsonl",
     "boolean",
@@ -320,11 +322,12 @@ class Operation:
     def call(self, ctx: Any, values: dict[str, Any]) -> dict:
         """Run it: every declared parameter has a value (its default when not given)."""
         run = _resolve(self.run)
-        full = {p.name: p.default for p in self.params}
+        # How the command line prints the result is not the action's to know.
+        full = {p.name: p.default for p in self.params if p.name not in OUTPUT_PARAMS}
         for p in self.params:
             if p.type == "duration" and isinstance(p.default, str):
                 full[p.name] = _duration(p.default)
-        full.update(values)
+        full.update((k, v) for k, v in values.items() if k not in OUTPUT_PARAMS)
         session = full.get("session_id")
         if isinstance(session, str) and session:
             # a session as its agent shows it (a bare UUID) is the record's on every surface
