@@ -74,9 +74,11 @@ def shell_word(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
 
 
-def command_line(agent: str, *words: str) -> str:
-    """A shell command line that runs ``vybe WORDS`` as ``agent``, with the running vybe."""
-    return " ".join(shell_word(w) for w in [*vybe_argv(), "--agent", agent, *words])
+def command_line(agent: str | None, *words: str) -> str:
+    """A shell command line that runs ``vybe WORDS`` as ``agent`` (a read that needs none:
+    None), with the running vybe."""
+    named = ["--agent", agent] if agent is not None else []
+    return " ".join(shell_word(w) for w in [*vybe_argv(), *named, *words])
 
 
 def config_files() -> list[str]:

@@ -323,3 +323,47 @@ def test_a_long_sessions_compaction_reads_only_its_first_and_newest_messages(
     given = len(receipt["verbatim"]) + len(receipt["cut"])
     older = extra + 1 - given
     assert f"{older} more in the record only (search it)" in context.splitlines()[0]
+
+
+def test_a_receipt_reads_back_the_words_it_gave_and_what_it_left_in_the_record(agent, tmp_path):
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    spec = "Spec follows. " + "word " * 20_000
+    for prompt in ("Goal: port billing to Go.", RULE, spec):
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    agent.send("claude", "pre_compact", trigger="manual")
+    agent.send("claude", "session_start_compact")
+    [receipt] = _receipts(agent, CLAUDE)["receipts"]
+    assert receipt["words"] == [
+        {"seq": 1, "as": "verbatim", "text": "Goal: port billing to Go.", "chars": 25},
+        {"seq": 2, "as": "verbatim", "text": RULE, "chars": len(RULE)},
+        {"seq": 3, "as": "cut", "text": spec[:2000], "chars": len(spec)},
+    ]
+    assert receipt["left_in_record"] == 0
+    assert receipt["search"].endswith(f"search '<words>' --session-id {CLAUDE}")
+
+
+def test_receipts_as_text_say_what_became_of_each_message_for_a_person(agent, tmp_path):
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    for prompt in ("Goal: port billing to Go.", RULE, "Spec follows. " + "word " * 20_000):
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    agent.send("claude", "pre_compact", trigger="manual")
+    agent.send("claude", "session_start_compact")
+    code, text = agent.vybe.text("session", "receipts", CLAUDE, "--format", "text")
+    assert code == 0
+    lines = text.splitlines()
+    assert lines[0] == f"session {CLAUDE}: 1 compaction, 1 receipt"
+    assert lines[2].startswith("#1 · Claude Code · manual · ") and lines[2].endswith("completed")
+    assert "  tokens: 91,510 -> ?" in lines
+    assert "  given back verbatim (2):" in lines
+    assert "    #1  Goal: port billing to Go." in lines
+    assert any(x.startswith("    #3  Spec follows. word") and "[cut; whole: 100014 chars]" in x
+               for x in lines)  # fmt: skip
+    assert "  kept in Claude Code's own context (0)" in lines
+    assert "  left in the record only: 0 of your messages" in lines
+    assert lines[-1].startswith("find what was let go: ") and CLAUDE in lines[-1]
+
+
+def test_receipts_as_text_of_a_session_with_no_compaction(agent):
+    agent.send("claude", "user_prompt_submit", prompt="Goal: port billing to Go.")
+    code, text = agent.vybe.text("session", "receipts", CLAUDE, "--format", "text")
+    assert (code, text) == (0, f"session {CLAUDE}: 0 compactions, 0 receipts")

@@ -8,12 +8,16 @@ and of the turn in progress stay in the context as they are. Claude Code's and C
 compactions have the receipts their hooks recorded (vybe.integrations.compaction).
 
 Each receipt lists record numbers (``seq``) under ``verbatim``, ``kept``, ``cut`` and
-``released``.
+``released``, and reads them back: ``words`` holds the text of each message it kept or gave
+back (``as``: verbatim, cut or kept; up to WORDS_CHARS characters of it, ``chars`` its whole
+length), ``left_in_record`` how many of the person's messages it left in the record only
+(those it released and those older than the ones the choice read), and ``search`` the
+command that finds them. ``as_text`` renders them for a person (``--format text``).
 """
 
 from __future__ import annotations
 
-from vybe import limits
+from vybe import config, limits
 from vybe.errors import NotFound
 from vybe.store import Store
 from vybe.store import checkpoints as checkpoint_rows
@@ -22,6 +26,10 @@ from vybe.store import record as record_rows
 from vybe.store import sessions as session_rows
 
 SHORTENED = "memo_over_budget_shortened"
+WORDS_CHARS = 2000
+LINE_CHARS = 100
+GIVEN = ("verbatim", "cut", "kept")
+COMPACTORS = {"vybe": "vybe", "claude": "Claude Code", "codex": "Codex"}
 
 
 def _vybe_receipt(
@@ -107,9 +115,87 @@ def session_receipts(store: Store, session_id: str, limit: int) -> dict:
     for number, receipt in enumerate(receipts, 1):
         receipt["number"] = number
     shown = receipts[-limit:]
+    texts = {row.seq: row.text for row in users}
+    search = config.command_line(None, "search", "<words>", "--session-id", session_id)
+    for receipt in shown:
+        _read_back(receipt, texts, search)
     return {
         "session_id": session_id,
         "count": len(receipts),
         "compactions": sum(r["outcome"] in ("accepted", "completed") for r in receipts),
         "receipts": shown,
     }
+
+
+def _read_back(receipt: dict, texts: dict[int, str], search: str) -> None:
+    """The receipt's words (the texts of the messages it kept or gave back), how many it
+    left in the record only, and the search that finds them."""
+    words = []
+    for kind in GIVEN:
+        for seq in receipt[kind]:
+            text = texts.get(seq, "")
+            words.append({"seq": seq, "as": kind, "text": text[:WORDS_CHARS], "chars": len(text)})
+    receipt["words"] = words
+    receipt["left_in_record"] = max(receipt["typed"] - len(words), 0)
+    receipt["search"] = search
+
+
+def _count(tokens: int | None) -> str:
+    return "?" if tokens is None else f"{tokens:,}"
+
+
+def _line(text: str) -> str:
+    first = " ".join(text.split())
+    return first if len(first) <= LINE_CHARS else first[: LINE_CHARS - 1] + "…"
+
+
+def _words_text(words: list[dict], who: str) -> list[str]:
+    """The messages a compaction gave back or kept, one line each, by how."""
+    labels = {
+        "verbatim": "given back verbatim",
+        "cut": "given back cut",
+        "kept": f"kept in {who}'s own context",
+    }
+    lines = []
+    for kind in GIVEN:
+        these = [w for w in words if w["as"] == kind]
+        lines.append(f"  {labels[kind]} ({len(these)})" + (":" if these else ""))
+        for word in these:
+            whole = f"  [cut; whole: {word['chars']} chars]" if kind == "cut" else ""
+            lines.append(f"    #{word['seq']}  {_line(word['text'])}{whole}")
+    return lines
+
+
+def _receipt_text(receipt: dict) -> list[str]:
+    who = COMPACTORS.get(receipt["compactor"], receipt["compactor"])
+    head = f"#{receipt['number']} · {who} · {receipt['trigger']} · {receipt['at']}"
+    lines = [f"{head} · {receipt['outcome']}"]
+    before, after = (receipt[k] for k in ("tokens_before", "tokens_after"))
+    if before is not None or after is not None:
+        lines.append(f"  tokens: {_count(before)} -> {_count(after)}")
+    if receipt["failed_checks"] or receipt["fallbacks"] or receipt["error"]:
+        repair = "ran" if receipt["repair_ran"] else "not run"
+        lines.append(
+            f"  failed checks: {', '.join(receipt['failed_checks']) or 'none'}; repair {repair}"
+        )
+        lines.append(f"  fallbacks: {', '.join(receipt['fallbacks']) or 'none'}")
+        if receipt["error"]:
+            lines.append(f"  error: {_line(receipt['error'])}")
+    lines += _words_text(receipt["words"], who)
+    lines.append(f"  left in the record only: {receipt['left_in_record']} of your messages")
+    return lines
+
+
+def as_text(result: dict) -> str:
+    """``vybe session receipts --format text``: each compaction, what became of the person's
+    words, and the search that finds what it let go."""
+    count = result["count"]
+    lines = [
+        f"session {result['session_id']}: {result['compactions']} compaction"
+        f"{'s' if result['compactions'] != 1 else ''}, {count} receipt{'s' if count != 1 else ''}"
+    ]
+    for receipt in result["receipts"]:
+        lines += ["", *_receipt_text(receipt)]
+    if result["receipts"]:
+        lines += ["", f"find what was let go: {result['receipts'][-1]['search']}"]
+    return "\n".join(lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vybe.operations.common import LIMIT, SESSION_ID
+from vybe.operations.common import FORMAT, LIMIT, SESSION_ID
 from vybe.operations.model import NOT_AGENT, Operation
 
 GROUPS = {"session": "The record of agent sessions: inspect, feed, import, receipts."}
@@ -21,7 +21,7 @@ OPERATIONS = (
         " Codex's): trigger, tokens, failed checks, fallbacks, and which of the person's"
         " messages were given back verbatim, kept, cut or left in the record.",
         _receipts,
-        params=(SESSION_ID, LIMIT.but(help="at most this many receipts, the newest")),
+        params=(SESSION_ID, LIMIT.but(help="at most this many receipts, the newest"), FORMAT),
         surfaces=NOT_AGENT,
         result={
             "session_id": "string",
@@ -30,7 +30,11 @@ OPERATIONS = (
             "receipts": "array",
         },
         listing="receipts",
-        examples=("vybe session receipts claude:UUID",),
+        text="vybe.actions.receipts:as_text",
+        examples=(
+            "vybe session receipts claude:UUID",
+            "vybe session receipts claude:UUID --format text",
+        ),
     ),
 )
 ALIASES = ()
