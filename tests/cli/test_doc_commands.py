@@ -4,6 +4,7 @@ one), and none fails inside vybe. The reference (docs/cli.md) is held by test_do
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -72,11 +73,14 @@ def test_every_command_a_page_shows_runs_as_written(vybe, tasks, page, line, ref
     if words[0] in NOT_RUN:
         pytest.skip(f"vybe {words[0]} {NOT_RUN[words[0]]}")
     words = [re.sub(r"\$(\w+)", lambda m: tasks.get(m.group(1), m.group(0)), w) for w in words]
-    if " --format text" in f" {' '.join(words)}" and not refused:
-        code_, text = vybe.text(*words)
-        assert code_ == 0 and not text.startswith("{"), (page, text)
-        return
-    envelope = vybe(*words).envelope
+    if " --format text" in f" {' '.join(words)}":
+        status, text = vybe.text(*words)
+        if not text.startswith("{"):  # the text a person reads, or an error's envelope
+            assert status == 0 and not refused, (page, text)
+            return
+        envelope = json.loads(text)
+    else:
+        envelope = vybe(*words).envelope
     code = None if envelope["success"] else envelope["error_code"]
     assert code not in ("INTERNAL", *(() if refused else ("USAGE_ERROR",))), (page, envelope)
     assert not refused or code == "USAGE_ERROR", (page, envelope)
