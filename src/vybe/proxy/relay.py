@@ -320,7 +320,7 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             if not bodiless:
                 cut = self.copy_body(response, framed, exchange)
-        except ClientGone:
+        except (ClientGone, OSError):
             cut = "client disconnected"
         finally:
             if cut or response.will_close:

@@ -1,0 +1,114 @@
+"""What the proxy does with the traffic it relays: it records each session.
+
+For each request that asks for a reply, the request's new inputs are queued for the writer
+(vybe.proxy.recorder) before it is relayed, and a tee rebuilds the reply as it passes; when
+the relay is done the reply is queued too, whole or as far as it came. A reply with an
+error status is not recorded (the client sends the request again, and its inputs are
+recorded once). Nothing of a request's headers is read but the session's name.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from vybe.context.types import check_session_id
+from vybe.errors import InvalidInput
+from vybe.proxy import inputs, wire
+from vybe.proxy.recorder import Writer
+from vybe.proxy.relay import Answer
+from vybe.proxy.tee import Tee
+
+CLIENTS = {"claude": "claude", "codex": "codex"}
+
+
+def client_of(session_id: str) -> str:
+    """Who the session's client is, as the harness inputs' source lines name it."""
+    return CLIENTS.get(session_id.split(":", 1)[0], "client")
+
+
+class Step:
+    """A point in a session's order of writes: what waits for it runs once it is passed."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.passed = False
+        self.waiting: list[Callable[[], None]] = []
+
+    def then(self, job: Callable[[], None]) -> None:
+        with self.lock:
+            if not self.passed:
+                self.waiting.append(job)
+                return
+        job()
+
+    def passing(self) -> None:
+        with self.lock:
+            self.passed, waiting, self.waiting = True, self.waiting, []
+        for job in waiting:
+            job()
+
+
+class Recording:
+    """One relayed reply on its way to the record. A session's writes are queued in order:
+    a request's inputs after the reply before it (the client had that reply whole before it
+    asked again, perhaps on another connection, a moment before the relay queued it), and
+    its reply after its inputs."""
+
+    def __init__(self, writer: Writer, session_id: str, api: str) -> None:
+        self.writer, self.session_id, self.api = writer, session_id, api
+        self.tee = Tee(api)
+        self.inputs_queued, self.reply_queued = Step(), Step()
+
+    def piece(self, data: bytes) -> None:
+        self.tee.piece(data)
+
+    def done(self, status: int, headers: dict[str, str], cut: str | None) -> None:
+        ok = 200 <= status < 300
+        reply, why = self.tee.result(cut) if ok else (None, None)
+
+        def queue() -> None:
+            if reply is not None:
+                self.writer.reply(self.session_id, self.api, reply, why)
+            self.reply_queued.passing()
+
+        self.inputs_queued.then(queue)
+
+
+class Recorder:
+    """The proxy's observer: every session it sees goes into the record."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.latest: dict[str, Recording] = {}  # each session's newest reply
+        self.lock = threading.Lock()
+
+    def exchange(self, api: str, path: str, headers: Any, body: dict[str, Any]) -> Recording | None:
+        if not wire.is_generation(path):
+            return None
+        try:
+            session_id = check_session_id(wire.session_of(api, headers, body))
+        except InvalidInput:  # none, or a name the record cannot take: relayed, not recorded
+            return None
+        items = inputs.items_of(api, body)
+        new, opening = inputs.new_inputs(items), inputs.opening(items)
+        recording = Recording(self.writer, session_id, api)
+        with self.lock:
+            previous = self.latest.get(session_id)
+            self.latest[session_id] = recording
+
+        def queue() -> None:
+            self.writer.inputs(session_id, client_of(session_id), new, opening)
+            recording.inputs_queued.passing()
+
+        if previous is None:
+            queue()
+        else:
+            previous.reply_queued.then(queue)
+        return recording
+
+    def answer(
+        self, api: str, path: str, headers: Any, body: dict[str, Any], upstream: str
+    ) -> Answer | None:
+        return None
