@@ -14,12 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from vybe.context.types import check_session_id
-from vybe.errors import InvalidInput
-from vybe.proxy import inputs, wire
-from vybe.proxy.recorder import Writer
-from vybe.proxy.relay import Answer
+from vybe.errors import InvalidInput, VybeError
+from vybe.proxy import compaction, inputs, wire
+from vybe.proxy.recorder import Writer, close_record
+from vybe.proxy.relay import Answer, note
 from vybe.proxy.tee import Tee
 
+WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 CLIENTS = {"claude": "claude", "codex": "codex"}
 
 
@@ -35,6 +36,7 @@ class Step:
         self.lock = threading.Lock()
         self.passed = False
         self.waiting: list[Callable[[], None]] = []
+        self.event = threading.Event()
 
     def then(self, job: Callable[[], None]) -> None:
         with self.lock:
@@ -48,6 +50,10 @@ class Step:
             self.passed, waiting, self.waiting = True, self.waiting, []
         for job in waiting:
             job()
+        self.event.set()
+
+    def wait(self, timeout: float) -> bool:
+        return self.event.wait(timeout)
 
 
 class Recording:
@@ -87,10 +93,16 @@ class Recorder:
     def exchange(self, api: str, path: str, headers: Any, body: dict[str, Any]) -> Recording | None:
         if not wire.is_generation(path):
             return None
-        try:
-            session_id = check_session_id(wire.session_of(api, headers, body))
-        except InvalidInput:  # none, or a name the record cannot take: relayed, not recorded
+        session_id = _session(api, headers, body)
+        if session_id is None:
             return None
+        client = compaction.client_of(api, path, body)
+        return self._begin(
+            api, session_id, compaction.without_prompt(client, body) if client else body
+        )
+
+    def _begin(self, api: str, session_id: str, body: dict[str, Any]) -> Recording:
+        """Queue the request's new inputs in the session's order; its reply is the tee's."""
         items = inputs.items_of(api, body)
         new, opening = inputs.new_inputs(items), inputs.opening(items)
         recording = Recording(self.writer, session_id, api)
@@ -111,4 +123,39 @@ class Recorder:
     def answer(
         self, api: str, path: str, headers: Any, body: dict[str, Any], upstream: str
     ) -> Answer | None:
+        """The client's compaction, answered with a checkpoint; None for any other request,
+        and for a compaction whose checkpoint failed (relayed then, as it came)."""
+        client = compaction.client_of(api, path, body)
+        session_id = _session(api, headers, body) if client else None
+        if client is None or session_id is None:
+            return None
+        recording = self._begin(api, session_id, compaction.without_prompt(client, body))
+        try:
+            if not (recording.inputs_queued.wait(WAIT) and self.writer.flush(WAIT)):
+                return None
+            base = upstream + path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[0]
+            model = compaction.model_for(client, base, str(body.get("model") or ""), headers)
+            record = self.writer.open_record()
+            try:
+                text = compaction.checkpoint(record, session_id, client, model, body)
+            finally:
+                close_record(record)
+        except VybeError as error:
+            note(f"the checkpoint of {session_id} failed ({error.code}); the client's own ran")
+            return None
+        finally:
+            recording.reply_queued.passing()
+        if text is None:
+            note(f"the checkpoint of {session_id} was not accepted; the client's own ran")
+            return None
+        note(f"answered the compaction of {session_id} with a vybe checkpoint")
+        return compaction.answer(client, text, session_id, body)
+
+
+def _session(api: str, headers: Any, body: dict[str, Any]) -> str | None:
+    """The request's session, or None when it has none the record can take (relayed, not
+    recorded)."""
+    try:
+        return check_session_id(wire.session_of(api, headers, body))
+    except InvalidInput:
         return None

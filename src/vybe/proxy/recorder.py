@@ -67,9 +67,7 @@ class Writer:
                 except Exception as error:  # one bad write must not stop the record
                     self.on_error(f"a write to the record failed ({type(error).__name__})")
         finally:
-            close = getattr(getattr(record, "store", None), "close", None)
-            if close is not None:
-                close()
+            close_record(record)
 
     def submit(self, job: Callable[[Record], Any]) -> None:
         self.jobs.put(job)
@@ -140,3 +138,10 @@ def _append_input(record: Marked, session_id: str, client: str, item: Item) -> N
         record_harness(record, session_id, Dispatch("context", client, item.label), item.text)
     elif item.kind == "tool":
         record_tool(record, session_id, ToolCall(item.call_id, item.name, {}), item.text)
+
+
+def close_record(record: Any) -> None:
+    """Close the store a record was opened on (the writer's, a checkpoint's)."""
+    close = getattr(getattr(record, "store", None), "close", None)
+    if close is not None:
+        close()

@@ -159,8 +159,9 @@ class Handler(BaseHTTPRequestHandler):
         parsed = _json_object(body) if api else None
         observer = self.server.observer
         if api and parsed is not None and observer is not None:
+            options = self.server.options
             answer = observer.answer(
-                api, self.path, self.headers, parsed, self.server.options.where
+                api, self.path, self.headers, parsed, options.where + options.prefix
             )
             if answer is not None:
                 self.send_answer(answer)
