@@ -23,9 +23,11 @@ from vybe.proxy import compaction, wire
 from vybe.proxy.tee import Tee
 
 MISSION = "Mission: port the parser to Rust. Never touch tests/fixtures/."
+# The end of Claude Code 2.1.197's compaction instructions, as it sent them (e2e claude-proxy).
 INSTRUCTIONS = (
-    "Your task is to create a detailed summary of the conversation so far.\n\n"
+    "Your task is to create a detailed summary of the conversation so far.\n\n\n"
     + compaction.REMINDER
+    + " Tool calls will be rejected and you will fail the task."
 )
 CODEX_PROMPT = (
     "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary for another"

@@ -8,6 +8,7 @@ from vybe.operations.model import CLI_ONLY, Operation, Param
 GROUPS: dict[str, str] = {}
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 DEFAULT_LISTEN = "127.0.0.1:8788"
+SETTLE = 10.0  # seconds a stopping proxy waits for the replies in flight to reach the record
 
 
 def listen_address(text: str) -> tuple[str, int]:
@@ -47,7 +48,8 @@ def proxy(inv, v: dict) -> dict:
         return SqliteRecord(open_store(settings.location, settings.busy_timeout_ms))
 
     writer = Writer(open_record, note)
-    server = ProxyServer(options, (host, port), Recorder(writer))
+    recorder = Recorder(writer)
+    server = ProxyServer(options, (host, port), recorder)
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
@@ -62,6 +64,8 @@ def proxy(inv, v: dict) -> dict:
         pass
     finally:
         server.server_close()
+        if not recorder.settle(SETTLE):
+            note(f"replies still streaming after {SETTLE:g} s are not recorded")
         writer.close()
     return {"listen": server.url, "upstream": options.where, "stopped": True}
 

@@ -4,7 +4,8 @@ Which request is a compaction is decided from what the pinned clients send
 (/work/shared/reference/real-clients.md, tests/proxy/test_compaction.py holds each shape):
 
 - Claude Code (2.1.197, /compact and auto-compaction): the last text block of the last user
-  message ends with ``REMINDER`` below;
+  message ends with ``REMINDER`` below (2.1.197 adds "Tool calls will be rejected and you
+  will fail the task." after it: the REMINDER within its last ``TAIL`` characters);
 - Codex (0.171): ``client_metadata["x-codex-turn-metadata"]`` is a JSON string whose
   ``request_kind`` is ``"compaction"``, or the last input item holds ``CODEX_MARK``.
 
@@ -23,12 +24,12 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from vybe.context.assemble import load
-from vybe.context.budget import ModelLimits, compute
+from vybe.context.assemble import load, messages
+from vybe.context.budget import ModelLimits, compute, cut
 from vybe.context.engine import Engine
 from vybe.context.record import Record
 from vybe.llm.anthropic import AnthropicMessages
-from vybe.llm.base import Model
+from vybe.llm.base import Message, Model
 from vybe.llm.http import RetryPolicy
 from vybe.llm.models import resolve
 from vybe.llm.responses import OpenAIResponses, item_text
@@ -44,7 +45,10 @@ CLAUDE, CODEX = "claude", "codex"
 # The client's headers the checkpoint turn sends upstream as its own (its credentials).
 PASSED_HEADERS = ("authorization", "x-api-key", "anthropic-version", "anthropic-beta")
 PASSED_PREFIXES = ("openai-", "chatgpt-")
+TAIL = 300
 PIECE = 400  # characters of the summary in each streamed delta
+LATEST_EACH = 2_000
+LATEST = "# The newest turn, as it was (after the checkpoint above)"
 
 
 def _last_user_text(messages: Any) -> str:
@@ -83,23 +87,30 @@ def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
         return None
     if api == wire.ANTHROPIC:
         last = _last_user_text(body.get("messages"))
-        return CLAUDE if last.rstrip().endswith(REMINDER) else None
+        return CLAUDE if REMINDER in last.rstrip()[-(len(REMINDER) + TAIL) :] else None
     compacting = _codex_kind(body) == "compaction" or CODEX_MARK in _last_input_text(body)
     return CODEX if api == wire.RESPONSES and compacting else None
 
 
 def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
     """The request as the conversation it carries, the compaction prompt taken out (what is
-    new in it is recorded before the checkpoint)."""
+    new in it is recorded before the checkpoint): Codex's last input, or the last text block
+    of Claude's last user message (a system message may follow it)."""
     if client == CODEX:
         items = body.get("input")
         return {**body, "input": items[:-1] if isinstance(items, list) else []}
     messages = list(body.get("messages") or ())
-    last = messages[-1] if messages else None
-    if isinstance(last, dict) and isinstance(last.get("content"), list):
-        messages[-1] = {**last, "content": last["content"][:-1]}
-    elif messages:
-        messages.pop()
+    users = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"]
+    if not users:
+        return body
+    last = messages[users[-1]]
+    content = last.get("content")
+    if not isinstance(content, list):
+        del messages[users[-1]]
+        return {**body, "messages": messages}
+    texts = [i for i, b in enumerate(content) if isinstance(b, dict) and b.get("type") == "text"]
+    kept = [b for i, b in enumerate(content) if not texts or i != texts[-1]]
+    messages[users[-1]] = {**last, "content": kept}
     return {**body, "messages": messages}
 
 
@@ -135,13 +146,28 @@ def model_for(client: str, base: str, name: str, headers: Any) -> Model:
 def checkpoint(
     record: Record, session_id: str, client: str, model: Model, body: dict[str, Any]
 ) -> str | None:
-    """The session's checkpoint as its recollection, or None when the turn failed."""
+    """The session's checkpoint, or None when the turn failed. The client keeps nothing but
+    the summary: everything but the newest turn moves into the checkpoint, and that turn
+    follows its recollection word for word (each message within ``LATEST_EACH`` tokens)."""
     limits = ModelLimits(window=resolve(model.name).window)
     engine = Engine(record, model, limits)
-    attempt = engine.checkpoint_now(session_id, _system(client, body))
+    attempt = engine.checkpoint_now(session_id, _system(client, body), keep=0)
     if attempt.outcome != "accepted":
         return None
-    return load(record, session_id).recollection(compute(limits))
+    budget = compute(limits)
+    view = load(record, session_id)
+    latest = [_shown(m) for m in messages(view, budget)[1:]]
+    if not latest:
+        return view.recollection(budget)
+    return view.recollection(budget) + "\n\n" + LATEST + "\n\n" + "\n\n".join(latest)
+
+
+def _shown(message: Message) -> str:
+    calls = "".join(
+        f"\n[call {c.name} {json.dumps(c.arguments, ensure_ascii=False)}]"
+        for c in message.tool_calls
+    )
+    return f"[{message.role}]\n{cut(message.content, LATEST_EACH)}{calls}"
 
 
 def claude_text(recollection: str, session_id: str) -> str:

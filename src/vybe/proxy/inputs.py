@@ -5,8 +5,9 @@ the last reply in it (the model's reply before them is recorded from the reply i
 person's typed prompts, tool results, and inputs the client's harness wrote (Claude Code's
 system reminders and hook context, Codex's environment context and developer messages),
 each labelled as a harness input. Each gets a key made of the reply it follows, its place
-after it and its own text, so a request sent again (a retry, a resend of the same history)
-brings nothing new, and the same words typed in another turn are another input.
+after it and its own text (its ends stripped: Claude Code resends a prompt with a newline
+after it), so a request sent again (a retry, a resend of the same history) brings nothing
+new, and the same words typed in another turn are another input.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ HARNESS_STARTS = (
     ("<user_instructions>", "user instructions"),
     ("If you need specific details from before compaction", "compaction summary"),
     ("Continue the conversation from where it left off", "compaction summary"),
+    ("CRITICAL: Respond with TEXT ONLY", "compaction request"),
     ("Another language model started to solve this problem", "compaction summary"),
 )
 
@@ -120,7 +122,7 @@ def _anthropic(messages: Any) -> list[Item]:
             )
             talk.reply(text, calls)
         elif role == "system":
-            talk.harness(_tool_text(content), "hook context")
+            talk.harness(_tool_text(content), "system message")
         else:
             for block in blocks:
                 if block.get("type") == "tool_result":
@@ -196,6 +198,6 @@ def new_inputs(items: list[Item]) -> list[tuple[str, Item]]:
         anchor = "start"
     tail = items[last + 1 :]
     return [
-        (_digest(anchor, str(place), item.kind, item.call_id, item.text), item)
+        (_digest(anchor, str(place), item.kind, item.call_id, item.text.strip()), item)
         for place, item in enumerate(tail)
     ]

@@ -10,6 +10,7 @@ recorded once). Nothing of a request's headers is read but the session's name.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -119,6 +120,14 @@ class Recorder:
         else:
             previous.reply_queued.then(queue)
         return recording
+
+    def settle(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds in all) until every reply in flight is queued for
+        the writer: a session's newest reply is queued after all its earlier writes."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            newest = list(self.latest.values())
+        return all(r.reply_queued.wait(max(deadline - time.monotonic(), 0)) for r in newest)
 
     def answer(
         self, api: str, path: str, headers: Any, body: dict[str, Any], upstream: str

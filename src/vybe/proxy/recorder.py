@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from vybe.context.labels import Dispatch
+from vybe.context.labels import Dispatch, harness_text, user_text
 from vybe.context.record import MessageRow, Record
 from vybe.context.recorder import record_harness, record_reply, record_tool, record_user
 from vybe.llm.base import Reply, ToolCall
@@ -44,7 +44,7 @@ class Seen:
 
     def __init__(self, rows: list[MessageRow]) -> None:
         self.keys = {r.data[MARK].get("key") for r in rows if isinstance(r.data.get(MARK), dict)}
-        self.words = {r.text for r in rows if r.type == "user"}
+        self.texts = {r.text for r in rows if r.type in ("user", "harness")}
         self.foreign = any(not isinstance(r.data.get(MARK), dict) for r in rows)
 
 
@@ -98,12 +98,11 @@ class Writer:
             if seen.foreign:
                 return
             for key, item in new:
-                if key in seen.keys or (opening and _resent_words(item, seen)):
+                if key in seen.keys or (opening and _resent(client, item, seen)):
                     continue
-                _append_input(Marked(record, {"key": key}), session_id, client, item)
+                row = _append_input(Marked(record, {"key": key}), session_id, client, item)
                 seen.keys.add(key)
-                if item.kind == "user":
-                    seen.words.add(item.text)
+                seen.texts.add(row.text)
 
         self.submit(write)
 
@@ -125,19 +124,25 @@ class Writer:
         self.submit(write)
 
 
-def _resent_words(item: Item, seen: Seen) -> bool:
-    """A person's message a client resends after its compaction (with no reply before it:
-    Codex keeps the user's messages verbatim) is one the record already holds."""
-    return item.kind == "user" and item.text in seen.words
-
-
-def _append_input(record: Marked, session_id: str, client: str, item: Item) -> None:
+def _resent(client: str, item: Item, seen: Seen) -> bool:
+    """An input a client resends after its compaction, with no reply before it (Codex keeps
+    the user's messages verbatim, and sends its instructions and context again), that the
+    record already holds."""
     if item.kind == "user":
-        record_user(record, session_id, item.text)
-    elif item.kind == "harness":
-        record_harness(record, session_id, Dispatch("context", client, item.label), item.text)
-    elif item.kind == "tool":
-        record_tool(record, session_id, ToolCall(item.call_id, item.name, {}), item.text)
+        return user_text("user", item.text) in seen.texts
+    return item.kind == "harness" and harness_text(_dispatch(client, item), item.text) in seen.texts
+
+
+def _dispatch(client: str, item: Item) -> Dispatch:
+    return Dispatch("context", client, item.label)
+
+
+def _append_input(record: Marked, session_id: str, client: str, item: Item) -> MessageRow:
+    if item.kind == "user":
+        return record_user(record, session_id, item.text)
+    if item.kind == "harness":
+        return record_harness(record, session_id, _dispatch(client, item), item.text)
+    return record_tool(record, session_id, ToolCall(item.call_id, item.name, {}), item.text)
 
 
 def close_record(record: Any) -> None:
