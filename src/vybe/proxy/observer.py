@@ -21,6 +21,9 @@ from vybe.proxy.recorder import Writer, close_record
 from vybe.proxy.relay import Answer, note
 from vybe.proxy.tee import Tee
 
+# What reading a hostile request may raise (a wrong type where a list was, text that is
+# not UTF-8, nesting past the recursion limit): such a request is relayed, not recorded.
+UNREADABLE = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 CLIENTS = {"claude": "claude", "codex": "codex"}
 
@@ -92,6 +95,19 @@ class Recorder:
         self.lock = threading.Lock()
 
     def exchange(self, api: str, path: str, headers: Any, body: dict[str, Any]) -> Recording | None:
+        """A tee for the reply; None (relayed, not recorded) for a request with no session or
+        of a shape the proxy cannot read."""
+        try:
+            return self._exchange(api, path, headers, body)
+        except UNREADABLE as error:
+            note(
+                f"a request of a shape the proxy cannot read was relayed unrecorded ({error!r:.80})"
+            )
+            return None
+
+    def _exchange(
+        self, api: str, path: str, headers: Any, body: dict[str, Any]
+    ) -> Recording | None:
         if not wire.is_generation(path):
             return None
         session_id = _session(api, headers, body)
@@ -134,8 +150,11 @@ class Recorder:
     ) -> Answer | None:
         """The client's compaction, answered with a checkpoint; None for any other request,
         and for a compaction whose checkpoint failed (relayed then, as it came)."""
-        client = compaction.client_of(api, path, body)
-        session_id = _session(api, headers, body) if client else None
+        try:
+            client = compaction.client_of(api, path, body)
+            session_id = _session(api, headers, body) if client else None
+        except UNREADABLE:
+            return None  # exchange() says so
         if client is None or session_id is None:
             return None
         recording = self._begin(api, session_id, compaction.without_prompt(client, body))

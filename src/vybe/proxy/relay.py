@@ -396,7 +396,7 @@ def _json_object(body: bytes) -> dict[str, Any] | None:
 
     try:
         value = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
     return value if isinstance(value, dict) else None
 
