@@ -17,6 +17,10 @@ person types:
 - ``[[too-long]]`` (Claude) answers 400 "prompt is too long" once, to force a compaction.
 - anything else is answered ``reply to: <the prompt's first 60 characters>``.
 
+A vybe checkpoint turn (``vybe proxy`` answering a client's compaction sends it upstream) is
+answered by vybe's offline consolidator, as an obedient model would (``checkpoint_reply``):
+the one thing here that imports vybe, only when such a request comes.
+
 Every request is appended to ``requests.jsonl`` in the log folder (path, body), which the
 checks read to see what reached the model.
 """
@@ -36,6 +40,27 @@ DIRECTIVE = re.compile(
 )
 SEARCH_PLACEHOLDER = "'<words>'"  # as shell_word quotes it in the search hint's line
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
+CHECKPOINT_TURN = "<context-checkpoint-request>"  # vybe.context.protocol.REQUEST_OPEN
+REPO = Path(__file__).resolve().parent.parent
+
+
+def checkpoint_reply(wire: str, body: dict[str, Any]) -> tuple[str, list[tuple[str, str, Any]]]:
+    """vybe's offline consolidator's reply to a checkpoint turn: text, and (id, name, args)
+    of each call. The wire body is read back as the test suite's fake servers read it."""
+    import sys
+
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from tests.fakes.brain import PARSERS
+
+    from vybe.agent.offline import Consolidator
+
+    reply = Consolidator().complete(PARSERS[wire](body))
+    return reply.text, [(c.id, c.name, c.arguments) for c in reply.tool_calls]
+
+
+def is_checkpoint_turn(body: dict[str, Any]) -> bool:
+    return CHECKPOINT_TURN in json.dumps(body)
 
 
 def brief_command(body: dict[str, Any], name: str) -> str:
@@ -201,6 +226,12 @@ class Anthropic(FakeServer):
         if not handler.path.startswith("/v1/messages"):
             handler._json(404, {"type": "error", "error": {"type": "not_found_error"}})
             return
+        if is_checkpoint_turn(body):
+            text, calls = checkpoint_reply("anthropic", body)
+            content = [{"type": "text", "text": text}] if text else []
+            content += [{"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in calls]
+            self._send(handler, body, content)
+            return
         messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
         last = blocks(messages[-1].get("content")) if messages else []
         results = [b for b in last if b.get("type") == "tool_result"]
@@ -354,6 +385,12 @@ class OpenAI(FakeServer):
         if not handler.path.startswith("/v1/responses"):
             handler._json(404, {"error": {"message": "not found"}})
             return
+        if is_checkpoint_turn(body):
+            text, calls = checkpoint_reply("responses", body)
+            output = [self._message(text)] if text else []
+            output += [{**self._call(), "name": n, "arguments": json.dumps(a)} for _, n, a in calls]
+            self._send(handler, output, 100)
+            return
         items = [i for i in body.get("input") or [] if isinstance(i, dict)]
         # Hook context (a developer message) may follow the prompt it answers: skip it.
         said = [i for i in items if i.get("role") != "developer"]
@@ -367,7 +404,7 @@ class OpenAI(FakeServer):
             item = self._message("The session so far, summarised.")
         else:
             item = self._item(prompt, body)
-        self._send(handler, item, self.usage_of(prompt))
+        self._send(handler, [item], self.usage_of(prompt))
 
     def _message(self, text: str) -> dict[str, Any]:
         return {
@@ -380,7 +417,7 @@ class OpenAI(FakeServer):
 
     def _item(self, prompt: str, body: dict[str, Any]) -> dict[str, Any]:
         kind, arg = command_of(body, *(directive(prompt) or ("", "")))
-        call = {"type": "function_call", "id": self.next_id("fc"), "call_id": self.next_id("call")}
+        call = self._call()
         if kind == "bash":
             return {**call, "name": "exec_command", "arguments": json.dumps({"cmd": arg})}
         if kind == "mcp":
@@ -388,7 +425,10 @@ class OpenAI(FakeServer):
             return {**call, "name": name, "namespace": "mcp__vybe", "arguments": rest or "{}"}
         return self._message(_reply_text(prompt, None))
 
-    def _send(self, handler: Handler, item: dict[str, Any], tokens: int) -> None:
+    def _call(self) -> dict[str, Any]:
+        return {"type": "function_call", "id": self.next_id("fc"), "call_id": self.next_id("call")}
+
+    def _send(self, handler: Handler, output: list[dict[str, Any]], tokens: int) -> None:
         rid = self.next_id("resp")
         usage = {
             "input_tokens": tokens,
@@ -398,16 +438,26 @@ class OpenAI(FakeServer):
             "total_tokens": tokens + 20,
         }
         base = {"id": rid, "object": "response", "model": "gpt-fake"}
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("response.created", {"response": {**base, "status": "in_progress", "output": []}}),
+        ]
+        for index, item in enumerate(output):
+            events += self._item_events(index, item)
+        done = {**base, "status": "completed", "output": output, "usage": usage}
+        events.append(("response.completed", {"response": done}))
+        handler.sse([(name, {"type": name, **data}) for name, data in events])
+
+    @staticmethod
+    def _item_events(index: int, item: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         opened = {**item, "status": "in_progress"}
         if item["type"] == "message":
             opened["content"] = []
         events: list[tuple[str, dict[str, Any]]] = [
-            ("response.created", {"response": {**base, "status": "in_progress", "output": []}}),
-            ("response.output_item.added", {"output_index": 0, "item": opened}),
+            ("response.output_item.added", {"output_index": index, "item": opened}),
         ]
         if item["type"] == "message":
             text = item["content"][0]["text"]
-            part = {"item_id": item["id"], "output_index": 0, "content_index": 0}
+            part = {"item_id": item["id"], "output_index": index, "content_index": 0}
             events += [
                 (
                     "response.content_part.added",
@@ -416,12 +466,8 @@ class OpenAI(FakeServer):
                 ("response.output_text.delta", {**part, "delta": text}),
                 ("response.output_text.done", {**part, "text": text}),
             ]
-        done = {**base, "status": "completed", "output": [item], "usage": usage}
-        events += [
-            ("response.output_item.done", {"output_index": 0, "item": item}),
-            ("response.completed", {"response": done}),
-        ]
-        handler.sse([(name, {"type": name, **data}) for name, data in events])
+        events.append(("response.output_item.done", {"output_index": index, "item": item}))
+        return events
 
 
 def _command_output(text: str) -> str:

@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+import proxied
 from checks import Checks
 from clients import TEXT, Claude, Codex, Tmux, wait_for
 from sandbox import BIN, VYBE, Sandbox
@@ -758,4 +759,6 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "codex-setup": codex_setup,
     "handoff": handoff,
     "setup": setup,
+    "claude-proxy": proxied.claude_proxy,
+    "codex-proxy": proxied.codex_proxy,
 }

@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.fakes.servers import Received, Response, anthropic_reply, openai_reply
+from tests.fakes.servers import (
+    Received,
+    Response,
+    anthropic_reply,
+    openai_reply,
+    responses_reply,
+)
 from vybe.llm.base import Message, Model, Request, ToolCall
 
 
@@ -45,18 +51,38 @@ def from_anthropic(body: dict[str, Any]) -> Request:
     return Request(system, tuple(messages), max_tokens=body["max_tokens"])
 
 
+def from_responses(body: dict[str, Any]) -> Request:
+    messages: list[Message] = []
+    for item in body["input"]:
+        if item["type"] == "function_call":
+            call = ToolCall(item["call_id"], item["name"], json.loads(item["arguments"]))
+            last = messages[-1] if messages and messages[-1].role == "assistant" else None
+            if last is not None:
+                messages[-1] = Message("assistant", last.content, (*last.tool_calls, call))
+            else:
+                messages.append(Message("assistant", "", (call,)))
+        elif item["type"] == "function_call_output":
+            messages.append(Message("tool", item["output"], tool_call_id=item["call_id"]))
+        elif item.get("role") in ("user", "assistant"):
+            text = "".join(p.get("text", "") for p in item["content"])
+            messages.append(Message(item["role"], text))
+    return Request(body.get("instructions", ""), tuple(messages), max_tokens=0)
+
+
+PARSERS = {"openai": from_openai, "anthropic": from_anthropic, "responses": from_responses}
+BUILDERS = {"openai": openai_reply, "anthropic": anthropic_reply, "responses": responses_reply}
+
+
 def serve(model: Model, wire: str = "openai") -> Any:
     """A responder that answers each POST with what ``model`` replies to it."""
 
     def respond(received: Received) -> Response:
-        parse = from_openai if wire == "openai" else from_anthropic
-        reply = model.complete(parse(received.body))
+        reply = model.complete(PARSERS[wire](received.body))
         calls = [(c.id, c.name, c.arguments) for c in reply.tool_calls]
         usage = (
             (reply.usage.input_tokens, reply.usage.output_tokens, 0) if reply.usage else (1, 1, 0)
         )
-        build = openai_reply if wire == "openai" else anthropic_reply
-        return build(reply.text, calls, usage)
+        return BUILDERS[wire](reply.text, calls, usage)
 
     return respond
 

@@ -167,6 +167,8 @@ class FakeServer:
             return replace(answer, events=openai_events(answer.body, usage))
         if isinstance(answer.body, dict) and answer.body.get("type") == "message":
             return replace(answer, events=anthropic_events(answer.body))
+        if isinstance(answer.body, dict) and answer.body.get("object") == "response":
+            return replace(answer, events=responses_events(answer.body))
         return answer
 
 
@@ -233,6 +235,25 @@ def anthropic_events(body: dict[str, Any]) -> list[str]:
         {"type": "message_delta", "delta": stop, "usage": {"output_tokens": usage["output_tokens"]}}
     )
     events.append({"type": "message_stop"})
+    return [sse(e["type"], e) for e in events]
+
+
+def responses_events(body: dict[str, Any]) -> list[str]:
+    """A Responses body as the events Codex reads: created, each output item added, its text
+    in deltas, the item done, then completed with the whole response."""
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {**body, "output": [], "status": "in_progress"}}
+    ]
+    for index, item in enumerate(body["output"]):
+        events.append({"type": "response.output_item.added", "output_index": index, "item": item})
+        if item["type"] == "message":
+            text = item["content"][0]["text"]
+            events += [
+                {"type": "response.output_text.delta", "output_index": index, "delta": p}
+                for p in _pieces(text)
+            ]
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    events.append({"type": "response.completed", "response": body})
     return [sse(e["type"], e) for e in events]
 
 
@@ -314,6 +335,39 @@ def anthropic_reply(
                 "cache_read_input_tokens": read,
                 "cache_creation_input_tokens": 0,
             },
+        }
+    )
+
+
+def responses_reply(
+    text: str = "",
+    calls: Iterable[tuple[str, str, dict[str, Any]]] = (),
+    usage: tuple[int, int, int] = (10, 5, 0),
+) -> Response:
+    """A Responses answer: a message item with the text, a function_call item per call."""
+    output: list[dict[str, Any]] = []
+    if text:
+        content = [{"type": "output_text", "text": text, "annotations": []}]
+        output.append({"type": "message", "role": "assistant", "content": content})
+    output += [
+        {"type": "function_call", "call_id": i, "name": n, "arguments": json.dumps(a)}
+        for i, n, a in calls
+    ]
+    fresh, out, cached = usage
+    usage_body = {
+        "input_tokens": fresh,
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": out,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": fresh + out,
+    }
+    return Response(
+        body={
+            "id": "resp_fake",
+            "object": "response",
+            "status": "completed",
+            "output": output,
+            "usage": usage_body,
         }
     )
 

@@ -23,17 +23,10 @@ from tests.fakes.servers import (
     scripted,
     sse,
 )
+from tests.proxy.talk import post
 from vybe.proxy.relay import Options, ProxyServer
 
 UNKNOWN = {"safeguards": {"type": "dangerous_tool_use", "classifier_context": {"cwd": "/w"}}}
-
-
-def post(url: str, path: str, body: object, headers: dict[str, str] | None = None):
-    host, port = url.removeprefix("http://").split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=10)
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    conn.request("POST", path, data, {"Content-Type": "application/json", **(headers or {})})
-    return conn, conn.getresponse()
 
 
 def proxy_for(upstream: str, **options) -> ProxyServer:

@@ -22,6 +22,7 @@ COMMAND_MODULES = {
     "session": "vybe.cli.sessions",
     "store": "vybe.cli.stores",
     "setup": "vybe.cli.setup",
+    "proxy": "vybe.cli.proxy",
 }
 
 

@@ -125,14 +125,21 @@ class Engine:
         return Prepared(request, tokens, checkpoint_id, tuple(attempts))
 
     def checkpoint_now(
-        self, session_id: str, system: str, tools: tuple[ToolSpec, ...] = ()
+        self,
+        session_id: str,
+        system: str,
+        tools: tuple[ToolSpec, ...] = (),
+        *,
+        keep: int | None = None,
     ) -> Attempt:
-        """One checkpoint a person asked for, whatever the threshold; a failure changes nothing."""
+        """One checkpoint a person asked for, whatever the threshold; a failure changes nothing.
+        ``keep``: the tokens of recent messages left out of it (the budget's keep when None;
+        0 moves all but the newest unit, for a client that keeps nothing but the summary)."""
         check_session_id(session_id)
         budget = compute(self.limits)
         view = self.views.load(session_id)
         _, tokens = self._build(view, budget, system, tools)
-        return self._checkpoint(view, budget, system, tools, "requested", tokens)
+        return self._checkpoint(view, budget, system, tools, "requested", tokens, keep=keep)
 
     def _build(
         self,
@@ -168,13 +175,14 @@ class Engine:
         reason: str,
         tokens: int,
         rolling: bool = False,
+        keep: int | None = None,
     ) -> Attempt:
         """One checkpoint turn; a failure is recorded and changes nothing else."""
         parts = units(view.rows)
         mode = "rolling" if rolling else "normal"
         if len(parts) < 2:
             return self._fail(view, mode, reason, tokens, "nothing to move out")
-        index = max(carry.tail_index(parts, budget.keep), 1)
+        index = max(carry.tail_index(parts, budget.keep if keep is None else keep), 1)
         prefix_view = view
         if rolling or not budget.can_fit(tokens + self._turn_overhead(view, budget)):
             mode = "rolling"

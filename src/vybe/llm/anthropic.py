@@ -16,8 +16,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch, shown
-from vybe.llm.http import Broken, Failure, NotStreamed, RetryPolicy, Transport, event_json
+from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch
+from vybe.llm.http import Broken, Failure, RetryPolicy, Transport, ask, event_json
 from vybe.llm.sse import Event
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -232,19 +232,8 @@ class AnthropicMessages:
         self.transport = Transport("anthropic", wire_headers, policy or RetryPolicy())
 
     def complete(self, request: Request, watch: Watch | None = None) -> Reply:
-        body = payload(self.name, request)
         url = self.base_url + "/messages"
-        if self.stream:
-
-            def read(stream: Iterator[Event]) -> dict[str, Any]:
-                return Fold(watch).read(stream)  # a fresh fold for every attempt
-
-            try:
-                return parse(self.transport.stream(url, {**body, "stream": True}, read, watch))
-            except NotStreamed as whole:
-                self.stream = False  # this server answers whole: ask it so from now on
-                return shown(parse(whole.body), watch)
-        return shown(parse(self.transport.post(url, body, watch)), watch)
+        return ask(self, url, payload(self.name, request), Fold, parse, watch)
 
     def check(self) -> None:
         """Fail before any turn when the server cannot be reached or refuses the key."""

@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 from vybe.errors import ModelError
-from vybe.llm.base import ContextLengthExceeded, Watch
+from vybe.llm.base import ContextLengthExceeded, Reply, Watch, shown
 from vybe.llm.sse import Event, events
 
 T = TypeVar("T")
@@ -299,3 +299,32 @@ class Transport:
 
     def close(self) -> None:
         self.client.close()
+
+
+class Folds(Protocol):
+    """A fold of one streamed reply: its events in, the whole body out."""
+
+    def read(self, stream: Iterator[Event]) -> dict[str, Any]: ...
+
+
+def ask(
+    model: Any,
+    url: str,
+    body: dict[str, Any],
+    fold: Callable[[Watch | None], Folds],
+    parse: Callable[[dict[str, Any]], Reply],
+    watch: Watch | None,
+) -> Reply:
+    """One reply from ``model`` (its ``stream`` flag and ``transport``): streamed and folded,
+    or whole from a server that cannot stream (asked whole from then on)."""
+    if model.stream:
+
+        def read(stream: Iterator[Event]) -> dict[str, Any]:
+            return fold(watch).read(stream)  # a fresh fold for every attempt
+
+        try:
+            return parse(model.transport.stream(url, {**body, "stream": True}, read, watch))
+        except NotStreamed as whole:
+            model.stream = False  # this server answers whole: ask it so from now on
+            return shown(parse(whole.body), watch)
+    return shown(parse(model.transport.post(url, body, watch)), watch)

@@ -159,8 +159,9 @@ class Handler(BaseHTTPRequestHandler):
         parsed = _json_object(body) if api else None
         observer = self.server.observer
         if api and parsed is not None and observer is not None:
+            options = self.server.options
             answer = observer.answer(
-                api, self.path, self.headers, parsed, self.server.options.where
+                api, self.path, self.headers, parsed, options.where + options.prefix
             )
             if answer is not None:
                 self.send_answer(answer)
@@ -320,7 +321,7 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             if not bodiless:
                 cut = self.copy_body(response, framed, exchange)
-        except ClientGone:
+        except (ClientGone, OSError):
             cut = "client disconnected"
         finally:
             if cut or response.will_close:
@@ -395,7 +396,7 @@ def _json_object(body: bytes) -> dict[str, Any] | None:
 
     try:
         value = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
     return value if isinstance(value, dict) else None
 

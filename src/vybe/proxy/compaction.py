@@ -1,0 +1,273 @@
+"""The client's compaction becomes a vybe checkpoint.
+
+Which request is a compaction is decided from what the pinned clients send
+(/work/shared/reference/real-clients.md, tests/proxy/test_compaction.py holds each shape):
+
+- Claude Code (2.1.197, /compact and auto-compaction): the last text block of the last user
+  message ends with ``REMINDER`` below (2.1.197 adds "Tool calls will be rejected and you
+  will fail the task." after it: the REMINDER within its last ``TAIL`` characters);
+- Codex (0.171): ``client_metadata["x-codex-turn-metadata"]`` is a JSON string whose
+  ``request_kind`` is ``"compaction"``, or the last input item holds ``CODEX_MARK``.
+
+Anything else is no compaction, and is relayed untouched. A compaction is answered by the
+engine's checkpoint turn on the session's record, against the same upstream model with the
+client's own credentials (mind.md / memo.md, the checks, one repair, the fallbacks); the
+reply, in the shape the client reads, is the checkpoint as the engine shows it to a model
+(its recollection: the MIND with its Mission, the person's ticked messages verbatim from
+the record, the NOW, where to search the whole record). Claude Code keeps the part inside
+``<summary>``; Codex keeps the whole text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from vybe.context.assemble import load, messages
+from vybe.context.budget import ModelLimits, compute, cut
+from vybe.context.engine import Engine
+from vybe.context.record import Record
+from vybe.llm.anthropic import AnthropicMessages
+from vybe.llm.base import Message, Model
+from vybe.llm.http import RetryPolicy
+from vybe.llm.models import resolve
+from vybe.llm.responses import OpenAIResponses, item_text
+from vybe.proxy import wire
+from vybe.proxy.relay import Answer
+
+REMINDER = (
+    "REMINDER: Do NOT call any tools. Respond with plain text only — an <analysis> block "
+    "followed by a <summary> block."
+)
+CODEX_MARK = "CONTEXT CHECKPOINT COMPACTION"
+CLAUDE, CODEX = "claude", "codex"
+# The client's headers the checkpoint turn sends upstream as its own (its credentials).
+PASSED_HEADERS = ("authorization", "x-api-key", "anthropic-version", "anthropic-beta")
+PASSED_PREFIXES = ("openai-", "chatgpt-")
+TAIL = 300
+PIECE = 400  # characters of the summary in each streamed delta
+LATEST_EACH = 2_000
+LATEST = "# The newest turn, as it was (after the checkpoint above)"
+
+
+def _last_user_text(messages: Any) -> str:
+    users = [m for m in messages or () if isinstance(m, dict) and m.get("role") == "user"]
+    if not users:
+        return ""
+    content = users[-1].get("content")
+    if isinstance(content, str):
+        return content
+    texts = [b for b in content or () if isinstance(b, dict) and b.get("type") == "text"]
+    return str(texts[-1].get("text", "")) if texts else ""
+
+
+def _codex_kind(body: dict[str, Any]) -> str | None:
+    metadata = body.get("client_metadata")
+    raw = metadata.get("x-codex-turn-metadata") if isinstance(metadata, dict) else None
+    try:
+        turn = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return None
+    kind = turn.get("request_kind") if isinstance(turn, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _last_input_text(body: dict[str, Any]) -> str:
+    items = body.get("input")
+    if isinstance(items, str):
+        return items
+    last = items[-1] if isinstance(items, list) and items else None
+    return item_text(last) if isinstance(last, dict) else ""
+
+
+def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
+    """Whose compaction request this is (``claude`` or ``codex``), or None for any other."""
+    if not wire.is_generation(path):
+        return None
+    if api == wire.ANTHROPIC:
+        last = _last_user_text(body.get("messages"))
+        return CLAUDE if REMINDER in last.rstrip()[-(len(REMINDER) + TAIL) :] else None
+    compacting = _codex_kind(body) == "compaction" or CODEX_MARK in _last_input_text(body)
+    return CODEX if api == wire.RESPONSES and compacting else None
+
+
+def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The request as the conversation it carries, the compaction prompt taken out (what is
+    new in it is recorded before the checkpoint): Codex's last input, or the last text block
+    of Claude's last user message (a system message may follow it)."""
+    if client == CODEX:
+        items = body.get("input")
+        return {**body, "input": items[:-1] if isinstance(items, list) else []}
+    messages = list(body.get("messages") or ())
+    users = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"]
+    if not users:
+        return body
+    last = messages[users[-1]]
+    content = last.get("content")
+    if not isinstance(content, list):
+        del messages[users[-1]]
+        return {**body, "messages": messages}
+    texts = [i for i, b in enumerate(content) if isinstance(b, dict) and b.get("type") == "text"]
+    kept = [b for i, b in enumerate(content) if not texts or i != texts[-1]]
+    messages[users[-1]] = {**last, "content": kept}
+    return {**body, "messages": messages}
+
+
+def _system(client: str, body: dict[str, Any]) -> str:
+    if client == CODEX:
+        return str(body.get("instructions") or "")
+    system = body.get("system")
+    if isinstance(system, list):
+        return "\n\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+    return str(system or "")
+
+
+def credentials(headers: Any) -> dict[str, str]:
+    """The client's own headers the upstream knows it by, to send as the checkpoint turn's."""
+    return {
+        k: v
+        for k, v in headers.items()
+        if k.lower() in PASSED_HEADERS or k.lower().startswith(PASSED_PREFIXES)
+    }
+
+
+def model_for(client: str, base: str, name: str, headers: Any) -> Model:
+    """The upstream's model, as the client asked for it, with the client's credentials."""
+    passed = credentials(headers)
+    policy = RetryPolicy(attempts=2, base_delay=0.5)
+    if client == CODEX:
+        return OpenAIResponses(name, base_url=base, headers=passed, policy=policy)
+    key = next((v for k, v in passed.items() if k.lower() == "x-api-key"), "")
+    rest = {k: v for k, v in passed.items() if k.lower() != "x-api-key"}
+    return AnthropicMessages(name, api_key=key, base_url=base, headers=rest, policy=policy)
+
+
+def checkpoint(
+    record: Record, session_id: str, client: str, model: Model, body: dict[str, Any]
+) -> str | None:
+    """The session's checkpoint, or None when the turn failed. The client keeps nothing but
+    the summary: everything but the newest turn moves into the checkpoint, and that turn
+    follows its recollection word for word (each message within ``LATEST_EACH`` tokens)."""
+    limits = ModelLimits(window=resolve(model.name).window)
+    engine = Engine(record, model, limits)
+    attempt = engine.checkpoint_now(session_id, _system(client, body), keep=0)
+    if attempt.outcome != "accepted":
+        return None
+    budget = compute(limits)
+    view = load(record, session_id)
+    latest = [_shown(m) for m in messages(view, budget)[1:]]
+    if not latest:
+        return view.recollection(budget)
+    return view.recollection(budget) + "\n\n" + LATEST + "\n\n" + "\n\n".join(latest)
+
+
+def _shown(message: Message) -> str:
+    calls = "".join(
+        f"\n[call {c.name} {json.dumps(c.arguments, ensure_ascii=False)}]"
+        for c in message.tool_calls
+    )
+    return f"[{message.role}]\n{cut(message.content, LATEST_EACH)}{calls}"
+
+
+def claude_text(recollection: str, session_id: str) -> str:
+    return (
+        f"<analysis>\nvybe checkpoint of session {session_id}, taken from its record.\n"
+        f"</analysis>\n\n<summary>\n{recollection}\n</summary>"
+    )
+
+
+def _event(kind: str, **fields: Any) -> bytes:
+    data = json.dumps({"type": kind, **fields}, ensure_ascii=False)
+    return f"event: {kind}\ndata: {data}\n\n".encode()
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + PIECE] for i in range(0, len(text), PIECE)] or [""]
+
+
+def _message(text: str, model: str) -> dict[str, Any]:
+    """The Messages reply that carries the summary."""
+    return {
+        "id": "msg_vybe_checkpoint",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 0, "output_tokens": len(text) // 4},
+    }
+
+
+def _response(text: str, model: str) -> dict[str, Any]:
+    """The Responses reply that carries the summary: one message item."""
+    part = {"type": "output_text", "text": text, "annotations": []}
+    item = {
+        "id": "msg_vybe_checkpoint",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [part],
+    }
+    usage = {
+        "input_tokens": 0,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": len(text) // 4,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": len(text) // 4,
+    }
+    return {
+        "id": "resp_vybe_checkpoint",
+        "object": "response",
+        "model": model,
+        "status": "completed",
+        "output": [item],
+        "usage": usage,
+    }
+
+
+def _claude_events(message: dict[str, Any]) -> Iterator[bytes]:
+    text = message["content"][0]["text"]
+    started = {**message, "content": [], "stop_reason": None}
+    yield _event("message_start", message=started)
+    yield _event("content_block_start", index=0, content_block={"type": "text", "text": ""})
+    for piece in _pieces(text):
+        yield _event("content_block_delta", index=0, delta={"type": "text_delta", "text": piece})
+    yield _event("content_block_stop", index=0)
+    stop = {"stop_reason": "end_turn", "stop_sequence": None}
+    yield _event("message_delta", delta=stop, usage={"output_tokens": len(text) // 4})
+    yield _event("message_stop")
+
+
+def _codex_events(response: dict[str, Any]) -> Iterator[bytes]:
+    item = response["output"][0]
+    part = item["content"][0]
+    text = part["text"]
+    yield _event("response.created", response={**response, "status": "in_progress", "output": []})
+    opened = {**item, "status": "in_progress", "content": []}
+    yield _event("response.output_item.added", output_index=0, item=opened)
+    where = {"item_id": item["id"], "output_index": 0, "content_index": 0}
+    yield _event("response.content_part.added", **where, part={**part, "text": ""})
+    for piece in _pieces(text):
+        yield _event("response.output_text.delta", **where, delta=piece)
+    yield _event("response.output_text.done", **where, text=text)
+    yield _event("response.content_part.done", **where, part=part)
+    yield _event("response.output_item.done", output_index=0, item=item)
+    yield _event("response.completed", response=response)
+
+
+def answer(client: str, recollection: str, session_id: str, body: dict[str, Any]) -> Answer:
+    """The reply the client reads its summary from: streamed when it asked to stream."""
+    model = str(body.get("model") or "")
+    if client == CODEX:
+        reply = _response(recollection, model)
+        events = _codex_events(reply)
+    else:
+        reply = _message(claude_text(recollection, session_id), model)
+        events = _claude_events(reply)
+    if body.get("stream"):
+        headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        return Answer(200, headers, events, None)
+    whole = json.dumps(reply, ensure_ascii=False).encode()
+    return Answer(200, {"Content-Type": "application/json"}, [whole], len(whole))

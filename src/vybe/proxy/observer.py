@@ -1,0 +1,189 @@
+"""What the proxy does with the traffic it relays: it records each session.
+
+For each request that asks for a reply, the request's new inputs are queued for the writer
+(vybe.proxy.recorder) before it is relayed, and a tee rebuilds the reply as it passes; when
+the relay is done the reply is queued too, whole or as far as it came. A reply with an
+error status is not recorded (the client sends the request again, and its inputs are
+recorded once). Nothing of a request's headers is read but the session's name.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from vybe.context.types import check_session_id
+from vybe.errors import InvalidInput, VybeError
+from vybe.proxy import compaction, inputs, wire
+from vybe.proxy.recorder import Writer, close_record
+from vybe.proxy.relay import Answer, note
+from vybe.proxy.tee import Tee
+
+# What reading a hostile request may raise (a wrong type where a list was, text that is
+# not UTF-8, nesting past the recursion limit): such a request is relayed, not recorded.
+UNREADABLE = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
+CLIENTS = {"claude": "claude", "codex": "codex"}
+
+
+def client_of(session_id: str) -> str:
+    """Who the session's client is, as the harness inputs' source lines name it."""
+    return CLIENTS.get(session_id.split(":", 1)[0], "client")
+
+
+class Step:
+    """A point in a session's order of writes: what waits for it runs once it is passed."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.passed = False
+        self.waiting: list[Callable[[], None]] = []
+        self.event = threading.Event()
+
+    def then(self, job: Callable[[], None]) -> None:
+        with self.lock:
+            if not self.passed:
+                self.waiting.append(job)
+                return
+        job()
+
+    def passing(self) -> None:
+        with self.lock:
+            self.passed, waiting, self.waiting = True, self.waiting, []
+        for job in waiting:
+            job()
+        self.event.set()
+
+    def wait(self, timeout: float) -> bool:
+        return self.event.wait(timeout)
+
+
+class Recording:
+    """One relayed reply on its way to the record. A session's writes are queued in order:
+    a request's inputs after the reply before it (the client had that reply whole before it
+    asked again, perhaps on another connection, a moment before the relay queued it), and
+    its reply after its inputs."""
+
+    def __init__(self, writer: Writer, session_id: str, api: str) -> None:
+        self.writer, self.session_id, self.api = writer, session_id, api
+        self.tee = Tee(api)
+        self.inputs_queued, self.reply_queued = Step(), Step()
+
+    def piece(self, data: bytes) -> None:
+        self.tee.piece(data)
+
+    def done(self, status: int, headers: dict[str, str], cut: str | None) -> None:
+        ok = 200 <= status < 300
+        reply, why = self.tee.result(cut) if ok else (None, None)
+
+        def queue() -> None:
+            if reply is not None:
+                self.writer.reply(self.session_id, self.api, reply, why)
+            self.reply_queued.passing()
+
+        self.inputs_queued.then(queue)
+
+
+class Recorder:
+    """The proxy's observer: every session it sees goes into the record."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.latest: dict[str, Recording] = {}  # each session's newest reply
+        self.lock = threading.Lock()
+
+    def exchange(self, api: str, path: str, headers: Any, body: dict[str, Any]) -> Recording | None:
+        """A tee for the reply; None (relayed, not recorded) for a request with no session or
+        of a shape the proxy cannot read."""
+        try:
+            return self._exchange(api, path, headers, body)
+        except UNREADABLE as error:
+            note(
+                f"a request of a shape the proxy cannot read was relayed unrecorded ({error!r:.80})"
+            )
+            return None
+
+    def _exchange(
+        self, api: str, path: str, headers: Any, body: dict[str, Any]
+    ) -> Recording | None:
+        if not wire.is_generation(path):
+            return None
+        session_id = _session(api, headers, body)
+        if session_id is None:
+            return None
+        client = compaction.client_of(api, path, body)
+        return self._begin(
+            api, session_id, compaction.without_prompt(client, body) if client else body
+        )
+
+    def _begin(self, api: str, session_id: str, body: dict[str, Any]) -> Recording:
+        """Queue the request's new inputs in the session's order; its reply is the tee's."""
+        items = inputs.items_of(api, body)
+        new, opening = inputs.new_inputs(items), inputs.opening(items)
+        recording = Recording(self.writer, session_id, api)
+        with self.lock:
+            previous = self.latest.get(session_id)
+            self.latest[session_id] = recording
+
+        def queue() -> None:
+            self.writer.inputs(session_id, client_of(session_id), new, opening)
+            recording.inputs_queued.passing()
+
+        if previous is None:
+            queue()
+        else:
+            previous.reply_queued.then(queue)
+        return recording
+
+    def settle(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds in all) until every reply in flight is queued for
+        the writer: a session's newest reply is queued after all its earlier writes."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            newest = list(self.latest.values())
+        return all(r.reply_queued.wait(max(deadline - time.monotonic(), 0)) for r in newest)
+
+    def answer(
+        self, api: str, path: str, headers: Any, body: dict[str, Any], upstream: str
+    ) -> Answer | None:
+        """The client's compaction, answered with a checkpoint; None for any other request,
+        and for a compaction whose checkpoint failed (relayed then, as it came)."""
+        try:
+            client = compaction.client_of(api, path, body)
+            session_id = _session(api, headers, body) if client else None
+        except UNREADABLE:
+            return None  # exchange() says so
+        if client is None or session_id is None:
+            return None
+        recording = self._begin(api, session_id, compaction.without_prompt(client, body))
+        try:
+            if not (recording.inputs_queued.wait(WAIT) and self.writer.flush(WAIT)):
+                return None
+            base = upstream + path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[0]
+            model = compaction.model_for(client, base, str(body.get("model") or ""), headers)
+            record = self.writer.open_record()
+            try:
+                text = compaction.checkpoint(record, session_id, client, model, body)
+            finally:
+                close_record(record)
+        except VybeError as error:
+            note(f"the checkpoint of {session_id} failed ({error.code}); the client's own ran")
+            return None
+        finally:
+            recording.reply_queued.passing()
+        if text is None:
+            note(f"the checkpoint of {session_id} was not accepted; the client's own ran")
+            return None
+        note(f"answered the compaction of {session_id} with a vybe checkpoint")
+        return compaction.answer(client, text, session_id, body)
+
+
+def _session(api: str, headers: Any, body: dict[str, Any]) -> str | None:
+    """The request's session, or None when it has none the record can take (relayed, not
+    recorded)."""
+    try:
+        return check_session_id(wire.session_of(api, headers, body))
+    except InvalidInput:
+        return None

@@ -1,0 +1,14 @@
+"""A client's side of the proxy: one POST, its response left open to read as it comes."""
+
+from __future__ import annotations
+
+import http.client
+import json
+
+
+def post(url: str, path: str, body: object, headers: dict[str, str] | None = None):
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    conn.request("POST", path, data, {"Content-Type": "application/json", **(headers or {})})
+    return conn, conn.getresponse()
