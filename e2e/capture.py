@@ -1,13 +1,14 @@
 """Capture mode: the real payloads of an e2e run become the unit tests' fixtures.
 
 The first payload of each kind is kept as ``tests/integrations/fixtures/<target>/<name>.json``
-with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``, ``transcript_path``
+(``<target>@<version>/`` when the CLI is not the version package.json pins: ``make
+e2e-latest``'s) with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``, ``transcript_path``
 ``{transcript}`` (the unit tests fill both in), the sandbox folder anywhere else
 ``/home/user``, and vybe's own folder ``/home/user/.venv/bin``. The rollouts of the headless
 and compact Codex scenarios are kept too (``codex/rollout.jsonl``, ``rollout-compact.jsonl``),
 and the newest JSON the interactive Claude Code piped to its ``statusLine`` command in the
-claude-plan scenario (``tests/fixtures/statusline/claude.json``; the scenario wraps the
-command vybe installs in a ``tee`` of its stdin).
+claude-plan scenario (``tests/fixtures/statusline/<target>[@<version>].json``; the scenario
+wraps the command vybe installs in a ``tee`` of its stdin).
 """
 
 from __future__ import annotations
@@ -20,8 +21,22 @@ from typing import Any
 from sandbox import REPO, VYBE, Sandbox
 
 FIXTURES = REPO / "tests" / "integrations" / "fixtures"
-STATUS_LINE_FIXTURE = REPO / "tests" / "fixtures" / "statusline" / "claude.json"
+STATUS_LINE_FIXTURES = REPO / "tests" / "fixtures" / "statusline"
 ROLLOUT_FIXTURES = ("codex-headless", "codex-compact")  # the scenarios whose rollout is kept
+PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+
+
+def version_of(shown: str) -> str | None:
+    """``2.1.332`` of ``2.1.332 (Claude Code)``, ``0.171.0`` of ``codex-cli 0.171.0``."""
+    found = re.search(r"\d+\.\d+\.\d+", shown)
+    return found[0] if found else None
+
+
+def folder(target: str, versions: dict[str, str | None]) -> str:
+    """``claude`` for the version package.json pins, ``claude@2.1.332`` for another."""
+    pinned = json.loads((REPO / "package.json").read_text())["dependencies"][PACKAGES[target]]
+    version = versions.get(target)
+    return target if version in (None, pinned) else f"{target}@{version}"
 
 
 def snake(name: str) -> str:
@@ -70,21 +85,23 @@ def scrubbed(payload: dict[str, Any], box: Sandbox) -> dict[str, Any]:
     return clean
 
 
-def status_line_fixture(path: Path, box: Sandbox) -> Path:
-    out = STATUS_LINE_FIXTURE
+def status_line_fixture(path: Path, box: Sandbox, name: str) -> Path:
+    out = STATUS_LINE_FIXTURES / f"{name}.json"
     payload = scrubbed(json.loads(path.read_text()), box)
     out.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     return out
 
 
-def refresh_fixtures(boxes: list[Sandbox]) -> str:
-    """Write the first payload of each (target, name); say what was written."""
+def refresh_fixtures(boxes: list[Sandbox], versions: dict[str, str | None]) -> str:
+    """Write the first payload of each (target, name), in the folder of the CLI's version;
+    say what was written."""
     written: dict[tuple[str, str], Path] = {}
+    claude, codex = folder("claude", versions), folder("codex", versions)
     for box in boxes:
         for path in sorted(box.captured.glob("*.json")):
-            target = path.stem.split("-")[1]
             payload = json.loads(path.read_text())
-            name = fixture_name(payload)
+            name = fixture_name(payload)  # None for the status line's JSON
+            target = folder(path.stem.split("-")[1], versions) if name else ""
             if name is None or (target, name) in written:
                 continue
             out = FIXTURES / target / f"{name}.json"
@@ -94,13 +111,13 @@ def refresh_fixtures(boxes: list[Sandbox]) -> str:
     for box in (b for b in boxes if b.name in ROLLOUT_FIXTURES):
         rollouts = sorted((box.home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
         name = "rollout" + box.name.removeprefix("codex").replace("-headless", "")
-        if rollouts and ("codex", name) not in written:
-            out = FIXTURES / "codex" / f"{name}.jsonl"
+        if rollouts and (codex, name) not in written:
+            out = FIXTURES / codex / f"{name}.jsonl"
             out.write_text(scrub_text(rollouts[0].read_text(), box))
-            written[("codex", name)] = out
+            written[(codex, name)] = out
     for box in boxes:
         shown = sorted(box.captured.glob("statusline-*.json"))
-        if shown and ("statusline", "claude") not in written:
-            written[("statusline", "claude")] = status_line_fixture(shown[-1], box)
+        if shown and ("statusline", claude) not in written:
+            written[("statusline", claude)] = status_line_fixture(shown[-1], box, claude)
     lines = [f"captured {t}/{n}" for t, n in sorted(written)]
     return "\n".join(lines) or "captured nothing"

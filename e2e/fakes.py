@@ -11,7 +11,8 @@ person types:
 - ``[[search: WORDS]]`` runs the search command line of the last compaction context the
   request holds (``vybe … search '<words>' --session-id …``), WORDS in place of ``<words>``.
 - ``[[mcp: TOOL {json}]]`` asks for one call of vybe's MCP tool TOOL.
-- ``[[plan: step one; step two]]`` (Claude) asks for ExitPlanMode with those steps.
+- ``[[plan: step one; step two]]`` (Claude) writes a plan of those steps with Write to the
+  plan file plan mode's instructions name, then calls ExitPlanMode.
 - ``[[task: SUBJECT]]`` (Claude) creates a task with TaskCreate, then completes it.
 - ``[[long: N]]`` answers N words.
 - ``[[too-long]]`` (Claude) answers 400 "prompt is too long" once, to force a compaction.
@@ -20,6 +21,10 @@ person types:
 A vybe checkpoint turn (``vybe proxy`` answering a client's compaction sends it upstream) is
 answered by vybe's offline consolidator, as an obedient model would (``checkpoint_reply``):
 the one thing here that imports vybe, only when such a request comes.
+
+A Claude tool the request names as deferred (2.1.332: "load tool schemas before calling
+them: …", not in ``tools``) is called as a model must: ToolSearch ``select:<name>`` first,
+then the tool once its schema is loaded.
 
 Every request is appended to ``requests.jsonl`` in the log folder (path, body), which the
 checks read to see what reached the model.
@@ -42,6 +47,8 @@ SEARCH_PLACEHOLDER = "'<words>'"  # as shell_word quotes it in the search hint's
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
 CHECKPOINT_TURN = "<context-checkpoint-request>"  # vybe.context.protocol.REQUEST_OPEN
 REPO = Path(__file__).resolve().parent.parent
+DEFERRED = re.compile(r"load tool schemas before calling them:\s*((?:[\w-]+\s)+)")
+PLAN_FILE = re.compile(r"(?:create your plan at|plan file already exists at) (\S+\.md)")
 
 
 def checkpoint_reply(wire: str, body: dict[str, Any]) -> tuple[str, list[tuple[str, str, Any]]]:
@@ -105,6 +112,28 @@ def strings_of(value: Any) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in strings_of(v)]
     return []
+
+
+def dicts_of(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, dict):
+        return [value, *(d for v in value.values() for d in dicts_of(v))]
+    if isinstance(value, list):
+        return [d for v in value for d in dicts_of(v)]
+    return []
+
+
+def unloaded_tools(body: dict[str, Any]) -> set[str]:
+    """The tools a Claude request names as deferred whose schema is not loaded: not offered
+    in ``tools`` as a loaded tool, nor referenced by a ToolSearch result (``tool_reference``,
+    which the API expands from the ``defer_loading`` entry Claude Code then adds)."""
+    offered = {str(t.get("name")): bool(t.get("defer_loading")) for t in body.get("tools") or []}
+    named = {
+        n for t in strings_of(body) for found in DEFERRED.finditer(t) for n in found[1].split()
+    }
+    loaded = {n for n, deferred in offered.items() if not deferred}
+    found = dicts_of(body.get("messages"))
+    loaded |= {str(d.get("tool_name")) for d in found if d.get("type") == "tool_reference"}
+    return (named | {n for n, deferred in offered.items() if deferred}) - loaded
 
 
 def directive(text: str) -> tuple[str, str] | None:
@@ -220,7 +249,12 @@ def _block_text(block: dict[str, Any]) -> str:
 
 
 class Anthropic(FakeServer):
-    """``POST /v1/messages`` (streaming SSE or JSON)."""
+    """``POST /v1/messages`` (streaming SSE or JSON). A turn of several calls is a chain: the
+    calls still to make wait in ``then``, under the id of the call whose result comes first."""
+
+    def __init__(self, log_dir: Path) -> None:
+        super().__init__(log_dir)
+        self.then: dict[str, list[dict[str, Any]]] = {}
 
     def answer(self, handler: Handler, body: dict[str, Any]) -> None:
         if not handler.path.startswith("/v1/messages"):
@@ -241,7 +275,7 @@ class Anthropic(FakeServer):
             if b.get("type") == "text" and not b.get("text", "").startswith("<system-reminder>")
         )
         if results:
-            content = self._after_tool(messages, results[-1])
+            content = self._after_tool(body, messages, results[-1])
         elif SUMMARY_ASK.search(prompt) and "[[" not in prompt:
             content = [{"type": "text", "text": "<summary>The session so far.</summary>"}]
         else:
@@ -258,18 +292,32 @@ class Anthropic(FakeServer):
                 return
             if found:
                 found = command_of(body, *found)
-            content = self._content(prompt, found)
+            content = self._content(body, prompt, found)
         self._send(handler, body, content)
 
-    def _after_tool(self, messages: list[dict[str, Any]], result: dict[str, Any]) -> list:
+    def _after_tool(self, body: dict[str, Any], messages: list, result: dict[str, Any]) -> list:
+        queued = self.then.pop(str(result.get("tool_use_id")), None)
+        if queued:
+            return [self._call(body, *queued)]
         pending = self._pending_after(messages, _block_text(result))
         if pending:
             return [pending]
         return [{"type": "text", "text": _reply_text("", _block_text(result))}]
 
+    def _call(self, body: dict[str, Any], call: dict[str, Any], *then: dict[str, Any]) -> dict:
+        """``call``, or first the ToolSearch that loads its schema when the request names it
+        deferred; the calls after it wait for its result."""
+        queue = list(then)
+        if call["name"] in unloaded_tools(body):
+            queue.insert(0, call)
+            call = self._tool("ToolSearch", {"query": f"select:{call['name']}"})
+        if queue:
+            self.then[call["id"]] = queue
+        return call
+
     def _pending_after(self, messages: list[dict[str, Any]], result: str) -> dict[str, Any] | None:
-        """A [[task]] turn is two calls: TaskCreate, then TaskUpdate to completed. A call of a
-        server still connecting waits for it (as the error asks), then is made again."""
+        """A call of a server still connecting waits for it (as the error asks), then is made
+        again."""
         calls = [
             b
             for m in messages
@@ -277,8 +325,6 @@ class Anthropic(FakeServer):
             for b in blocks(m.get("content"))
             if b.get("type") == "tool_use"
         ]
-        if calls and calls[-1].get("name") == "TaskCreate":
-            return self._tool("TaskUpdate", {"taskId": "1", "status": "completed"})
         if "Call WaitForMcpServers" in result:
             return self._tool("WaitForMcpServers", {})
         if len(calls) > 1 and calls[-1].get("name") == "WaitForMcpServers":
@@ -288,20 +334,32 @@ class Anthropic(FakeServer):
     def _tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return {"type": "tool_use", "id": self.next_id("toolu"), "name": name, "input": arguments}
 
-    def _content(self, prompt: str, found: tuple[str, str] | None) -> list[dict[str, Any]]:
+    def _content(self, body: dict[str, Any], prompt: str, found: tuple[str, str] | None) -> list:
         kind, arg = found or ("", "")
         if kind == "bash":
             return [self._tool("Bash", {"command": arg, "description": "run it"})]
         if kind == "mcp":
             name, _, rest = arg.partition(" ")
-            return [self._tool(f"mcp__vybe__{name}", json.loads(rest or "{}"))]
+            return [self._call(body, self._tool(f"mcp__vybe__{name}", json.loads(rest or "{}")))]
         if kind == "plan":
-            steps = [s.strip() for s in arg.split(";") if s.strip()]
-            plan = "# Plan\n\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1))
-            return [self._tool("ExitPlanMode", {"plan": plan})]
+            return [self._call(body, *self._plan(body, arg))]
         if kind == "task":
-            return [self._tool("TaskCreate", {"subject": arg, "description": arg})]
+            create = self._tool("TaskCreate", {"subject": arg, "description": arg})
+            done = self._tool("TaskUpdate", {"taskId": "1", "status": "completed"})
+            return [self._call(body, create, done)]
         return [{"type": "text", "text": _reply_text(prompt, None)}]
+
+    def _plan(self, body: dict[str, Any], arg: str) -> list[dict[str, Any]]:
+        """Write the plan to the plan file the request names, then ExitPlanMode with no plan
+        in the call (the file holds it), as plan mode asks (2.1.197 and 2.1.332 alike)."""
+        steps = [s.strip() for s in arg.split(";") if s.strip()]
+        plan = "# Plan\n\n" + "\n".join(f"{i}. {s}" for i, s in enumerate(steps, 1)) + "\n"
+        files = [found[1] for text in strings_of(body) for found in PLAN_FILE.finditer(text)]
+        path = files[-1] if files else "/no-plan-file-named.md"  # the Write fails: visible
+        return [
+            self._tool("Write", {"file_path": path, "content": plan}),
+            self._tool("ExitPlanMode", {}),
+        ]
 
     def _send(self, handler: Handler, body: dict[str, Any], content: list) -> None:
         stop = "tool_use" if any(b["type"] == "tool_use" for b in content) else "end_turn"

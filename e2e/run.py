@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scenarios
-from capture import refresh_fixtures
+from capture import refresh_fixtures, version_of
 from checks import Checks
 from sandbox import BIN
 
@@ -44,9 +44,11 @@ def main(argv: list[str]) -> int:
             print(f"FAIL setup: {BIN / tool} is missing (make e2e installs it)")
             return 1
     isolated()
+    versions = {}
     for tool in ("claude", "codex"):
         shown = subprocess.run([str(BIN / tool), "--version"], capture_output=True, text=True)
         print(f"{tool}: {shown.stdout.strip()}", flush=True)
+        versions[tool] = version_of(shown.stdout)
     checks = Checks()
     started = time.monotonic()
     boxes = []
@@ -59,7 +61,7 @@ def main(argv: list[str]) -> int:
             checks.fail(f"{name}: scenario ran to the end", traceback.format_exc(limit=4))
         print(f"   ({time.monotonic() - scenario_started:.1f} s)", flush=True)
     if capture:
-        print(refresh_fixtures([b for b in boxes if b is not None]))
+        print(refresh_fixtures([b for b in boxes if b is not None], versions))
     return checks.summary(time.monotonic() - started)
 
 

@@ -506,8 +506,9 @@ def claude_plan(checks: Checks) -> Sandbox:
     try:
         tui.wait_for("plan mode on")
         tui.keys("[[plan: write the schema; port the data; switch reads]]", literal=True)
-        tui.submit("Exit plan mode?")
-        tui.keys("Enter")  # 1. Yes
+        # The fake model writes the plan file the request names, then calls ExitPlanMode.
+        tui.submit("Would you like to proceed?")
+        tui.keys("Down", "Enter")  # 2. Yes, manually approve edits (1. would be auto mode)
         tui.wait_for("approved")
         wait_for(lambda: len(box.query("SELECT 1 FROM tasks")) >= 3, 10)
         status_line_shown(box, tui, checks)

@@ -40,8 +40,15 @@ class HookRun:
         return output.get("hookSpecificOutput", {}).get("additionalContext", "")
 
 
+def target_of(folder: str) -> str:
+    """The agent whose payloads a fixture folder holds: ``claude`` of ``claude`` (the pinned
+    version's) and of ``claude@2.1.332`` (a newer version's, from ``make e2e-latest``)."""
+    return folder.partition("@")[0]
+
+
 class Agent:
-    """Sends captured events to vybe's hook handler, placeholders filled, one session each."""
+    """Sends captured events to vybe's hook handler, placeholders filled, one session each.
+    ``target`` names the agent or one of its fixture folders (``claude@2.1.332``)."""
 
     def __init__(self, vybe: Any, project: Path) -> None:
         self.vybe = vybe
@@ -50,7 +57,7 @@ class Agent:
 
     def event(self, target: str, name: str, **fields: Any) -> dict[str, Any]:
         payload = json.loads((FIXTURES / target / f"{name}.json").read_text())
-        payload["session_id"] = SESSIONS[target]
+        payload["session_id"] = SESSIONS[target_of(target)]
         for key, value in payload.items():
             if value == "{cwd}":
                 payload[key] = str(self.project)
@@ -80,10 +87,11 @@ class Agent:
 
     def send(self, target: str, name: str, **fields: Any) -> HookRun:
         payload = self.event(target, name, **fields)
-        return self.raw(target, json.dumps(payload).encode())
+        return self.raw(target_of(target), json.dumps(payload).encode())
 
     def send_process(self, target: str, name: str, **fields: Any) -> HookRun:
-        return self.process(target, json.dumps(self.event(target, name, **fields)).encode())
+        payload = self.event(target, name, **fields)
+        return self.process(target_of(target), json.dumps(payload).encode())
 
     def rows(self, sql: str, *params: Any) -> list[tuple]:
         return self.vybe.sql(sql, params)

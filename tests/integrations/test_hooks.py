@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.integrations.conftest import FIXTURES
+from tests.integrations.conftest import FIXTURES, target_of
 from vybe.integrations import hooks
 from vybe.store import open_store
 
@@ -29,14 +29,14 @@ def test_every_event_exits_0_with_only_accepted_fields(agent, target, name):
     event = agent.event(target, name)["hook_event_name"]
     if output is None:
         return
-    if event in CONTEXT_EVENTS[target]:
+    if event in CONTEXT_EVENTS[target_of(target)]:
         assert set(output) == {"hookSpecificOutput"}
         specific = output["hookSpecificOutput"]
         assert specific["hookEventName"] == event
         assert set(specific) == {"hookEventName", "additionalContext"}
         assert len(specific["additionalContext"]) <= 10_000
     else:
-        assert (target, event, output) == ("codex", "Stop", {})
+        assert (target_of(target), event, output) == ("codex", "Stop", {})
 
 
 def test_malformed_json_exits_0_silently_and_logs(agent):

@@ -115,10 +115,12 @@ def test_the_installed_executable_prints_one_line_and_exits_0(vybe):
     assert done.stdout.decode().startswith("vybe · no compaction yet")
 
 
-def test_the_json_the_real_claude_code_pipes_gives_its_sessions_line(agent, tmp_path):
-    """tests/fixtures/statusline/claude.json: what Claude Code 2.1 sent, captured by make e2e;
-    the session it names is the one whose messages the line counts."""
-    captured = Path(__file__).parents[1] / "fixtures" / "statusline" / "claude.json"
+@pytest.mark.parametrize("version", ["claude", "claude@2.1.332"])
+def test_the_json_the_real_claude_code_pipes_gives_its_sessions_line(agent, tmp_path, version):
+    """tests/fixtures/statusline/claude.json: what Claude Code 2.1.197 sent, captured by make
+    e2e (claude@2.1.332.json: by make e2e-latest); the session it names is the one whose
+    messages the line counts."""
+    captured = Path(__file__).parents[1] / "fixtures" / "statusline" / f"{version}.json"
     payload = json.loads(captured.read_text())
     assert isinstance(payload["session_id"], str) and payload["session_id"]
     payload["session_id"] = SESSIONS["claude"]
