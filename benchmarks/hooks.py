@@ -8,7 +8,9 @@ With ``--postgres`` the same store is copied onto a PostgreSQL server started he
 (tests/postgres/server.py, its settings as a default install's: fsync and synchronous
 commit on; trust authentication on 127.0.0.1, no TLS) and every hook runs on both stores,
 interleaved, with where a hook's time goes on the server: a bare ``import psycopg``, that
-import and one connection, and the handler's own time inside the hook (capture mode).
+import and one connection, a prompt with the local service switched off (the hook process
+connects itself), and the time inside each hook process (capture mode). A server store's
+hooks are run by the local service (vybe.cli.service), which the first of them starts.
 
 Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
        [--typed 1000] [--instructions]   (also each command's instruction count under
@@ -237,11 +239,14 @@ def main() -> None:
         if args.postgres:
             with server_copy(home, db, env) as (pg_env, server):
                 runs.update(hook_runs(pg_env, home, project, " (pg)"))
+                direct = {**pg_env, "VYBE_SERVICE": "off"}  # as before the local service
+                prompt = runs["UserPromptSubmit (pg)"]
+                runs["UserPromptSubmit (pg, no service)"] = prompt._replace(env=direct)
                 runs.update(driver_runs(pg_env))
                 print(server)
                 measure(args, runs)
                 inside = handler_ms(home / "captured")
-                print("inside the hook on PostgreSQL (imports, connection, queries), median:")
+                print("inside the hook process on PostgreSQL (after its start), median:")
                 for event, ms in inside.items():
                     print(f"  {event:26} {ms:7.1f} ms")
         else:
