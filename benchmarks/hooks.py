@@ -4,9 +4,17 @@ holds 1,000 typed messages with their tool rounds (a compaction's choice reads i
 and `vybe statusline` on the same store, against a bare `python -c "import sqlite3"`
 measured in the same run. Goal: at most 2x.
 
+With ``--postgres`` the same store is copied onto a PostgreSQL server started here
+(tests/postgres/server.py, its settings as a default install's: fsync and synchronous
+commit on; trust authentication on 127.0.0.1, no TLS) and every hook runs on both stores,
+interleaved, with where a hook's time goes on the server: a bare ``import psycopg``, that
+import and one connection, a prompt with the local service switched off (the hook process
+connects itself), and the time inside each hook process (capture mode). A server store's
+hooks are run by the local service (vybe.cli.service), which the first of them starts.
+
 Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
        [--typed 1000] [--instructions]   (also each command's instruction count under
-       valgrind, if installed)
+       valgrind, if installed) [--postgres]
 """
 
 from __future__ import annotations
@@ -15,9 +23,12 @@ import argparse
 import json
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from _common import Run, compile_vybe, instructions, interleaved, report_hook_errors
@@ -131,6 +142,76 @@ class Transcript:
             handle.write("".join(json.dumps(line) + "\n" for line in lines))
 
 
+def hook_runs(env: dict[str, str], home: Path, project: str, label: str) -> dict[str, Run]:
+    """Every hook and the status line on the store ``env`` names, ``label`` after each name."""
+    common = {"session_id": "bench", "cwd": project, "transcript_path": ""}
+    transcript = Transcript(home / f"transcript{label.replace(' ', '-')}.jsonl", "bench")
+    turn = {"transcript_path": str(transcript.path)}
+    payloads = {
+        "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
+        "SessionStart startup": {"hook_event_name": "SessionStart", "source": "startup"},
+        "SessionStart compact": {"hook_event_name": "SessionStart", "source": "compact"},
+        "Stop (a new turn)": {"hook_event_name": "Stop", **turn},
+        "PreCompact": {"hook_event_name": "PreCompact", "trigger": "auto"},
+        "SessionEnd": {"hook_event_name": "SessionEnd", "reason": "other", **turn},
+    }
+    runs = {}
+    for name, payload in payloads.items():
+        stdin = json.dumps({**common, **payload}).encode()
+        before = transcript.add_turn if name.startswith("Stop") else None
+        runs[name + label] = Run([VYBE, "hook", "run", "claude"], env, stdin, before)
+    runs["statusline" + label] = Run([VYBE, "statusline"], env, json.dumps(common).encode())
+    return runs
+
+
+@contextmanager
+def server_copy(home: Path, db: Path, env: dict[str, str]) -> Iterator[tuple[dict, str]]:
+    """The SQLite store ``db`` copied onto a PostgreSQL server started here: the
+    environment that selects it (its own config folder, hooks captured) and the server's
+    version and settings."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.postgres.server
+    from tests.postgres.server import running
+
+    from vybe.store import SqliteStore, copy
+    from vybe.store.postgres import PgStore
+
+    with running() as server:
+        server.admin("CREATE DATABASE hooks")
+        url = server.url("hooks")
+        source, target = SqliteStore(str(db)), PgStore(url)
+        copy.to_server(source, target)
+        source.close()
+        target.conn.raw.execute("VACUUM ANALYZE")
+        target.close()
+        pg_env = {**env, "VYBE_DB_URL": url, "VYBE_CONFIG_DIR": str(home / "pgconfig")}
+        pg_env.pop("VYBE_DB_PATH")
+        subprocess.run([VYBE, "init", "--agent", "claude"], env=pg_env, check=True)
+        pg_env["VYBE_HOOK_CAPTURE"] = str(home / "captured")
+        yield pg_env, f"{server.version}; settings: {json.dumps(server.settings)}"
+
+
+def handler_ms(folder: Path) -> dict[str, float]:
+    """The median time inside each captured hook, by event (its imports, connection and
+    queries, without the interpreter's start and end)."""
+    times: dict[str, list[float]] = {}
+    timings = folder / "timings.jsonl"
+    for line in timings.read_text().splitlines() if timings.exists() else ():
+        entry = json.loads(line)
+        times.setdefault(entry["event"], []).append(entry["ms"])
+    return {event: statistics.median(ms[3:] or ms) for event, ms in times.items()}
+
+
+def driver_runs(env: dict[str, str]) -> dict[str, Run]:
+    """The server path's fixed costs, each a process of its own: psycopg's import, then that
+    import and one connection to the store's server."""
+    url = env["VYBE_DB_URL"]
+    connect = f"import psycopg; psycopg.connect({url!r}).close()"
+    return {
+        "python -c import psycopg": Run([sys.executable, "-c", "import psycopg"], env),
+        "  + one connection": Run([sys.executable, "-c", connect], env),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
@@ -138,6 +219,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--typed", type=int, default=1000)
     parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--postgres", action="store_true", help="also on a PostgreSQL server")
     args = parser.parse_args()
     compile_vybe()
     with tempfile.TemporaryDirectory() as folder:
@@ -152,39 +234,44 @@ def main() -> None:
         }
         seed(env, db, args.events, args.memories, project)
         seed_session(db, "claude:bench", args.typed)
-        common = {"session_id": "bench", "cwd": project, "transcript_path": ""}
-        transcript = Transcript(home / "transcript.jsonl", "bench")
-        turn = {"transcript_path": str(transcript.path)}
-        payloads = {
-            "UserPromptSubmit": {"hook_event_name": "UserPromptSubmit", "prompt": "add a test"},
-            "SessionStart startup": {"hook_event_name": "SessionStart", "source": "startup"},
-            "SessionStart compact": {"hook_event_name": "SessionStart", "source": "compact"},
-            "Stop (a new turn)": {"hook_event_name": "Stop", **turn},
-            "PreCompact": {"hook_event_name": "PreCompact", "trigger": "auto"},
-            "SessionEnd": {"hook_event_name": "SessionEnd", "reason": "other", **turn},
-        }
         runs = {"python -c import sqlite3": Run([sys.executable, "-c", "import sqlite3"], env)}
-        for name, payload in payloads.items():
-            stdin = json.dumps({**common, **payload}).encode()
-            before = transcript.add_turn if name.startswith("Stop") else None
-            runs[name] = Run([VYBE, "hook", "run", "claude"], env, stdin, before)
-        runs["statusline"] = Run([VYBE, "statusline"], env, json.dumps(common).encode())
-        figures = interleaved(runs, args.runs)
-        base = figures["python -c import sqlite3"]
-        print(
-            f"store: {args.events} events, {args.memories} memories, a session of"
-            f" {args.typed} typed messages (with their tool rounds);"
-            f" median of {args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f}"
-        )
-        for name, ms in figures.items():
-            print(f"{name:28} {ms:7.1f} ms  {ms / base:.2f}x")
-        counts = instructions(runs) if args.instructions else None
-        if counts:
-            floor = counts["python -c import sqlite3"]
-            print("instructions (callgrind), one run each:")
-            for name, count in counts.items():
-                print(f"{name:28} {count / 1e6:7.1f} M   {count / floor:.2f}x")
+        runs.update(hook_runs(env, home, project, ""))
+        if args.postgres:
+            with server_copy(home, db, env) as (pg_env, server):
+                runs.update(hook_runs(pg_env, home, project, " (pg)"))
+                direct = {**pg_env, "VYBE_SERVICE": "off"}  # as before the local service
+                prompt = runs["UserPromptSubmit (pg)"]
+                runs["UserPromptSubmit (pg, no service)"] = prompt._replace(env=direct)
+                runs.update(driver_runs(pg_env))
+                print(server)
+                measure(args, runs)
+                inside = handler_ms(home / "captured")
+                print("inside the hook process on PostgreSQL (after its start), median:")
+                for event, ms in inside.items():
+                    print(f"  {event:26} {ms:7.1f} ms")
+        else:
+            measure(args, runs)
         report_hook_errors(home / "config")
+        report_hook_errors(home / "pgconfig")
+
+
+def measure(args: argparse.Namespace, runs: dict[str, Run]) -> None:
+    """Print each command's median wall time against the floor (and its instructions)."""
+    figures = interleaved(runs, args.runs)
+    base = figures["python -c import sqlite3"]
+    print(
+        f"store: {args.events} events, {args.memories} memories, a session of"
+        f" {args.typed} typed messages (with their tool rounds);"
+        f" median of {args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f}"
+    )
+    for name, ms in figures.items():
+        print(f"{name:33} {ms:7.1f} ms  {ms / base:.2f}x")
+    counts = instructions(runs) if args.instructions else None
+    if counts:
+        floor = counts["python -c import sqlite3"]
+        print("instructions (callgrind), one run each:")
+        for name, count in counts.items():
+            print(f"{name:33} {count / 1e6:7.1f} M   {count / floor:.2f}x")
 
 
 if __name__ == "__main__":

@@ -126,6 +126,9 @@ class Vybe:
         self.env.update(
             VYBE_DB_PATH=str(self.db_path), VYBE_CONFIG_DIR=str(home / "config"), HOME=str(home)
         )
+        # A hook process on a server store starts the local service (vybe.cli.service):
+        # the one a test's hooks start goes soon after the test, not ten minutes later.
+        self.env["VYBE_SERVICE_IDLE_S"] = "10"
         # Every command acts as an agent named explicitly, as `vybe init --agent` sets one
         # up: the agent "default" (a hook acts as its own, claude or codex, all the same).
         self.config_dir = home / "config"

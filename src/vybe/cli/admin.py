@@ -163,6 +163,8 @@ def doctor(inv, v: dict) -> dict:
     settings = inv.settings
     checks = health.store_checks(settings.location, settings.busy_timeout_ms)
     checks.extend(_hook_checks(settings.db_path))
+    if settings.db_url is not None:
+        checks.append(_service_check())
     return {
         "ok": all(c["ok"] for c in checks),
         "checks": checks,
@@ -185,6 +187,15 @@ def _hook_checks(db_path: str) -> list[dict]:
     from vybe.integrations import install
 
     return install.health(Path.cwd(), db_path)
+
+
+def _service_check() -> dict:
+    """The local service that runs a server store's hooks (vybe.cli.service): its state is
+    said, never a failure, but for a socket folder others may enter."""
+    from vybe.integrations import service_link
+
+    found = service_link.state()
+    return {"name": "local_service", "ok": found["state"] != "unavailable", **found}
 
 
 def _migrate(inv) -> dict:

@@ -79,16 +79,56 @@ def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -
 
 def run(target: str, raw: bytes, process_ends: bool = False) -> str:
     """The stdout for one hook call (a JSON object, or nothing); kept in capture mode.
-    ``process_ends``: the process ends once the answer is written (see ``Hook.close``)."""
+    ``process_ends``: the process ends once the answer is written (see ``Hook.close``): the
+    executable's hook, which on a server store asks the local service first."""
     started = time.perf_counter()
-    answer = answer_for(target, raw, process_ends)
+    invocation = settings = answer = None
+    if process_ends:
+        invocation = f"{time.time_ns()}_{os.urandom(6).hex()}"
+        settings = loaded_settings(target)
+        if settings is not None and settings.db_url is not None:
+            answer = by_service(target, raw, invocation)
+    if answer is None:
+        answer = answer_for(target, raw, process_ends, invocation, settings)
     folder = os.environ.get(CAPTURE_ENV)
     if folder:
         capture(folder, target, raw, started, answer)
     return answer
 
 
-def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
+def loaded_settings(target: str) -> config.Settings | None:
+    """The hook's settings; None when they cannot be loaded (the handler's own load then
+    says why, in hooks.log)."""
+    try:
+        return config.load(os.environ.get("VYBE_AGENT") or target)
+    except Exception:
+        return None
+
+
+def by_service(target: str, raw: bytes, invocation: str) -> str | None:
+    """The local service's answer (vybe.cli.service) for a server's store; None when this
+    process must run the hook itself (no service, one that failed: the same ``invocation``
+    then replays what it wrote)."""
+    if len(raw) > MAX_INPUT_BYTES:
+        return None
+    from vybe.integrations import service_link
+
+    if not service_link.enabled():
+        return None
+    text = raw.decode("utf-8", "replace")
+    return service_link.answer("hook", {"target": target, "raw": text, "invocation": invocation})
+
+
+def answer_for(
+    target: str,
+    raw: bytes,
+    process_ends: bool = False,
+    invocation: str | None = None,
+    settings: config.Settings | None = None,
+) -> str:
+    """The hook's answer, its handler run in this process; ``invocation`` names this call
+    of the hook, for the writes that must happen once however often it is run (a prompt);
+    ``settings``, when the caller loaded them already."""
     event = "?"
     hook: Hook | None = None
     try:
@@ -98,8 +138,9 @@ def answer_for(target: str, raw: bytes, process_ends: bool = False) -> str:
         if handler is None:
             return render(target, event, None)
         # The hook knows its agent: the target (claude, codex) unless VYBE_AGENT names one.
-        settings = config.load(os.environ.get("VYBE_AGENT") or target)
-        hook = Hook(target, event, payload, acting(settings.agent), settings)
+        if settings is None:
+            settings = config.load(os.environ.get("VYBE_AGENT") or target)
+        hook = Hook(target, event, payload, acting(settings.agent), settings, invocation)
         return render(target, event, handler(hook))
     except Exception as error:
         log_failure(target, event, error)

@@ -54,9 +54,13 @@ class Hook:
         payload: dict[str, Any],
         agent: str,
         settings: config.Settings,
+        invocation: str | None = None,
     ) -> None:
         self.target, self.event, self.payload = target, event, payload
         self.agent, self.settings = agent, settings
+        # This call of the hook, when it may run twice (the local service, then the hook
+        # process itself): the writes that must happen once are keyed by it.
+        self.invocation = invocation
         self._store: Any = None
 
     @property

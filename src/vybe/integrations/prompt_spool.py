@@ -82,8 +82,11 @@ def drain(store: Any, log_event: Any) -> int:
             data=kept["data"],
             tokens=kept["tokens"],
         )
-        stored = record_rows.append_message(store, row)
-        log_event(stored, kept["event"])
+        event = kept["event"]
+        request_id = event.get("request_id")  # a hook call that may have run twice
+        once = (event["agent"], request_id) if request_id else None
+        stored = record_rows.append_message(store, row, once)
+        log_event(stored, event)
         os.unlink(path)
         added += 1
     return added

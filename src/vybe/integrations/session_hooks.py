@@ -304,6 +304,12 @@ def _log_prompt(store: Any, row: MessageRow, kept: dict[str, Any]) -> None:
     )
 
 
+def once_as(kept: dict[str, Any]) -> tuple[str, str] | None:
+    """(agent, request id) a prompt row is written once by, when its hook call has one."""
+    request_id = kept.get("request_id")
+    return (kept["agent"], request_id) if request_id else None
+
+
 def add_kept_prompts(hook: Hook) -> int:
     """Prompts an earlier hook could not write (the store was locked), added in order."""
     from vybe.integrations import prompt_spool
@@ -334,13 +340,17 @@ def user_prompt(hook: Hook) -> str | None:
         "project_id": os.path.abspath(hook.cwd),
         "message": hook_actions.clip(prompt, PROMPT_EVENT_CHARS),
     }
+    if hook.invocation:  # this call may run twice (the local service, then this process)
+        kept["request_id"] = hook_actions.request_id(
+            hook.target, hook.session_id, hook.event, hook.invocation
+        )
     try:
         add_kept_prompts(hook)
         catch_up(hook)
         # Claude's Stop hook imports the last reply: a prompt typed meanwhile waits for that
         # import (a little), so it lands after the reply it answers.
         with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
-            row = record_rows.append_message(hook.store, row)
+            row = record_rows.append_message(hook.store, row, once_as(kept))
     except VybeError as error:
         if not isinstance(error, DatabaseLocked) and error.code != "CLOCK_OUT_OF_RANGE":
             raise

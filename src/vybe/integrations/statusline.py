@@ -70,12 +70,17 @@ def _compactions(conn: Any, session_id: str) -> list[str]:
 
 def line(raw: bytes, process_ends: bool = False) -> str:
     """The status line for one payload; ``process_ends``: the store is left to the process's
-    end (``Store.close_at_exit``: no checkpoint of the hooks' WAL on every status line)."""
+    end (``Store.close_at_exit``: no checkpoint of the hooks' WAL on every status line),
+    and a server's store is read by the local service when one answers."""
     payload = _payload(raw)
     try:
         settings = config.load(os.environ.get("VYBE_AGENT") or "claude")
         if settings.db_url is None and not os.path.exists(to_os(settings.db_path)):
             return "vybe"
+        if settings.db_url is not None and process_ends:
+            answered = by_service(raw)
+            if answered is not None:
+                return answered
         from vybe.store import open_store
 
         store = open_store(settings.location, BUSY_TIMEOUT_MS, create=False)
@@ -95,6 +100,15 @@ def line(raw: bytes, process_ends: bool = False) -> str:
             store.close_at_exit()
         else:
             store.close()
+
+
+def by_service(raw: bytes) -> str | None:
+    """The line as the local service reads it (vybe.cli.service), or None."""
+    from vybe.integrations import service_link
+
+    if not service_link.enabled():
+        return None
+    return service_link.answer("statusline", {"raw": raw.decode("utf-8", "replace")})
 
 
 def run(process_ends: bool = False) -> int:

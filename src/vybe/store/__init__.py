@@ -14,8 +14,20 @@ __all__ = [
     "SqliteStore",
     "Store",
     "is_url",
+    "keep_server_stores",
     "open_store",
 ]
+
+# The server stores this process keeps open between requests (the local service,
+# vybe.cli.service), by location and busy timeout; None in every other process.
+_kept: dict[tuple[str, int], Store] | None = None
+
+
+def keep_server_stores() -> None:
+    """From now on a server store opened here stays connected, and the next open of the
+    same one is handed it again (closing it only ends what it left open)."""
+    global _kept
+    _kept = {}
 
 
 def require_driver() -> None:
@@ -33,5 +45,12 @@ def open_store(
         require_driver()
         from vybe.store.postgres import PgStore
 
-        return PgStore(location, busy_timeout_ms, migrate=migrate, create=create)
+        if _kept is None:
+            return PgStore(location, busy_timeout_ms, migrate=migrate, create=create)
+        found = _kept.get((location, busy_timeout_ms))
+        if found is None:
+            found = PgStore(location, busy_timeout_ms, migrate=migrate, create=create)
+            found.kept = True
+            _kept[(location, busy_timeout_ms)] = found
+        return found
     return SqliteStore(location, busy_timeout_ms, migrate=migrate, create=create)

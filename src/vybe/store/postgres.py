@@ -232,6 +232,7 @@ class PgStore(Store):
     """The vybe database on a PostgreSQL server; ``create=False`` wants it migrated already."""
 
     dialect = "postgresql"
+    kept = False  # kept open between the local service's requests
 
     def __init__(
         self, url: str, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
@@ -278,7 +279,11 @@ class PgStore(Store):
         return self.conn
 
     def close(self) -> None:
-        if self._raw is not None:
+        """Close the connection; a kept store (vybe.store.keep_server_stores) only ends a
+        transaction left open, and stays connected for the next request."""
+        if self.kept:
+            self._rollback()
+        elif self._raw is not None:
             self._raw.close()
 
     def sync_each_commit(self) -> None:

@@ -16,6 +16,8 @@ from vybe.store.base import Store
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from vybe.context.checkpoints import Attempt, Checkpoint
 
 __all__ = [
@@ -73,8 +75,12 @@ def _read_messages(
             gc.enable()
 
 
-def append_message(store: Store, message: MessageRow) -> MessageRow:
-    """Append one row; its context_seq is the session's next, taken under the write lock."""
+def append_message(
+    store: Store, message: MessageRow, once: tuple[str, str] | None = None
+) -> MessageRow:
+    """Append one row; its context_seq is the session's next, taken under the write lock.
+    ``once``: (agent, request id) the row is written once by, in the idempotency ledger;
+    a second call with it returns the row the first wrote."""
 
     def body(conn: sqlite3.Connection) -> MessageRow:
         now = clock.now_iso()
@@ -103,7 +109,16 @@ def append_message(store: Store, message: MessageRow) -> MessageRow:
         )
         return stored
 
-    return store.transact(body)
+    if once is None:
+        return store.transact(body)
+
+    def stamped(conn: sqlite3.Connection) -> dict[str, Any]:
+        stored = body(conn)
+        return {"seq": stored.seq, "created_at": stored.created_at}
+
+    args = {"session_id": message.session_id, "text": message.text}
+    first = store.idempotent(once[0], once[1], "record prompt", args, stamped)
+    return message._replace(seq=first["seq"], created_at=first["created_at"])
 
 
 def list_messages(

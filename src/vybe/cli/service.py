@@ -1,0 +1,232 @@
+"""The local service: one process a user and config folder that runs the hooks and the
+status line of a PostgreSQL store on a warm connection, for hook processes that then need
+neither psycopg nor a connection of their own (the caller's side: vybe.integrations.service_link;
+docs/architecture.md, the local service).
+
+Started on demand by the first hook that finds none, detached; it takes the folder's lock
+file (a second one exits at once, after asking the one there for its key: one of another
+vybe refuses it and exits, and the new one takes its place), binds its socket under a
+temporary name and renames it into place (a caller never connects to a half-made one),
+and serves one request at a time, each with its caller's environment and working folder,
+exactly as the hook process would have run it. It answers only once the handler has
+returned, so every write a hook acknowledges is committed on the server. It exits after
+``VYBE_SERVICE_IDLE_S`` seconds without a request (600), when its config folder is gone,
+or when a caller of another key reaches it; killed, it leaves a socket nobody answers on,
+and the next caller starts a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+import struct
+import time
+
+from vybe import config, jsonio
+from vybe.integrations import service_link
+
+TICK_SECONDS = 1.0  # how often an idle service looks at its idle time and config folder
+READ_SECONDS = 5.0  # a caller that connects and sends nothing is dropped after this long
+TAKEOVER_SECONDS = 3.0  # how long a new service waits for an old one to let go of the lock
+
+
+class Service:
+    """The socket, the lock, and what doctor is told."""
+
+    def __init__(self, key: str, path: str, idle: float) -> None:
+        self.key, self.path, self.idle = key, path, idle
+        self.config_dir = config.config_dir()
+        self.started = time.time()
+        self.served = 0
+        self.listener: socket.socket | None = None
+        self.inode = 0
+
+    def status(self) -> dict:
+        return {
+            "pid": os.getpid(),
+            "key": self.key,
+            "socket": self.path,
+            "started_at": self.started,
+            "served": self.served,
+            "idle_exit_s": self.idle,
+        }
+
+    def bind(self) -> None:
+        """Listen on a socket made under a temporary name, then renamed over the path: a
+        stale socket of a killed service is replaced in one step."""
+        made = f"{self.path}.{os.getpid()}"
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(made)
+        listener.bind(made)
+        os.chmod(made, 0o600)
+        listener.listen(64)
+        os.replace(made, self.path)
+        self.inode = os.stat(self.path).st_ino
+        listener.settimeout(TICK_SECONDS)
+        self.listener = listener
+
+    def still_wanted(self, last: float) -> bool:
+        if time.monotonic() - last > self.idle or not os.path.isdir(self.config_dir):
+            return False
+        try:
+            return os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
+
+    def serve(self) -> None:
+        assert self.listener is not None
+        last = time.monotonic()
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                if not self.still_wanted(last):
+                    return
+                continue
+            with conn:
+                carry_on = self.handle(conn)
+            last = time.monotonic()
+            if not carry_on:
+                return
+
+    def leave(self) -> None:
+        """Take the socket away (when it is still ours) before the process ends."""
+        try:
+            if os.stat(self.path).st_ino == self.inode:
+                os.unlink(self.path)
+        except OSError:
+            pass
+
+    def handle(self, conn: socket.socket) -> bool:
+        """Answer one request; False when this service must stop (a caller of another key)."""
+        conn.settimeout(READ_SECONDS)
+        try:
+            if peer_uid(conn) != os.getuid():
+                return True
+            request = read_request(conn)
+        except (OSError, ValueError):
+            return True
+        if not isinstance(request, dict):
+            return True
+        if request.get("key") != self.key:
+            reply(conn, {"key": self.key, "refused": "version"})
+            return False
+        if request.get("kind") == "ping":
+            reply(conn, {"key": self.key, "status": self.status()})
+            return True
+        answer = run_as_caller(request)
+        self.served += 1
+        reply(conn, {"key": self.key, "answer": answer})
+        return True
+
+
+def peer_uid(conn: socket.socket) -> int:
+    """The user of the process at the other end (the folder is 700; this makes sure)."""
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
+def read_request(conn: socket.socket) -> object:
+    chunks = []
+    while chunk := conn.recv(1 << 16):
+        chunks.append(chunk)
+    return jsonio.loads(b"".join(chunks).decode("utf-8", "surrogatepass"))
+
+
+def reply(conn: socket.socket, document: dict) -> None:
+    # A caller that gave up waiting runs the hook itself, idempotently.
+    with contextlib.suppress(OSError):
+        conn.sendall(jsonio.dumps(document).encode("utf-8", "surrogatepass"))
+
+
+def run_as_caller(request: dict) -> str:
+    """One hook or status line, run with the caller's environment and working folder (put
+    back afterwards); its answer, which is always a string: a handler's failure is logged
+    to the caller's hooks.log and answered as the agent expects, as in the hook process."""
+    from vybe.cli import hook_run
+    from vybe.integrations import statusline
+
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update({str(k): str(v) for k, v in dict(request.get("env") or {}).items()})
+    try:
+        os.chdir(str(request.get("cwd") or "/"))
+    except OSError:
+        os.chdir("/")
+    try:
+        raw = str(request.get("raw") or "").encode("utf-8", "surrogatepass")
+        if request.get("kind") == "statusline":
+            return statusline.line(raw)
+        target = str(request.get("target") or "claude")
+        invocation = request.get("invocation")
+        return hook_run.answer_for(target, raw, invocation=str(invocation or "") or None)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        os.chdir("/")
+
+
+def take_lock(path: str, key: str) -> int | None:
+    """The service's lock file, held for its life; None when another service of this key
+    holds it. One of another key is asked (and so told to go), then waited for a moment."""
+    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + TAKEOVER_SECONDS
+    asked = False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())  # for a person (and a test) to find it
+            return fd
+        except BlockingIOError:
+            pass
+        if not asked:
+            asked = True
+            there = service_link.ask({"kind": "ping"}, timeout=1.0)
+            if there is None or there.get("key") == key:
+                break  # a twin, or one busy with a request: it serves
+        if time.monotonic() >= deadline:
+            break
+        time.sleep(0.02)
+    os.close(fd)
+    return None
+
+
+def idle_seconds() -> float:
+    try:
+        return max(1.0, float(os.environ.get(service_link.IDLE_VARIABLE) or ""))
+    except ValueError:
+        return service_link.IDLE_SECONDS
+
+
+def warm_up() -> None:
+    """Load what every request needs before the first one arrives."""
+    import vybe.store.postgres  # noqa: F401
+    from vybe.cli import hook_run  # noqa: F401
+    from vybe.integrations import claude_code, codex, session_hooks, statusline  # noqa: F401
+    from vybe.store import keep_server_stores
+
+    keep_server_stores()
+
+
+def main() -> None:
+    """The service's process (started by service_link.start)."""
+    os.chdir("/")
+    path = service_link.socket_path()
+    if path is None:
+        return
+    key = service_link.key()
+    lock = take_lock(path, key)
+    if lock is None:
+        return
+    service = Service(key, path, idle_seconds())
+    try:
+        warm_up()
+        service.bind()
+        service.serve()
+    finally:
+        service.leave()
+        os.close(lock)

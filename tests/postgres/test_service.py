@@ -1,0 +1,308 @@
+"""The local service (vybe.cli.service) that runs a server store's hooks on a warm
+connection: real hook processes, a real service process, a real server; the service killed
+with SIGKILL at random moments, replaced by another vybe's, left idle, switched off."""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.test_startup_imports import HEAVY, HOOK_ONLY
+from tests.conftest import VYBE
+from vybe.integrations import service_link
+
+
+class Machine:
+    """One user's machine: the test's environment with a socket folder of its own (a short
+    TMPDIR: a Unix socket's path is at most 107 bytes), and its service found by its pid."""
+
+    def __init__(self, vybe: Any) -> None:
+        self.vybe = vybe
+        self.tmp = tempfile.mkdtemp(prefix="vs")
+        self.env = {**vybe.env, "TMPDIR": self.tmp, "VYBE_SERVICE_IDLE_S": "30"}
+        self.env.pop("XDG_RUNTIME_DIR", None)
+        self.folder = os.path.join(self.tmp, f"vybe-{os.getuid()}")
+
+    def prompt(self, text: str, session: str = "s") -> subprocess.CompletedProcess:
+        payload = {"hook_event_name": "UserPromptSubmit", "prompt": text, "session_id": session}
+        return self.hook(payload | {"cwd": str(self.vybe.home)})
+
+    def hook(self, payload: dict) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [VYBE, "hook", "run", "claude"],
+            input=json.dumps(payload).encode(),
+            env=self.env,
+            capture_output=True,
+            timeout=60,
+        )
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done
+        return done
+
+    def ask(self, request: dict) -> dict | None:
+        """service_link's reply, asked with this machine's environment."""
+        saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(self.env)
+        try:
+            return service_link.ask(request, timeout=5)
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+    def ping(self) -> dict | None:
+        reply = self.ask({"kind": "ping"})
+        return reply["status"] if reply and "status" in reply else None
+
+    def service(self, timeout: float = 30) -> dict:
+        """The running service's status, once it answers."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status = self.ping()
+            if status is not None:
+                return status
+            time.sleep(0.05)
+        raise AssertionError("no service answered")
+
+    def pid(self) -> int | None:
+        for lock in glob.glob(os.path.join(self.folder, "*.lock")):
+            text = Path(lock).read_text().strip()
+            if text.isdigit():
+                return int(text)
+        return None
+
+    def sockets(self) -> list[str]:
+        return glob.glob(os.path.join(self.folder, "*.sock"))
+
+    def stop(self) -> None:
+        pid = self.pid()
+        if pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def machine(vybe: Any) -> Iterator[Machine]:
+    one = Machine(vybe)
+    yield one
+    one.stop()
+
+
+def recorded(vybe: Any, session: str = "s") -> list[str]:
+    rows = vybe.sql(
+        "SELECT content_text FROM messages WHERE session_id = ? AND type = 'user'"
+        " ORDER BY context_seq",
+        (f"claude:{session}",),
+    )
+    return [text for (text,) in rows]
+
+
+def prompt_events(vybe: Any) -> list[str]:
+    rows = vybe.sql("SELECT message FROM events WHERE kind = 'user_prompt' ORDER BY id")
+    return [message for (message,) in rows]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(ChildProcessError):  # a child of ours: reaped once it ended
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    return True
+
+
+def test_the_first_hook_starts_one_service_that_answers_every_later_one(vybe, machine):
+    machine.prompt("first")  # runs itself, and starts the service
+    first = machine.service()
+    for n in range(4):
+        machine.prompt(f"then {n}")
+    status = machine.service()
+    assert status["pid"] == first["pid"]
+    assert status["served"] == first["served"] + 4
+    assert recorded(vybe) == ["first", "then 0", "then 1", "then 2", "then 3"]
+    assert len(prompt_events(vybe)) == 5
+
+
+# The hook as the executable runs it, with the modules it loaded written to stderr.
+RUN = """
+import sys
+from vybe.cli.entry import main
+sys.argv = ["vybe", "hook", "run", "claude"]
+main(process_ends=True)
+sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_hook_the_service_answers_imports_no_driver_and_no_store(vybe, machine):
+    machine.prompt("warm it up")
+    machine.service()
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": "a guarded prompt"}
+    done = subprocess.run(
+        [sys.executable, "-c", RUN],
+        input=json.dumps(payload | {"session_id": "s", "cwd": str(vybe.home)}).encode(),
+        env=machine.env,
+        capture_output=True,
+        check=True,
+    )
+    modules = set(done.stderr.decode().rpartition("MODULES ")[2].split())
+    assert not modules & (HEAVY | HOOK_ONLY)
+    assert "sqlite3" not in modules and "vybe.store" not in modules
+    assert recorded(vybe)[-1] == "a guarded prompt"
+
+
+def test_the_status_line_is_read_by_the_service(vybe, machine):
+    machine.prompt("one")
+    before = machine.service()["served"]
+    done = subprocess.run(
+        [VYBE, "statusline"], input=b'{"session_id": "s"}', env=machine.env, capture_output=True
+    )
+    assert done.stdout.decode().startswith("vybe · ")
+    assert "1 of your messages" in done.stdout.decode()
+    assert machine.service()["served"] == before + 1
+
+
+def test_sigkill_of_the_service_at_random_moments_loses_and_doubles_no_prompt(vybe, machine):
+    sessions, per_session = ("a", "b"), 30
+    machine.prompt("start", session="a")
+    machine.service()
+    stop, kills = threading.Event(), []
+
+    def killer() -> None:
+        while not stop.is_set():
+            time.sleep(random.uniform(0.02, 0.3))
+            pid = machine.pid()
+            if pid is not None and alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    kills.append(pid)
+
+    def typist(session: str) -> None:
+        for n in range(per_session):
+            machine.prompt(f"{session} {n}", session=session)  # acknowledged: exit 0
+
+    threads = [threading.Thread(target=typist, args=(s,)) for s in sessions]
+    hunter = threading.Thread(target=killer)
+    hunter.start()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stop.set()
+    hunter.join()
+    assert len(kills) >= 3, kills
+    assert recorded(vybe, "a") == ["start", *(f"a {n}" for n in range(per_session))]
+    assert recorded(vybe, "b") == [f"b {n}" for n in range(per_session)]
+    events = prompt_events(vybe)
+    assert sorted(events) == sorted(["start", *(f"{s} {n}" for s in sessions for n in range(30))])
+
+
+def test_a_hook_run_twice_under_one_invocation_records_its_prompt_once(vybe, machine):
+    from tests.conftest import in_process
+    from vybe.cli import hook_run
+
+    raw = json.dumps(
+        {"hook_event_name": "UserPromptSubmit", "prompt": "only once", "session_id": "s"}
+    ).encode()
+    with in_process(machine.env):
+        for _ in range(2):  # the service's run, killed after its commit; then the hook's own
+            hook_run.answer_for("claude", raw, invocation="12345_abcdef")
+        hook_run.answer_for("claude", raw, invocation="12345_other")  # typed again: kept
+    assert recorded(vybe) == ["only once", "only once"]
+    assert prompt_events(vybe) == ["only once", "only once"]
+
+
+# A service of another vybe: the same code under another key, as an older install's would be.
+OLD_SERVICE = """
+from vybe.integrations import service_link
+service_link.key = lambda: "0.0.1/0/an older vybe"
+from vybe.cli.service import main
+main()
+"""
+
+
+def test_a_service_of_another_vybe_is_never_used_and_is_replaced(vybe, machine):
+    old = subprocess.Popen([sys.executable, "-c", OLD_SERVICE], env=machine.env)
+    deadline = time.monotonic() + 30
+    while not machine.sockets() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert machine.pid() == old.pid
+    machine.prompt("typed while the old one ran")  # refused by it: run by the hook itself
+    assert old.wait(timeout=10) == 0  # it went on being told of a newer vybe
+    status = machine.service()
+    assert status["pid"] != old.pid and status["key"] == service_link.key()
+    assert recorded(vybe) == ["typed while the old one ran"]
+
+
+def test_an_idle_service_exits_and_takes_its_socket_away(vybe, machine):
+    machine.env["VYBE_SERVICE_IDLE_S"] = "1"
+    machine.prompt("one")
+    pid = machine.service()["pid"]
+    deadline = time.monotonic() + 15
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(pid)
+    assert machine.sockets() == []
+    machine.prompt("after it left")  # runs itself, and starts another
+    assert machine.service()["pid"] != pid
+    assert recorded(vybe) == ["one", "after it left"]
+
+
+def test_switched_off_no_service_runs_and_every_hook_connects_itself(vybe, machine):
+    machine.env["VYBE_SERVICE"] = "off"
+    machine.prompt("one")
+    machine.prompt("two")
+    time.sleep(0.5)
+    assert machine.sockets() == [] and machine.pid() is None
+    assert recorded(vybe) == ["one", "two"]
+    doctor = doctor_check(machine)
+    assert doctor["state"] == "off" and doctor["ok"]
+
+
+def test_the_socket_is_the_users_alone_and_a_shared_folder_is_refused(vybe, machine):
+    machine.prompt("one")
+    machine.service()
+    assert stat.S_IMODE(os.stat(machine.folder).st_mode) == 0o700
+    assert all(stat.S_IMODE(os.stat(s).st_mode) == 0o600 for s in machine.sockets())
+    machine.stop()
+    os.makedirs(machine.folder, mode=0o755)
+    os.chmod(machine.folder, 0o755)  # whatever the umask
+    machine.prompt("two")  # runs itself: no service listens where others may enter
+    time.sleep(0.5)
+    assert machine.sockets() == []
+    assert recorded(vybe) == ["one", "two"]
+    doctor = doctor_check(machine)
+    assert doctor["state"] == "unavailable" and not doctor["ok"]
+
+
+def doctor_check(machine: Machine) -> dict:
+    done = subprocess.run(
+        [VYBE, "doctor"], env=machine.env, capture_output=True, text=True, check=False
+    )
+    checks = json.loads(done.stdout)["data"]["checks"]
+    return next(c for c in checks if c["name"] == "local_service")
+
+
+def test_doctor_says_whether_the_service_runs(vybe, machine):
+    assert doctor_check(machine)["state"] == "not running"
+    machine.prompt("one")
+    pid = machine.service()["pid"]
+    found = doctor_check(machine)
+    assert found["state"] == "running" and found["pid"] == pid and found["ok"]
