@@ -177,13 +177,16 @@ def test_stall_between_chunks_longer_than_the_read_timeout_is_retried():
 
 
 def test_slow_stream_outlasting_the_timeout_succeeds_while_chunks_keep_coming():
-    slow = Response(events=openai_events(openai_reply("slow but steady").body), gap=0.1)
-    policy = RetryPolicy(attempts=1, timeout=0.5)
+    # Each gap far inside the timeout (a loaded machine stalls a thread for tenths of a
+    # second), the whole stream well past it: 14 chunks 0.15 s apart against 1.2 s.
+    text = "slow but steady, slow but steady"
+    slow = Response(events=openai_events(openai_reply(text).body), gap=0.15)
+    policy = RetryPolicy(attempts=1, timeout=1.2)
     with FakeServer(scripted([slow])) as server:
         started = time.monotonic()
         reply = model_for(server, policy).complete(ask())
         took = time.monotonic() - started
-    assert reply.text == "slow but steady"
+    assert reply.text == text
     assert took > policy.timeout  # the whole stream outlasted the read timeout
 
 
