@@ -367,3 +367,81 @@ def test_receipts_as_text_of_a_session_with_no_compaction(agent):
     agent.send("claude", "user_prompt_submit", prompt="Goal: port billing to Go.")
     code, text = agent.vybe.text("session", "receipts", CLAUDE, "--format", "text")
     assert (code, text) == (0, f"session {CLAUDE}: 0 compactions, 0 receipts")
+
+
+COMPACTED_CLAUDE = TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl"
+
+
+def test_importing_a_transcript_with_a_compaction_gives_it_a_receipt_once(vybe):
+    first = vybe.ok("session", "import", "--claude", str(COMPACTED_CLAUDE), "--session-id", "s")
+    assert first["receipts_added"] == 1
+    [receipt] = vybe.ok("session", "receipts", "s")["receipts"]
+    assert (receipt["compactor"], receipt["trigger"], receipt["outcome"]) == (
+        "claude", "auto", "completed",
+    )  # fmt: skip
+    assert receipt["tokens_before"] == 155_979
+    assert receipt["at"] == "2026-01-07T20:58:27.907000Z"
+    assert receipt["verbatim"] == receipt["cut"] == [] and receipt["released"]
+    [(before,)] = vybe.sql(
+        "SELECT COUNT(*) FROM messages WHERE session_id = 's' AND type = 'user'"
+        " AND created_at <= ?",
+        (receipt["at"],),
+    )
+    assert len(receipt["released"]) == before > 0
+    again = vybe.ok("session", "import", "--claude", str(COMPACTED_CLAUDE), "--session-id", "s2")
+    assert again["receipts_added"] == 1  # another session, its own receipt
+    assert (
+        vybe.ok("session", "import", "--claude", str(COMPACTED_CLAUDE), "--session-id", "s")[
+            "receipts_added"
+        ]
+        == 0
+    )
+    assert vybe.ok("session", "receipts", "s")["count"] == 1
+
+
+def test_an_imported_codex_compaction_names_the_messages_codex_kept(vybe):
+    rollout = FIXTURES / "codex" / "rollout-compact.jsonl"
+    assert (
+        vybe.ok("session", "import", "--codex", str(rollout), "--session-id", "c")["receipts_added"]
+        == 2
+    )
+    receipts = vybe.ok("session", "receipts", "c")["receipts"]
+    assert [r["compactor"] for r in receipts] == ["codex", "codex"]
+    kept = [w["text"] for w in receipts[0]["words"] if w["as"] == "kept"]
+    assert kept == ["keep every test green [[bash: echo ok]]"]
+
+
+def test_an_import_of_a_compaction_the_hooks_saw_adds_no_second_receipt(agent, tmp_path):
+    """PreCompact and SessionStart(compact) made its receipt live; the transcript's boundary
+    of the same moment, imported later, is that compaction."""
+    from vybe import clock
+
+    now = clock.now_iso()
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt="Goal: port billing to Go.")
+    agent.send("claude", "pre_compact", trigger="manual")
+    agent.send("claude", "session_start_compact")
+    boundary = {
+        "type": "system", "subtype": "compact_boundary", "uuid": "b-1",
+        "timestamp": now.replace("000Z", "Z"),
+        "compactMetadata": {"trigger": "manual", "preTokens": 91_510},
+    }  # fmt: skip
+    with agent.transcript.open("a") as file:
+        file.write(json.dumps(boundary) + "\n")
+    imported = agent.vybe.ok("session", "import", "--claude", str(agent.transcript),
+                             "--session-id", CLAUDE)  # fmt: skip
+    assert imported["receipts_added"] == 0
+    assert _receipts(agent, CLAUDE)["count"] == 1
+
+
+def test_the_same_imported_compaction_twice_is_one_receipt(vybe, store_location):
+    from vybe.actions.receipts import from_import
+    from vybe.integrations.transcript_import import Compaction
+
+    found = Compaction("claude:b-9", "claude", "auto", 100, 10, "2026-01-07T20:58:27.907000Z")
+    store = open_store(store_location)
+    try:
+        assert [from_import(store, "s", "claude", [found]) for _ in range(2)] == [1, 0]
+    finally:
+        store.close()
+    assert vybe.ok("session", "receipts", "s")["count"] == 1

@@ -17,7 +17,10 @@ command that finds them. ``as_text`` renders them for a person (``--format text`
 
 from __future__ import annotations
 
-from vybe import config, limits
+from datetime import timedelta
+from typing import Any
+
+from vybe import clock, config, limits
 from vybe.errors import NotFound
 from vybe.store import Store
 from vybe.store import checkpoints as checkpoint_rows
@@ -199,3 +202,38 @@ def as_text(result: dict) -> str:
     if result["receipts"]:
         lines += ["", f"find what was let go: {result['receipts'][-1]['search']}"]
     return "\n".join(lines)
+
+
+# A receipt the hooks opened this long before an imported compaction's time (or this long
+# after it) is taken for the same compaction: PreCompact opens it before the harness
+# summarises, which can take minutes.
+SEEN_LIVE_BEFORE = timedelta(minutes=15)
+SEEN_LIVE_AFTER = timedelta(minutes=1)
+
+
+def from_import(store: Store, session_id: str, agent: str, compactions: list) -> int:
+    """A receipt for each compaction an imported transcript marks (a transcript's
+    ``Compaction``s), once: the person's messages before it are those the harness kept in
+    its context (``kept``) or left in the record only (``released``); nothing was given
+    back, no hook ran. How many receipts were added."""
+    timed = [c for c in compactions if c.at]
+    if not timed:
+        return 0
+    with store.snapshot() as conn:
+        users = record_rows.messages_of_type(conn, session_id, "user")
+
+    def body(conn: Any) -> int:
+        added = 0
+        for found in timed:
+            kept_texts = set(found.kept)
+            before = [u for u in users if u.created_at <= found.at]
+            lists = {
+                "kept": [u.seq for u in before if u.text.strip() in kept_texts],
+                "released": [u.seq for u in before if u.text.strip() not in kept_texts],
+            }
+            moment = clock.parse_iso(found.at)
+            window = (clock.iso(moment - SEEN_LIVE_BEFORE), clock.iso(moment + SEEN_LIVE_AFTER))
+            added += receipt_rows.imported(conn, session_id, agent, found, lists, window)
+        return added
+
+    return store.transact(body)

@@ -69,6 +69,7 @@ def say(inv, v: dict) -> dict:
 def import_(inv, v: dict) -> dict:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
+    from vybe.actions.receipts import from_import
     from vybe.integrations.importers import import_agent_file
 
     claude, codex = v["claude_transcript"], v["codex_rollout"]
@@ -79,10 +80,10 @@ def import_(inv, v: dict) -> dict:
         )
     given = codex if codex is not None else claude
     limits.text("path", given, limits.PATH_MAX, required=True)
-    imported = import_agent_file(
-        _record(inv), "codex" if codex is not None else "claude", given, v["session_id"]
-    )
+    kind = "codex" if codex is not None else "claude"
+    imported = import_agent_file(_record(inv), kind, given, v["session_id"])
     result = imported.result
+    receipts = from_import(inv.store, result.session_id, inv.named or kind, result.compactions)
     return {
         "session_id": result.session_id,
         "lines": result.lines,
@@ -90,6 +91,7 @@ def import_(inv, v: dict) -> dict:
         "offset": result.offset,
         "imported": result.counts,
         "already_recorded": imported.left_out,
+        "receipts_added": receipts,
     }
 
 

@@ -13,7 +13,15 @@ its line}: the next import resumes there (``transcript_import`` holds what Codex
 
 from __future__ import annotations
 
-from vybe.integrations.transcript_import import Builder, Call, first_field, import_file, stem
+from vybe.integrations.transcript_import import (
+    Builder,
+    Call,
+    Compaction,
+    first_field,
+    import_file,
+    source_time,
+    stem,
+)
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -100,6 +108,17 @@ class _Importer(Builder):
             tokens = boundary_tokens(data)
             if tokens is not None:
                 self.result.boundary = (*tokens, str(data.get("timestamp") or ""))
+                at = source_time(data.get("timestamp"))
+                trigger = data["compactMetadata"].get("trigger")
+                self.result.compactions.append(
+                    Compaction(
+                        f"claude:{data.get('uuid') or at}",
+                        "claude",
+                        trigger if trigger in ("auto", "manual") else "unknown",
+                        *tokens,
+                        at,
+                    )
+                )
 
     def after_boundary(self, data: dict[str, Any]) -> None:
         """A boundary without ``postTokens`` left what the first reply after it sent."""
@@ -110,6 +129,8 @@ class _Importer(Builder):
             sent = claude_sent(data)
             if sent is not None:
                 self.result.boundary = (boundary[0], sent, boundary[2])
+                last = self.result.compactions[-1]
+                self.result.compactions[-1] = last._replace(tokens_after=sent)
 
     def assistant(self, message: dict[str, Any]) -> None:
         if message.get("id") != self.pending_id:

@@ -20,7 +20,15 @@ from __future__ import annotations
 from vybe import jsonio
 from vybe.context.labels import Dispatch
 from vybe.integrations.hooks import exit_code
-from vybe.integrations.transcript_import import Builder, Call, first_field, import_file, stem
+from vybe.integrations.transcript_import import (
+    Builder,
+    Call,
+    Compaction,
+    first_field,
+    import_file,
+    source_time,
+    stem,
+)
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -101,6 +109,17 @@ def completed_words(event: dict[str, Any]) -> str | None:
     return text if text.strip() else None
 
 
+def compaction(data: dict[str, Any]) -> Compaction:
+    """A ``compacted`` line: when, and the person's messages Codex kept (its replacement
+    history's user texts). The rollout names no trigger."""
+    from vybe.integrations.compaction import replaced_users
+
+    payload = data.get("payload")
+    kept = replaced_users(payload) if isinstance(payload, dict) else []
+    at = source_time(data.get("timestamp"))
+    return Compaction(f"codex:{at}", "codex", "unknown", None, None, at, tuple(kept))
+
+
 class _Importer(Builder):
     """Each assistant message starts a reply; the calls after it belong to that reply.
 
@@ -114,6 +133,7 @@ class _Importer(Builder):
         payload = data.get("payload")
         if data.get("type") == "compacted":
             self.compacted()
+            self.result.compactions.append(compaction(data))
         if not isinstance(payload, dict):
             return
         if data.get("type") == "event_msg":

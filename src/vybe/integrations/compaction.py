@@ -144,18 +144,20 @@ def codex_after(lines: list[str]) -> int | None:
 def codex_kept(lines: list[str]) -> set[str]:
     """The texts of the user messages Codex's newest compaction kept in its context."""
     for item in _parsed(lines, '"compacted"'):
-        payload = item.get("payload")
-        if item.get("type") != "compacted" or not isinstance(payload, dict):
-            continue
-        texts = set()
-        for entry in payload.get("replacement_history") or []:
-            if not isinstance(entry, dict) or entry.get("role") != "user":
-                continue
-            for part in entry.get("content") or []:
-                if isinstance(part, dict) and isinstance(part.get("text"), str):
-                    texts.add(part["text"].strip())
-        return texts
+        if item.get("type") == "compacted" and isinstance(item.get("payload"), dict):
+            return set(replaced_users(item["payload"]))
     return set()
+
+
+def replaced_users(payload: dict) -> list[str]:
+    """The texts of the user messages a ``compacted`` line's replacement history keeps."""
+    return [
+        part["text"].strip()
+        for entry in payload.get("replacement_history") or ()
+        if isinstance(entry, dict) and entry.get("role") == "user"
+        for part in entry.get("content") or ()
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    ]
 
 
 def opened(hook: Hook) -> None:

@@ -53,6 +53,21 @@ class Call(Row):
 NO_RESULT = "(no result was recorded: the call was interrupted)"
 
 
+class Compaction(Row):
+    """A compaction a transcript marks (Claude's compact boundary, Codex's compacted line):
+    ``key`` names it in its file, ``kept`` the texts of the person's messages the harness
+    kept in its own context (Codex's replacement history)."""
+
+    __slots__ = ()
+    key: str
+    compactor: str
+    trigger: str
+    tokens_before: int | None
+    tokens_after: int | None
+    at: str
+    kept: tuple = ()
+
+
 class ImportResult:
     """What one import added, and where the next one starts: ``skipped`` counts complete
     lines not JSON or of no known shape (left out, never retried); ``more`` says the import
@@ -66,6 +81,8 @@ class ImportResult:
         self.counts: dict[str, int] = {"user": 0, "assistant": 0, "tool": 0}
         # the newest compaction's tokens before and after, and when it was (Claude's)
         self.boundary: tuple[int | None, int | None, str] | None = None
+        # every compaction the lines marked, oldest first (receipts for `vybe session import`)
+        self.compactions: list[Compaction] = []
 
 
 class Stamped:

@@ -9,6 +9,8 @@ from vybe import clock, jsonio
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from vybe.store.base import Store
 
 LISTS = ("verbatim", "kept", "cut", "released")
@@ -73,6 +75,49 @@ def complete(
         return _receipt(row.fetchone())
 
     return store.transact(body)
+
+
+def imported(
+    conn: sqlite3.Connection,
+    session_id: str,
+    agent: str,
+    found: Any,
+    lists: dict[str, list[int]],
+    window: tuple[str, str],
+) -> bool:
+    """A completed receipt, at the time ``found`` (a transcript's Compaction) happened, for a
+    compaction an import came upon; none when its key has one already, or when a receipt the
+    hooks made for the same compactor was opened inside ``window`` (the same compaction,
+    seen live). Whether it was added."""
+    covered = conn.execute(
+        "SELECT 1 FROM compaction_receipts WHERE session_id = ? AND compactor = ?"
+        " AND source_key IS NULL AND created_at BETWEEN ? AND ? LIMIT 1",
+        (session_id, found.compactor, *window),
+    ).fetchone()
+    if covered is not None:
+        return False
+    conn.execute(_SESSION, (session_id, found.at))
+    encoded = [jsonio.dumps(sorted(lists.get(name, []))) for name in LISTS]
+    added = conn.execute(
+        "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
+        " tokens_before, tokens_after, completed, verbatim, kept, cut, released, created_at,"
+        " completed_at, source_key) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (session_id, source_key) WHERE source_key IS NOT NULL DO NOTHING"
+        " RETURNING id",
+        (
+            session_id,
+            agent,
+            found.compactor,
+            found.trigger,
+            found.tokens_before,
+            found.tokens_after,
+            *encoded,
+            found.at,
+            found.at,
+            found.key,
+        ),
+    ).fetchone()
+    return added is not None
 
 
 def note_tokens(
