@@ -135,3 +135,10 @@ def test_with_no_agent_found_setup_says_how_to_name_one(vybe, tmp_path):
 
 def test_undo_takes_no_other_flag(vybe, homes):
     vybe.refused("USAGE_ERROR", "setup", "--undo", "--dry-run", exit_code=2)
+
+
+def test_setup_with_an_agent_writes_it_as_the_default_agent(vybe):
+    done = vybe.ok("setup", "--claude", "--agent", "alice")
+    assert done["default_agent_written"].endswith("config.yaml")
+    assert "VYBE_AGENT" not in vybe.env
+    assert vybe.ok("status")["agent"] == "alice"

@@ -26,13 +26,16 @@ def setup(inv, v: dict) -> dict:
             suggested_action="install one, or name it: vybe setup --claude / --codex",
         )
     changes, manual = wiring.plan(agents, inv.settings, Path.cwd())
-    registry = None
+    registry = agent_written = None
     if not v["dry_run"]:
+        from vybe import config
         from vybe.integrations import manifest
 
         inv.store.migrate()  # the store made now, not at the agent's first hook
         wiring.apply(changes)
         registry = {"path": str(manifest.path()), "written": manifest.ensure()}
+        if "agent" in inv.flags:  # who `vybe` typed in a terminal acts as
+            agent_written = config.write_default_agent(inv.flags["agent"])
     if "codex" in agents and (wiring.trust_pending() or v["dry_run"]):
         manual.append(f"Codex: {wiring.TRUST_STEP}")
     return {
@@ -50,6 +53,7 @@ def setup(inv, v: dict) -> dict:
         ],
         "you_do": manual,
         "hook_registry": registry,
+        "default_agent_written": agent_written,
         "undo": "vybe setup --undo",
     }
 
@@ -58,7 +62,8 @@ OPERATIONS = (
     Operation(
         "setup",
         "Wire vybe into Claude Code and Codex (those found, or those named): hooks, status "
-        "line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back.",
+        "line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back;"
+        " with --agent NAME, NAME becomes config.yaml's default_agent.",
         setup,
         params=(
             Param("claude", "boolean", "Claude Code (default: every agent found)"),
@@ -70,7 +75,12 @@ OPERATIONS = (
         idempotent=True,
         surfaces=CLI_ONLY,
         result={"agents": "array", "changes": "array", "you_do": "array"},
-        examples=("vybe setup --dry-run", "vybe setup", "vybe setup --undo"),
+        examples=(
+            "vybe setup --dry-run",
+            "vybe setup",
+            "vybe setup --agent alice",
+            "vybe setup --undo",
+        ),
     ),
 )
 ALIASES = ()
