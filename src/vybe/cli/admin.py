@@ -153,6 +153,7 @@ def doctor(inv, v: dict) -> dict:
     settings = inv.settings
     checks = health.store_checks(settings.location, settings.busy_timeout_ms)
     checks.extend(_hook_checks(settings.db_path))
+    checks.extend(_proxy_checks())
     return {
         "ok": all(c["ok"] for c in checks),
         "checks": checks,
@@ -175,6 +176,16 @@ def _hook_checks(db_path: str) -> list[dict]:
     from vybe.integrations import install
 
     return install.health(Path.cwd(), db_path)
+
+
+def _proxy_checks() -> list[dict]:
+    """Whether the base URLs Claude Code and Codex use point at a vybe proxy that answers."""
+    import os
+
+    from vybe.integrations import codex_config
+    from vybe.proxy import doctor
+
+    return doctor.checks(dict(os.environ), codex_config.read(codex_config.config_path()))
 
 
 def _migrate(inv) -> dict:
@@ -231,7 +242,7 @@ OPERATIONS = (
     ),
     Operation(
         "doctor",
-        "Integrity, journal mode, migrations, config and installed hooks.",
+        "Integrity, journal mode, migrations, config, installed hooks and model proxies.",
         doctor,
         surfaces=CLI_ONLY,
         result={"ok": "boolean", "checks": "array", "config": "object"},

@@ -19,11 +19,8 @@ from vybe.errors import InvalidInput, VybeError
 from vybe.proxy import compaction, inputs, wire
 from vybe.proxy.recorder import Writer, close_record
 from vybe.proxy.relay import Answer, note
-from vybe.proxy.tee import Tee
+from vybe.proxy.tee import UNREADABLE, Tee
 
-# What reading a hostile request may raise (a wrong type where a list was, text that is
-# not UTF-8, nesting past the recursion limit): such a request is relayed, not recorded.
-UNREADABLE = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 CLIENTS = {"claude": "claude", "codex": "codex"}
 

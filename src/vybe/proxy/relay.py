@@ -149,6 +149,9 @@ class Handler(BaseHTTPRequestHandler):
         super().finish()
 
     def relay(self) -> None:
+        if self.path == wire.PROBE_PATH and self.command == "GET":
+            self.send_answer(probe_answer())
+            return
         api = wire.api_of(self.path)
         try:
             self.check_token()
@@ -383,6 +386,12 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+def probe_answer() -> Answer:
+    """What the proxy says of itself at ``wire.PROBE_PATH``: that it is one, nothing else."""
+    data = b'{"vybe_proxy": true}'
+    return Answer(200, {"Content-Type": "application/json"}, [data], len(data))
+
+
 def _stale(error: BaseException) -> bool:
     """A kept connection the upstream had closed meanwhile (safe to send again)."""
     return isinstance(
@@ -406,6 +415,7 @@ class ProxyServer(ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # many clients at once (parallel agents): 5 would reset some
 
     def __init__(
         self,
