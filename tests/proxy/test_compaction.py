@@ -12,6 +12,9 @@ message, ending with ``REMINDER``; Codex 0.171 marks the request in
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.fakes.brain import serve
 from tests.fakes.servers import FakeServer, Received, Response, anthropic_reply
@@ -75,6 +78,28 @@ def test_each_pinned_clients_compaction_request_is_recognised_and_others_are_not
     assert compaction.client_of(wire.RESPONSES, "/v1/responses", prompted) == "codex"
     plain = {"input": codex_history(2), "client_metadata": {"x-codex-turn-metadata": "{"}}
     assert compaction.client_of(wire.RESPONSES, "/v1/responses", plain) is None
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "proxy"
+PINNED = json.loads((FIXTURES.parents[2] / "package.json").read_text())["dependencies"]
+CLIENTS = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+
+
+def real_request(client: str) -> dict:
+    """The pinned version's own compaction request (tests/fixtures/proxy/README.md)."""
+    found = sorted(FIXTURES.glob(f"{client}-{PINNED[CLIENTS[client]]}-*.json"))
+    assert found, f"no captured compaction request of {client} {PINNED[CLIENTS[client]]}"
+    return json.loads(found[0].read_text())
+
+
+@pytest.mark.parametrize(("client", "api"), [("claude", wire.ANTHROPIC), ("codex", wire.RESPONSES)])
+def test_the_pinned_clients_real_compaction_request_is_recognised(client, api):
+    captured = real_request(client)
+    assert compaction.client_of(api, captured["path"], captured["body"]) == client
+    rest = compaction.without_prompt(client, captured["body"])
+    assert "CONTEXT CHECKPOINT" not in json.dumps(rest) and "REMINDER: Do NOT" not in json.dumps(
+        rest
+    )
 
 
 def run_claude(proxy, turns: int) -> None:
