@@ -17,6 +17,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from vybe.context.labels import Dispatch, harness_text, user_text
@@ -72,6 +73,20 @@ class Writer:
     def submit(self, job: Callable[[Record], Any]) -> None:
         self.jobs.put(job)
 
+    def call(self, job: Callable[[Record], Any], timeout: float) -> Any:
+        """Run ``job`` in the writer, after everything queued so far; its result (or its
+        exception, raised here)."""
+        future: Future[Any] = Future()
+
+        def run(record: Record) -> None:
+            try:
+                future.set_result(job(record))
+            except BaseException as error:  # handed to the caller, who judges it
+                future.set_exception(error)
+
+        self.submit(run)
+        return future.result(timeout)
+
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until everything queued so far is written."""
         done = threading.Event()
@@ -106,13 +121,23 @@ class Writer:
 
         self.submit(write)
 
-    def reply(self, session_id: str, api: str, reply: Reply, cut: str | None) -> None:
-        """Queue a reply (as far as it came: ``cut`` says why it stopped short)."""
+    def reply(
+        self,
+        session_id: str,
+        api: str,
+        reply: Reply,
+        cut: str | None,
+        request: dict[str, Any] | None = None,
+    ) -> None:
+        """Queue a reply (as far as it came: ``cut`` says why it stopped short); ``request``:
+        the rewritten request's estimate and checkpoint, which anchor the engine's next."""
 
         def write(record: Record) -> None:
             if self.seen(record, session_id).foreign or not (reply.text or reply.tool_calls):
                 return
             data: dict[str, Any] = {"cut": cut} if cut else {}
+            if request is not None:
+                data["request"] = request
             if reply.usage is not None:
                 data["usage"] = {
                     "input_tokens": reply.usage.input_tokens,

@@ -53,7 +53,10 @@ NO_BODY = frozenset({204, 304})
 
 
 class Exchange(Protocol):
-    """What the observer makes of one relayed reply: its bytes as they went out, then the end."""
+    """What the observer makes of one relayed request: the body to send upstream (the
+    client's, or its rewrite), the reply's bytes as they went out, then the end."""
+
+    def request(self, body: bytes) -> bytes: ...
 
     def piece(self, data: bytes) -> None: ...
 
@@ -172,6 +175,8 @@ class Handler(BaseHTTPRequestHandler):
         exchange = None
         if api and parsed is not None and observer is not None:
             exchange = observer.exchange(api, self.path, self.headers, parsed)
+        if exchange is not None:
+            body = exchange.request(body)
         try:
             response = self.forward(body)
         except Refused as refused:
