@@ -16,6 +16,7 @@ import hashlib
 import json
 from typing import Any
 
+from vybe.llm.openai_compat import _arguments
 from vybe.llm.responses import item_text
 from vybe.proxy import wire
 from vybe.tuples import Row
@@ -47,7 +48,7 @@ class Item(Row):
     label: str = ""
     call_id: str = ""
     name: str = ""
-    calls: tuple = ()
+    calls: tuple = ()  # a reply's: (id, name, arguments) of each
 
 
 def harness_label(text: str) -> str | None:
@@ -116,7 +117,7 @@ def _anthropic(messages: Any) -> list[Item]:
         if role == "assistant":
             text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
             calls = tuple(
-                (str(b.get("id")), str(b.get("name")), b.get("input") or {})
+                (str(b.get("id")), str(b.get("name")), _arguments(b.get("input")))
                 for b in blocks
                 if b.get("type") == "tool_use"
             )
@@ -140,7 +141,9 @@ def _chat(messages: Any) -> list[Item]:
             asked = _dicts(message.get("tool_calls"))
             functions = [(c.get("id"), c.get("function")) for c in asked]
             calls = tuple(
-                (str(i), str(f.get("name")), f) for i, f in functions if isinstance(f, dict)
+                (str(i), str(f.get("name")), _arguments(f.get("arguments")))
+                for i, f in functions
+                if isinstance(f, dict)
             )
             talk.reply(_tool_text(content), calls)
         elif role == "tool":
@@ -157,7 +160,8 @@ def _responses(inputs: Any) -> list[Item]:
     for entry in _dicts(inputs):
         kind, role = entry.get("type", "message"), entry.get("role")
         if kind == "function_call":
-            talk.call((str(entry.get("call_id")), str(entry.get("name")), entry.get("arguments")))
+            call_id, name = str(entry.get("call_id")), str(entry.get("name"))
+            talk.call((call_id, name, _arguments(entry.get("arguments"))))
         elif kind == "function_call_output":
             talk.result(entry.get("call_id"), entry.get("output"))
         elif kind == "message" and role == "assistant":
@@ -188,16 +192,23 @@ def opening(items: list[Item]) -> bool:
     return not any(item.kind == "assistant" for item in items)
 
 
-def new_inputs(items: list[Item]) -> list[tuple[str, Item]]:
-    """The items after the last reply, each with its key."""
-    last = max((i for i, item in enumerate(items) if item.kind == "assistant"), default=-1)
-    if last >= 0:
-        reply = items[last]
-        anchor = _digest(reply.text, *(c[0] for c in reply.calls))
-    else:
-        anchor = "start"
-    tail = items[last + 1 :]
-    return [
-        (_digest(anchor, str(place), item.kind, item.call_id, item.text.strip()), item)
-        for place, item in enumerate(tail)
-    ]
+def keyed(items: list[Item]) -> list[tuple[str, Item]]:
+    """Every item with its key: an input's is made of the reply before it (``start`` for
+    none), its place after that reply and its text; a reply's of its text and calls."""
+    found, anchor, place = [], "start", 0
+    for item in items:
+        if item.kind == "assistant":
+            anchor, place = _digest(item.text, *(c[0] for c in item.calls)), 0
+            found.append(("reply:" + anchor, item))
+            continue
+        found.append(
+            (_digest(anchor, str(place), item.kind, item.call_id, item.text.strip()), item)
+        )
+        place += 1
+    return found
+
+
+def new_inputs(history: list[tuple[str, Item]]) -> list[tuple[str, Item]]:
+    """The keyed items after the last reply."""
+    last = max((i for i, (_, item) in enumerate(history) if item.kind == "assistant"), default=-1)
+    return history[last + 1 :]

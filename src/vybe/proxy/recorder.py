@@ -103,19 +103,26 @@ class Writer:
         return self.sessions[session_id]
 
     def inputs(
-        self, session_id: str, client: str, new: list[tuple[str, Item]], opening: bool
+        self,
+        session_id: str,
+        client: str,
+        history: list[tuple[str, Item]],
+        new: list[tuple[str, Item]],
+        opening: bool,
     ) -> None:
         """Queue a request's new inputs (those already recorded are left out in the writer);
-        ``opening``: the request holds no reply (a first request, or one after a compaction)."""
+        ``opening``: the request holds no reply (a first request, or one after a compaction).
+        A session the record does not hold yet gets the whole ``history`` the client sent,
+        its replies too (a session begun before the proxy was in the way)."""
 
         def write(record: Record) -> None:
             seen = self.seen(record, session_id)
             if seen.foreign:
                 return
-            for key, item in new:
+            for key, item in history if not seen.keys else new:
                 if key in seen.keys or (opening and _resent(client, item, seen)):
                     continue
-                row = _append_input(Marked(record, {"key": key}), session_id, client, item)
+                row = _append(Marked(record, {"key": key}), session_id, client, item)
                 seen.keys.add(key)
                 seen.texts.add(row.text)
 
@@ -162,7 +169,10 @@ def _dispatch(client: str, item: Item) -> Dispatch:
     return Dispatch("context", client, item.label)
 
 
-def _append_input(record: Marked, session_id: str, client: str, item: Item) -> MessageRow:
+def _append(record: Marked, session_id: str, client: str, item: Item) -> MessageRow:
+    if item.kind == "assistant":
+        calls = [ToolCall(i, n, a) for i, n, a in item.calls]
+        return record_reply(record, session_id, item.text, calls)
     if item.kind == "user":
         return record_user(record, session_id, item.text)
     if item.kind == "harness":
