@@ -208,7 +208,8 @@ def keyed(items: list[Item]) -> list[tuple[str, Item]]:
     return found
 
 
-def new_inputs(history: list[tuple[str, Item]]) -> list[tuple[str, Item]]:
-    """The keyed items after the last reply."""
-    last = max((i for i, (_, item) in enumerate(history) if item.kind == "assistant"), default=-1)
-    return history[last + 1 :]
+def new_inputs(items: list[Item]) -> list[tuple[str, Item]]:
+    """The items after the last reply, keyed as ``keyed`` keys them (only these are keyed:
+    a long history costs one pass to find its last reply)."""
+    last = max((i for i, item in enumerate(items) if item.kind == "assistant"), default=-1)
+    return keyed(items[max(last, 0) :])[1:] if last >= 0 else keyed(items)

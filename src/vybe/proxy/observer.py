@@ -159,15 +159,14 @@ class Recorder:
     def _begin(self, api: str, session_id: str, body: dict[str, Any]) -> Recording:
         """Queue the request's new inputs in the session's order; its reply is the tee's."""
         items = inputs.items_of(api, body)
-        history = inputs.keyed(items)
-        new, opening = inputs.new_inputs(history), inputs.opening(items)
+        new, opening = inputs.new_inputs(items), inputs.opening(items)
         recording = Recording(self.writer, session_id, api)
         with self.lock:
             previous = self.latest.get(session_id)
             self.latest[session_id] = recording
 
         def queue() -> None:
-            self.writer.inputs(session_id, client_of(session_id), history, new, opening)
+            self.writer.inputs(session_id, client_of(session_id), items, new, opening)
             recording.inputs_queued.passing()
 
         if previous is None:
