@@ -23,6 +23,7 @@ from tests.proxy.test_record import CLAUDE, HEADERS, claude_body, said, user
 from vybe.agent.offline import Consolidator
 from vybe.context.protocol import REQUEST_OPEN
 from vybe.proxy import compaction, wire
+from vybe.proxy import upstream as upstreams
 from vybe.proxy.tee import Tee
 
 MISSION = "Mission: port the parser to Rust. Never touch tests/fixtures/."
@@ -181,3 +182,16 @@ def test_a_changed_compaction_prompt_is_relayed_untouched(recorded):
         post(proxy.url, "/v1/messages", body, HEADERS)[1].read()
     assert upstream.posts[-1].body == body
     assert not any(REQUEST_OPEN in json.dumps(p.body) for p in upstream.posts)
+
+
+def test_the_checkpoint_turn_sends_the_clients_own_login_and_no_empty_key():
+
+    headers = {
+        "Authorization": "Bearer oauth-token",
+        "anthropic-beta": "oauth-2025",
+        "x-app": "cli",
+    }
+    model = upstreams.model_for(wire.ANTHROPIC, "http://127.0.0.1:9/v1", "claude-x", headers)
+    sent = model.transport.client.headers
+    assert sent["authorization"] == "Bearer oauth-token" and sent["anthropic-beta"] == "oauth-2025"
+    assert "x-api-key" not in sent and "x-app" not in sent
