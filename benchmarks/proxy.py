@@ -5,8 +5,9 @@ on 127.0.0.1 and once through a recording proxy to the same upstream, in turn, s
 that speeds up or slows down weighs on both alike; the turns are those of 50 sessions of
 growing history (each request's new input and its reply are recorded). Printed: time to
 the first byte and to the last byte of the reply, p50 and p99, direct and through the proxy,
-and the difference (goal: p50 <= 5 ms, p99 <= 20 ms added); then the peak of Python's heap
-while the proxy relays 50 streaming replies at once.
+and the difference (goal: p50 <= 5 ms, p99 <= 20 ms added); the time added when the client
+resends a history of 1k and of 10k messages each turn; then the peak of Python's heap while
+the proxy relays 50 streaming replies at once.
 
 Run: .venv/bin/python benchmarks/proxy.py [--requests 500] [--no-postgres]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import statistics
 import sys
 import tempfile
 import threading
@@ -116,6 +118,41 @@ def added(location: str, requests: int, label: str) -> None:
     print(f"  session bench-0000 recorded {len(rows)} rows for its {requests // SESSIONS} turns")
 
 
+def long_body(messages: int, extra: int) -> bytes:
+    """One session's request whose history holds ``messages`` messages, then ``extra`` turns."""
+    turns = []
+    for n in range(messages // 2 + extra):
+        turns.append({"role": "user", "content": [{"type": "text", "text": f"step {n} " * 12}]})
+        turns.append({"role": "assistant", "content": [{"type": "text", "text": REPLY[:120]}]})
+    user_id = json.dumps({"device_id": "d", "session_id": f"long-{messages}"})
+    payload = {
+        "model": "claude-fake",
+        "max_tokens": 1000,
+        "stream": True,
+        "metadata": {"user_id": user_id},
+        "messages": turns[:-1],
+    }
+    return json.dumps(payload).encode()
+
+
+def long_histories(location: str, rounds: int = 20) -> None:
+    """Added time to the first byte when the client resends 1k or 10k messages each turn."""
+    with FakeServer(upstream_reply) as upstream, proxy_on(location, upstream.url) as (proxy, w):
+        for messages in (1_000, 10_000):
+            timed(proxy.url, long_body(messages, 0))  # the whole history recorded, untimed
+            w.flush(300)
+            added_ms = []
+            for extra in range(1, rounds + 1):
+                data = long_body(messages, extra)
+                direct, through = timed(upstream.url, data)[0], timed(proxy.url, data)[0]
+                added_ms.append(through - direct)
+            size = len(long_body(messages, rounds)) / 1e6
+            print(
+                f"  a {messages:,}-message history resent each turn ({size:.1f} MB):"
+                f" first byte +{statistics.median(added_ms):.2f} ms p50 over {rounds} turns"
+            )
+
+
 def concurrent_memory(location: str) -> None:
     """The peak of the Python heap while 50 clients stream a slow reply each at once."""
     events = anthropic_events(anthropic_reply(REPLY * 4).body)
@@ -149,6 +186,7 @@ def on_sqlite(requests: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         location = str(Path(folder) / "vybe.db")
         added(location, requests, "SQLite store")
+        long_histories(location)
         concurrent_memory(location)
 
 

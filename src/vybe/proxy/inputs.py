@@ -173,13 +173,45 @@ def _responses(inputs: Any) -> list[Item]:
     return talk.items
 
 
+def _conversation(api: str, body: dict[str, Any]) -> Any:
+    return body.get("input") if api == wire.RESPONSES else body.get("messages")
+
+
 def items_of(api: str, body: dict[str, Any]) -> list[Item]:
     """The request's conversation as items, oldest first."""
+    return _read(api, _conversation(api, body))
+
+
+def _read(api: str, conversation: Any) -> list[Item]:
     if api == wire.ANTHROPIC:
-        return _anthropic(body.get("messages"))
+        return _anthropic(conversation)
     if api == wire.CHAT:
-        return _chat(body.get("messages"))
-    return _responses(body.get("input"))
+        return _chat(conversation)
+    return _responses(conversation)
+
+
+def _replying(api: str, entry: Any) -> bool:
+    """Whether a raw message or input item is (part of) a reply."""
+    if not isinstance(entry, dict):
+        return False
+    if api == wire.RESPONSES:
+        kind = entry.get("type", "message")
+        return kind in ("function_call", "reasoning") or entry.get("role") == "assistant"
+    return entry.get("role") == "assistant"
+
+
+def tail_of(api: str, body: dict[str, Any]) -> list[Item]:
+    """The items from the last reply on (the reply first, whole): what ``new_inputs`` needs,
+    read without reading the history before it."""
+    conversation = _conversation(api, body)
+    if not isinstance(conversation, list):
+        return _read(api, conversation)
+    start = len(conversation)
+    while start > 0 and not _replying(api, conversation[start - 1]):
+        start -= 1
+    while start > 0 and _replying(api, conversation[start - 1]):
+        start -= 1
+    return _read(api, conversation[start:])
 
 
 def _digest(*parts: str) -> str:

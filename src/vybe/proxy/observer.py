@@ -158,15 +158,15 @@ class Recorder:
 
     def _begin(self, api: str, session_id: str, body: dict[str, Any]) -> Recording:
         """Queue the request's new inputs in the session's order; its reply is the tee's."""
-        items = inputs.items_of(api, body)
-        new, opening = inputs.new_inputs(items), inputs.opening(items)
+        tail = inputs.tail_of(api, body)
+        new, opening = inputs.new_inputs(tail), inputs.opening(tail)
         recording = Recording(self.writer, session_id, api)
         with self.lock:
             previous = self.latest.get(session_id)
             self.latest[session_id] = recording
 
         def queue() -> None:
-            self.writer.inputs(session_id, client_of(session_id), items, new, opening)
+            self.writer.inputs(session_id, client_of(session_id), api, body, new, opening)
             recording.inputs_queued.passing()
 
         if previous is None:

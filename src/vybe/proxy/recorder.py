@@ -24,7 +24,7 @@ from vybe.context.labels import Dispatch, harness_text, user_text
 from vybe.context.record import MessageRow, Record
 from vybe.context.recorder import record_harness, record_reply, record_tool, record_user
 from vybe.llm.base import Reply, ToolCall
-from vybe.proxy.inputs import Item, keyed
+from vybe.proxy.inputs import Item, items_of, keyed
 
 MARK = "proxy"
 
@@ -106,20 +106,21 @@ class Writer:
         self,
         session_id: str,
         client: str,
-        items: list[Item],
+        api: str,
+        body: dict[str, Any],
         new: list[tuple[str, Item]],
         opening: bool,
     ) -> None:
         """Queue a request's new inputs (those already recorded are left out in the writer);
         ``opening``: the request holds no reply (a first request, or one after a compaction).
-        A session the record does not hold yet gets every one of the ``items`` the client
-        sent, its replies too (a session begun before the proxy was in the way)."""
+        A session the record does not hold yet gets the whole conversation of ``body``, its
+        replies too (a session begun before the proxy was in the way), read here."""
 
         def write(record: Record) -> None:
             seen = self.seen(record, session_id)
             if seen.foreign:
                 return
-            for key, item in new if seen.keys else keyed(items):
+            for key, item in new if seen.keys else keyed(items_of(api, body)):
                 if key in seen.keys or (opening and _resent(client, item, seen)):
                     continue
                 row = _append(Marked(record, {"key": key}), session_id, client, item)
