@@ -3,7 +3,7 @@ record, run against the same upstream with the client's credentials, in the shap
 client reads (streamed events); a request it does not recognise, or a checkpoint that
 failed, goes upstream as it came.
 
-The shapes are the pinned clients' (reference: /work/shared/reference/real-clients.md):
+The shapes are the pinned clients' (their real requests: tests/fixtures/proxy/):
 Claude Code 2.1.197 appends its instructions as the last text block of the last user
 message, ending with ``REMINDER``; Codex 0.171 marks the request in
 ``client_metadata["x-codex-turn-metadata"]`` and ends its input with its compaction prompt.

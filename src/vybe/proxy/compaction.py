@@ -1,7 +1,7 @@
 """The client's compaction becomes a vybe checkpoint.
 
 Which request is a compaction is decided from what the pinned clients send
-(/work/shared/reference/real-clients.md, tests/proxy/test_compaction.py holds each shape):
+(tests/fixtures/proxy holds each one's real request, tests/proxy/test_compaction.py the checks):
 
 - Claude Code (2.1.197, /compact and auto-compaction): the last text block of the last user
   message ends with ``REMINDER`` below (2.1.197 adds "Tool calls will be rejected and you
