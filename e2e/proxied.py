@@ -143,6 +143,50 @@ def claude_proxy(checks: Checks) -> Sandbox:
     return box
 
 
+def claude_proxy_hooked(checks: Checks) -> Sandbox:
+    """The same session with vybe's hooks installed too: the hooks record it, the proxy
+    records nothing twice, and /compact is still answered from the record."""
+    from scenarios import install
+
+    box = Sandbox("claude-proxy-hooked", fakes.Anthropic(server_log("claude-proxy-hooked")).start())
+    install(box, checks)
+    proxy = Proxy(box)
+    claude = Claude(box, server=proxy)
+    try:
+        sid = claude.turn(MISSION).get("session_id")
+        for words in FILLER:
+            claude.turn(words, resume=sid)
+        before = len(posts(box.server))
+        claude.turn("/compact", resume=sid)
+        claude.turn("what is the mission?", resume=sid)
+        session = f"claude:{sid}"
+        words = [MISSION, *FILLER, "what is the mission?"]
+        checks.that(
+            "claude #22: with the hooks installed too, every typed prompt is recorded once",
+            typed(box, session) == words,
+            typed(box, session),
+        )
+        proxied = box.query(
+            "SELECT count(*) AS n FROM messages WHERE session_id = ? AND content_json LIKE ?",
+            session,
+            '%"proxy":%',
+        )
+        checks.that(
+            "claude #22: the proxy leaves a hooked session to the hooks (no row of its own)",
+            proxied[0]["n"] == 0,
+            proxied[0]["n"],
+        )
+        kept = kept_after(box.server, before, CLAUDE_KEPT)
+        checks.that(
+            "claude #22: /compact of a hooked session is answered with vybe's checkpoint",
+            f"- {MISSION}" in kept,
+            kept[:1500],
+        )
+    finally:
+        proxy.stop()
+    return box
+
+
 def codex_proxy(checks: Checks) -> Sandbox:
     server = fakes.OpenAI(server_log("codex-proxy"), usage_tokens=60_000).start()
     box = Sandbox("codex-proxy", server)

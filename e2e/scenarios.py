@@ -761,5 +761,6 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "handoff": handoff,
     "setup": setup,
     "claude-proxy": proxied.claude_proxy,
+    "claude-proxy-hooked": proxied.claude_proxy_hooked,
     "codex-proxy": proxied.codex_proxy,
 }

@@ -11,6 +11,7 @@ import pytest
 from vybe.proxy.observer import Recorder
 from vybe.proxy.recorder import Writer
 from vybe.proxy.relay import Options, ProxyServer
+from vybe.proxy.rewrite import Rewriter
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 
@@ -18,11 +19,14 @@ from vybe.store.record import SqliteRecord
 class Recorded:
     """A proxy relaying to ``upstream`` and recording into the test's store."""
 
-    def __init__(self, location: str, upstream: str, **options: Any) -> None:
+    def __init__(
+        self, location: str, upstream: str, rewriter: Rewriter | None = None, **options: Any
+    ) -> None:
         self.location = location
         self.notes: list[str] = []
         self.writer = Writer(lambda: SqliteRecord(open_store(location)), self.notes.append)
-        self.server = ProxyServer(Options(upstream, **options), observer=Recorder(self.writer))
+        recorder = Recorder(self.writer, upstream, rewriter)
+        self.server = ProxyServer(Options(upstream, **options), observer=recorder)
         self.server.start()
         self.reader = open_store(location)
         self.record = SqliteRecord(self.reader)
@@ -55,8 +59,8 @@ class Recorded:
 def recorded(store_location: str) -> Iterator[Callable[..., Recorded]]:
     made: list[Recorded] = []
 
-    def make(upstream: str, **options: Any) -> Recorded:
-        made.append(Recorded(store_location, upstream, **options))
+    def make(upstream: str, rewriter: Rewriter | None = None, **options: Any) -> Recorded:
+        made.append(Recorded(store_location, upstream, rewriter, **options))
         return made[-1]
 
     yield make

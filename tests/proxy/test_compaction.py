@@ -3,7 +3,7 @@ record, run against the same upstream with the client's credentials, in the shap
 client reads (streamed events); a request it does not recognise, or a checkpoint that
 failed, goes upstream as it came.
 
-The shapes are the pinned clients', as observed through a proxy:
+The shapes are the pinned clients' (their real requests: tests/fixtures/proxy/):
 Claude Code 2.1.197 appends its instructions as the last text block of the last user
 message, ending with ``REMINDER``; Codex 0.171 marks the request in
 ``client_metadata["x-codex-turn-metadata"]`` and ends its input with its compaction prompt.
@@ -12,6 +12,9 @@ message, ending with ``REMINDER``; Codex 0.171 marks the request in
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.fakes.brain import serve
 from tests.fakes.servers import FakeServer, Received, Response, anthropic_reply
@@ -20,6 +23,7 @@ from tests.proxy.test_record import CLAUDE, HEADERS, claude_body, said, user
 from vybe.agent.offline import Consolidator
 from vybe.context.protocol import REQUEST_OPEN
 from vybe.proxy import compaction, wire
+from vybe.proxy import upstream as upstreams
 from vybe.proxy.tee import Tee
 
 MISSION = "Mission: port the parser to Rust. Never touch tests/fixtures/."
@@ -75,6 +79,28 @@ def test_each_pinned_clients_compaction_request_is_recognised_and_others_are_not
     assert compaction.client_of(wire.RESPONSES, "/v1/responses", prompted) == "codex"
     plain = {"input": codex_history(2), "client_metadata": {"x-codex-turn-metadata": "{"}}
     assert compaction.client_of(wire.RESPONSES, "/v1/responses", plain) is None
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "proxy"
+PINNED = json.loads((FIXTURES.parents[2] / "package.json").read_text())["dependencies"]
+CLIENTS = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+
+
+def real_request(client: str) -> dict:
+    """The pinned version's own compaction request (tests/fixtures/proxy/README.md)."""
+    found = sorted(FIXTURES.glob(f"{client}-{PINNED[CLIENTS[client]]}-*.json"))
+    assert found, f"no captured compaction request of {client} {PINNED[CLIENTS[client]]}"
+    return json.loads(found[0].read_text())
+
+
+@pytest.mark.parametrize(("client", "api"), [("claude", wire.ANTHROPIC), ("codex", wire.RESPONSES)])
+def test_the_pinned_clients_real_compaction_request_is_recognised(client, api):
+    captured = real_request(client)
+    assert compaction.client_of(api, captured["path"], captured["body"]) == client
+    rest = compaction.without_prompt(client, captured["body"])
+    assert "CONTEXT CHECKPOINT" not in json.dumps(rest) and "REMINDER: Do NOT" not in json.dumps(
+        rest
+    )
 
 
 def run_claude(proxy, turns: int) -> None:
@@ -156,3 +182,16 @@ def test_a_changed_compaction_prompt_is_relayed_untouched(recorded):
         post(proxy.url, "/v1/messages", body, HEADERS)[1].read()
     assert upstream.posts[-1].body == body
     assert not any(REQUEST_OPEN in json.dumps(p.body) for p in upstream.posts)
+
+
+def test_the_checkpoint_turn_sends_the_clients_own_login_and_no_empty_key():
+
+    headers = {
+        "Authorization": "Bearer oauth-token",
+        "anthropic-beta": "oauth-2025",
+        "x-app": "cli",
+    }
+    model = upstreams.model_for(wire.ANTHROPIC, "http://127.0.0.1:9/v1", "claude-x", headers)
+    sent = model.transport.client.headers
+    assert sent["authorization"] == "Bearer oauth-token" and sent["anthropic-beta"] == "oauth-2025"
+    assert "x-api-key" not in sent and "x-app" not in sent

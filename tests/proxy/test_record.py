@@ -219,3 +219,31 @@ def test_no_api_key_reaches_the_record(recorded, store_location):
         return  # the same rows; the file check below is SQLite's
     dump = "\n".join(sqlite3.connect(store_location).iterdump())
     assert "sk-ant" not in dump and KEY not in "".join(proxy.notes)
+
+
+def test_a_session_begun_before_the_proxy_is_recorded_whole_at_its_first_request(recorded):
+    call = ("toolu_9", "Read", {"file_path": "src/lexer.rs"})
+    earlier = [
+        user("Mission: port the lexer."),
+        said("Reading it.", call),
+        user(result("toolu_9", "fn lex() {}")),
+        said("It is one function."),
+        user("go on"),
+    ]
+    with FakeServer(scripted([anthropic_reply("Going on."), anthropic_reply("ok")])) as up:
+        proxy = recorded(up.url)
+        post(proxy.url, "/v1/messages", claude_body(earlier), HEADERS)[1].read()
+        later = [*earlier, said("Going on."), user("and now?")]
+        post(proxy.url, "/v1/messages", claude_body(later), HEADERS)[1].read()
+        rows = proxy.rows(f"claude:{CLAUDE}", 8)
+    assert shape(rows) == [
+        ("user", "Mission: port the lexer."),
+        ("assistant", "Reading it."),
+        ("tool", "fn lex() {}"),
+        ("assistant", "It is one function."),
+        ("user", "go on"),
+        ("assistant", "Going on."),
+        ("user", "and now?"),
+        ("assistant", "ok"),
+    ]
+    assert rows[1].data["tool_calls"][0]["arguments"] == {"file_path": "src/lexer.rs"}

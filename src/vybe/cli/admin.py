@@ -165,6 +165,7 @@ def doctor(inv, v: dict) -> dict:
     checks.extend(_hook_checks(settings.db_path))
     if settings.db_url is not None:
         checks.append(_service_check())
+    checks.extend(_proxy_checks())
     return {
         "ok": all(c["ok"] for c in checks),
         "checks": checks,
@@ -196,6 +197,16 @@ def _service_check() -> dict:
 
     found = service_link.state()
     return {"name": "local_service", "ok": found["state"] != "unavailable", **found}
+
+
+def _proxy_checks() -> list[dict]:
+    """Whether the base URLs Claude Code and Codex use point at a vybe proxy that answers."""
+    import os
+
+    from vybe.integrations import codex_config
+    from vybe.proxy import doctor
+
+    return doctor.checks(dict(os.environ), codex_config.read(codex_config.config_path()))
 
 
 def _migrate(inv) -> dict:
@@ -252,7 +263,7 @@ OPERATIONS = (
     ),
     Operation(
         "doctor",
-        "Integrity, journal mode, migrations, config and installed hooks.",
+        "Integrity, journal mode, migrations, config, installed hooks and model proxies.",
         doctor,
         surfaces=CLI_ONLY,
         result={"ok": "boolean", "checks": "array", "config": "object"},

@@ -30,6 +30,7 @@ def proxy(inv, v: dict) -> dict:
     from vybe.proxy.observer import Recorder
     from vybe.proxy.recorder import Writer
     from vybe.proxy.relay import Options, ProxyServer, note
+    from vybe.proxy.rewrite import Rewriter
     from vybe.store import open_store
     from vybe.store.record import SqliteRecord
 
@@ -48,7 +49,8 @@ def proxy(inv, v: dict) -> dict:
         return SqliteRecord(open_store(settings.location, settings.busy_timeout_ms))
 
     writer = Writer(open_record, note)
-    recorder = Recorder(writer)
+    rewriter = Rewriter(v["window"]) if v["checkpoints"] else None
+    recorder = Recorder(writer, options.where + options.prefix, rewriter)
     server = ProxyServer(options, (host, port), recorder)
 
     def stop(signum: int, frame: object) -> None:
@@ -92,6 +94,19 @@ OPERATIONS = (
                 minimum=1,
                 maximum=1024,
             ),
+            Param(
+                "checkpoints",
+                "boolean",
+                "keep each session inside the window itself (rewrite mode, for agents that"
+                " never compact)",
+            ),
+            Param(
+                "window",
+                "integer",
+                "rewrite mode's context window, in tokens (default: the model's)",
+                minimum=1_000,
+                maximum=100_000_000,
+            ),
         ),
         writes=True,
         surfaces=CLI_ONLY,
@@ -99,6 +114,7 @@ OPERATIONS = (
         examples=(
             "vybe proxy --upstream https://api.anthropic.com",
             "vybe proxy --upstream https://api.openai.com --listen 127.0.0.1:8789",
+            "vybe proxy --upstream http://127.0.0.1:8000/v1 --checkpoints --window 32000",
         ),
     ),
 )

@@ -227,8 +227,9 @@ class AnthropicMessages:
         self.stream = stream
         base = base_url.rstrip("/")
         self.base_url = base if base.endswith("/v1") else base + "/v1"
-        wire_headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
-        wire_headers.update(headers or {})
+        # No key: the caller's headers carry the credentials (a login's Authorization).
+        wire_headers = {"x-api-key": api_key} if api_key else {}
+        wire_headers.update({"anthropic-version": API_VERSION, **(headers or {})})
         self.transport = Transport("anthropic", wire_headers, policy or RetryPolicy())
 
     def complete(self, request: Request, watch: Watch | None = None) -> Reply:

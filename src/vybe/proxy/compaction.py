@@ -1,7 +1,7 @@
 """The client's compaction becomes a vybe checkpoint.
 
-Which request is a compaction is decided from what the pinned clients send, as observed
-through a proxy (tests/proxy/test_compaction.py holds each shape):
+Which request is a compaction is decided from what the pinned clients send
+(tests/fixtures/proxy holds each one's real request, tests/proxy/test_compaction.py the checks):
 
 - Claude Code (2.1.197, /compact and auto-compaction): the last text block of the last user
   message ends with ``REMINDER`` below (2.1.197 adds "Tool calls will be rejected and you
@@ -28,12 +28,10 @@ from vybe.context.assemble import load, messages
 from vybe.context.budget import ModelLimits, compute, cut
 from vybe.context.engine import Engine
 from vybe.context.record import Record
-from vybe.llm.anthropic import AnthropicMessages
 from vybe.llm.base import Message, Model
-from vybe.llm.http import RetryPolicy
 from vybe.llm.models import resolve
-from vybe.llm.responses import OpenAIResponses, item_text
-from vybe.proxy import wire
+from vybe.llm.responses import item_text
+from vybe.proxy import upstream, wire
 from vybe.proxy.relay import Answer
 
 REMINDER = (
@@ -42,9 +40,7 @@ REMINDER = (
 )
 CODEX_MARK = "CONTEXT CHECKPOINT COMPACTION"
 CLAUDE, CODEX = "claude", "codex"
-# The client's headers the checkpoint turn sends upstream as its own (its credentials).
-PASSED_HEADERS = ("authorization", "x-api-key", "anthropic-version", "anthropic-beta")
-PASSED_PREFIXES = ("openai-", "chatgpt-")
+API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES}
 TAIL = 300
 PIECE = 400  # characters of the summary in each streamed delta
 LATEST_EACH = 2_000
@@ -114,35 +110,6 @@ def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
     return {**body, "messages": messages}
 
 
-def _system(client: str, body: dict[str, Any]) -> str:
-    if client == CODEX:
-        return str(body.get("instructions") or "")
-    system = body.get("system")
-    if isinstance(system, list):
-        return "\n\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-    return str(system or "")
-
-
-def credentials(headers: Any) -> dict[str, str]:
-    """The client's own headers the upstream knows it by, to send as the checkpoint turn's."""
-    return {
-        k: v
-        for k, v in headers.items()
-        if k.lower() in PASSED_HEADERS or k.lower().startswith(PASSED_PREFIXES)
-    }
-
-
-def model_for(client: str, base: str, name: str, headers: Any) -> Model:
-    """The upstream's model, as the client asked for it, with the client's credentials."""
-    passed = credentials(headers)
-    policy = RetryPolicy(attempts=2, base_delay=0.5)
-    if client == CODEX:
-        return OpenAIResponses(name, base_url=base, headers=passed, policy=policy)
-    key = next((v for k, v in passed.items() if k.lower() == "x-api-key"), "")
-    rest = {k: v for k, v in passed.items() if k.lower() != "x-api-key"}
-    return AnthropicMessages(name, api_key=key, base_url=base, headers=rest, policy=policy)
-
-
 def checkpoint(
     record: Record, session_id: str, client: str, model: Model, body: dict[str, Any]
 ) -> str | None:
@@ -151,7 +118,8 @@ def checkpoint(
     follows its recollection word for word (each message within ``LATEST_EACH`` tokens)."""
     limits = ModelLimits(window=resolve(model.name).window)
     engine = Engine(record, model, limits)
-    attempt = engine.checkpoint_now(session_id, _system(client, body), keep=0)
+    system = upstream.system_of(API[client], body)
+    attempt = engine.checkpoint_now(session_id, system, keep=0)
     if attempt.outcome != "accepted":
         return None
     budget = compute(limits)

@@ -16,6 +16,7 @@ import hashlib
 import json
 from typing import Any
 
+from vybe.llm.openai_compat import _arguments
 from vybe.llm.responses import item_text
 from vybe.proxy import wire
 from vybe.tuples import Row
@@ -47,7 +48,7 @@ class Item(Row):
     label: str = ""
     call_id: str = ""
     name: str = ""
-    calls: tuple = ()
+    calls: tuple = ()  # a reply's: (id, name, arguments) of each
 
 
 def harness_label(text: str) -> str | None:
@@ -116,7 +117,7 @@ def _anthropic(messages: Any) -> list[Item]:
         if role == "assistant":
             text = "".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text")
             calls = tuple(
-                (str(b.get("id")), str(b.get("name")), b.get("input") or {})
+                (str(b.get("id")), str(b.get("name")), _arguments(b.get("input")))
                 for b in blocks
                 if b.get("type") == "tool_use"
             )
@@ -140,7 +141,9 @@ def _chat(messages: Any) -> list[Item]:
             asked = _dicts(message.get("tool_calls"))
             functions = [(c.get("id"), c.get("function")) for c in asked]
             calls = tuple(
-                (str(i), str(f.get("name")), f) for i, f in functions if isinstance(f, dict)
+                (str(i), str(f.get("name")), _arguments(f.get("arguments")))
+                for i, f in functions
+                if isinstance(f, dict)
             )
             talk.reply(_tool_text(content), calls)
         elif role == "tool":
@@ -157,7 +160,8 @@ def _responses(inputs: Any) -> list[Item]:
     for entry in _dicts(inputs):
         kind, role = entry.get("type", "message"), entry.get("role")
         if kind == "function_call":
-            talk.call((str(entry.get("call_id")), str(entry.get("name")), entry.get("arguments")))
+            call_id, name = str(entry.get("call_id")), str(entry.get("name"))
+            talk.call((call_id, name, _arguments(entry.get("arguments"))))
         elif kind == "function_call_output":
             talk.result(entry.get("call_id"), entry.get("output"))
         elif kind == "message" and role == "assistant":
@@ -169,13 +173,45 @@ def _responses(inputs: Any) -> list[Item]:
     return talk.items
 
 
+def _conversation(api: str, body: dict[str, Any]) -> Any:
+    return body.get("input") if api == wire.RESPONSES else body.get("messages")
+
+
 def items_of(api: str, body: dict[str, Any]) -> list[Item]:
     """The request's conversation as items, oldest first."""
+    return _read(api, _conversation(api, body))
+
+
+def _read(api: str, conversation: Any) -> list[Item]:
     if api == wire.ANTHROPIC:
-        return _anthropic(body.get("messages"))
+        return _anthropic(conversation)
     if api == wire.CHAT:
-        return _chat(body.get("messages"))
-    return _responses(body.get("input"))
+        return _chat(conversation)
+    return _responses(conversation)
+
+
+def _replying(api: str, entry: Any) -> bool:
+    """Whether a raw message or input item is (part of) a reply."""
+    if not isinstance(entry, dict):
+        return False
+    if api == wire.RESPONSES:
+        kind = entry.get("type", "message")
+        return kind in ("function_call", "reasoning") or entry.get("role") == "assistant"
+    return entry.get("role") == "assistant"
+
+
+def tail_of(api: str, body: dict[str, Any]) -> list[Item]:
+    """The items from the last reply on (the reply first, whole): what ``new_inputs`` needs,
+    read without reading the history before it."""
+    conversation = _conversation(api, body)
+    if not isinstance(conversation, list):
+        return _read(api, conversation)
+    start = len(conversation)
+    while start > 0 and not _replying(api, conversation[start - 1]):
+        start -= 1
+    while start > 0 and _replying(api, conversation[start - 1]):
+        start -= 1
+    return _read(api, conversation[start:])
 
 
 def _digest(*parts: str) -> str:
@@ -188,16 +224,24 @@ def opening(items: list[Item]) -> bool:
     return not any(item.kind == "assistant" for item in items)
 
 
+def keyed(items: list[Item]) -> list[tuple[str, Item]]:
+    """Every item with its key: an input's is made of the reply before it (``start`` for
+    none), its place after that reply and its text; a reply's of its text and calls."""
+    found, anchor, place = [], "start", 0
+    for item in items:
+        if item.kind == "assistant":
+            anchor, place = _digest(item.text, *(c[0] for c in item.calls)), 0
+            found.append(("reply:" + anchor, item))
+            continue
+        found.append(
+            (_digest(anchor, str(place), item.kind, item.call_id, item.text.strip()), item)
+        )
+        place += 1
+    return found
+
+
 def new_inputs(items: list[Item]) -> list[tuple[str, Item]]:
-    """The items after the last reply, each with its key."""
+    """The items after the last reply, keyed as ``keyed`` keys them (only these are keyed:
+    a long history costs one pass to find its last reply)."""
     last = max((i for i, item in enumerate(items) if item.kind == "assistant"), default=-1)
-    if last >= 0:
-        reply = items[last]
-        anchor = _digest(reply.text, *(c[0] for c in reply.calls))
-    else:
-        anchor = "start"
-    tail = items[last + 1 :]
-    return [
-        (_digest(anchor, str(place), item.kind, item.call_id, item.text.strip()), item)
-        for place, item in enumerate(tail)
-    ]
+    return keyed(items[max(last, 0) :])[1:] if last >= 0 else keyed(items)

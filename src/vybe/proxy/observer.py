@@ -17,14 +17,14 @@ from typing import Any
 from vybe.context.types import check_session_id
 from vybe.errors import InvalidInput, VybeError
 from vybe.proxy import compaction, inputs, wire
+from vybe.proxy import upstream as upstreams
 from vybe.proxy.recorder import Writer, close_record
 from vybe.proxy.relay import Answer, note
-from vybe.proxy.tee import Tee
+from vybe.proxy.rewrite import Rewriter
+from vybe.proxy.tee import UNREADABLE, Tee
 
-# What reading a hostile request may raise (a wrong type where a list was, text that is
-# not UTF-8, nesting past the recursion limit): such a request is relayed, not recorded.
-UNREADABLE = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
+REBUILD = 900.0  # seconds a rebuild may take (its checkpoint turn calls the model)
 CLIENTS = {"claude": "claude", "codex": "codex"}
 
 
@@ -70,6 +70,20 @@ class Recording:
         self.writer, self.session_id, self.api = writer, session_id, api
         self.tee = Tee(api)
         self.inputs_queued, self.reply_queued = Step(), Step()
+        self.rewrite: Callable[[bytes], tuple[bytes, dict[str, Any]]] | None = None
+        self.facts: dict[str, Any] | None = None  # the rewritten request's, for the reply
+
+    def request(self, body: bytes) -> bytes:
+        """The body to send upstream: the client's, or in rewrite mode the engine's rebuild
+        (the client's when the rebuild failed: the upstream judges it)."""
+        if self.rewrite is None:
+            return body
+        try:
+            rebuilt, self.facts = self.rewrite(body)
+        except (VybeError, TimeoutError, *UNREADABLE) as error:
+            note(f"{self.session_id}: relayed as the client sent it ({type(error).__name__})")
+            return body
+        return rebuilt
 
     def piece(self, data: bytes) -> None:
         self.tee.piece(data)
@@ -80,7 +94,7 @@ class Recording:
 
         def queue() -> None:
             if reply is not None:
-                self.writer.reply(self.session_id, self.api, reply, why)
+                self.writer.reply(self.session_id, self.api, reply, why, self.facts)
             self.reply_queued.passing()
 
         self.inputs_queued.then(queue)
@@ -89,8 +103,11 @@ class Recording:
 class Recorder:
     """The proxy's observer: every session it sees goes into the record."""
 
-    def __init__(self, writer: Writer) -> None:
-        self.writer = writer
+    def __init__(
+        self, writer: Writer, upstream: str = "", rewriter: Rewriter | None = None
+    ) -> None:
+        """``upstream`` (its base URL) and ``rewriter``: rewrite mode (vybe.proxy.rewrite)."""
+        self.writer, self.upstream, self.rewriter = writer, upstream, rewriter
         self.latest: dict[str, Recording] = {}  # each session's newest reply
         self.lock = threading.Lock()
 
@@ -100,9 +117,7 @@ class Recorder:
         try:
             return self._exchange(api, path, headers, body)
         except UNREADABLE as error:
-            note(
-                f"a request of a shape the proxy cannot read was relayed unrecorded ({error!r:.80})"
-            )
+            note(f"a request the proxy cannot read was relayed unrecorded ({type(error).__name__})")
             return None
 
     def _exchange(
@@ -114,21 +129,44 @@ class Recorder:
         if session_id is None:
             return None
         client = compaction.client_of(api, path, body)
-        return self._begin(
-            api, session_id, compaction.without_prompt(client, body) if client else body
-        )
+        conversation = compaction.without_prompt(client, body) if client else body
+        recording = self._begin(api, session_id, conversation)
+        if self.rewriter is not None and not client:
+            recording.rewrite = self._rewrite(recording, api, path, headers, body)
+        return recording
+
+    def _rewrite(
+        self, recording: Recording, api: str, path: str, headers: Any, body: dict[str, Any]
+    ) -> Callable[[bytes], tuple[bytes, dict[str, Any]]]:
+        """How this request is rebuilt once its inputs are in the record."""
+        rewriter = self.rewriter
+        assert rewriter is not None
+        base = upstreams.base_of(self.upstream, path)
+        model = upstreams.model_for(api, base, str(body.get("model") or ""), headers)
+        session_id = recording.session_id
+
+        def rebuild(_: bytes) -> tuple[bytes, dict[str, Any]]:
+            if not recording.inputs_queued.wait(WAIT):
+                raise TimeoutError
+            prepared = self.writer.call(
+                lambda record: rewriter.prepare(record, session_id, api, body, model), REBUILD
+            )
+            facts = {"tokens": prepared.tokens, "checkpoint_id": prepared.checkpoint_id}
+            return upstreams.rewritten(api, body, prepared.request), facts
+
+        return rebuild
 
     def _begin(self, api: str, session_id: str, body: dict[str, Any]) -> Recording:
         """Queue the request's new inputs in the session's order; its reply is the tee's."""
-        items = inputs.items_of(api, body)
-        new, opening = inputs.new_inputs(items), inputs.opening(items)
+        tail = inputs.tail_of(api, body)
+        new, opening = inputs.new_inputs(tail), inputs.opening(tail)
         recording = Recording(self.writer, session_id, api)
         with self.lock:
             previous = self.latest.get(session_id)
             self.latest[session_id] = recording
 
         def queue() -> None:
-            self.writer.inputs(session_id, client_of(session_id), new, opening)
+            self.writer.inputs(session_id, client_of(session_id), api, body, new, opening)
             recording.inputs_queued.passing()
 
         if previous is None:
@@ -161,8 +199,9 @@ class Recorder:
         try:
             if not (recording.inputs_queued.wait(WAIT) and self.writer.flush(WAIT)):
                 return None
-            base = upstream + path.split("?", 1)[0].rstrip("/").rsplit("/", 1)[0]
-            model = compaction.model_for(client, base, str(body.get("model") or ""), headers)
+            base = upstreams.base_of(upstream, path)
+            name = str(body.get("model") or "")
+            model = upstreams.model_for(compaction.API[client], base, name, headers)
             record = self.writer.open_record()
             try:
                 text = compaction.checkpoint(record, session_id, client, model, body)

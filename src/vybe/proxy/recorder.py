@@ -17,13 +17,14 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 from vybe.context.labels import Dispatch, harness_text, user_text
 from vybe.context.record import MessageRow, Record
 from vybe.context.recorder import record_harness, record_reply, record_tool, record_user
 from vybe.llm.base import Reply, ToolCall
-from vybe.proxy.inputs import Item
+from vybe.proxy.inputs import Item, items_of, keyed
 
 MARK = "proxy"
 
@@ -72,6 +73,20 @@ class Writer:
     def submit(self, job: Callable[[Record], Any]) -> None:
         self.jobs.put(job)
 
+    def call(self, job: Callable[[Record], Any], timeout: float) -> Any:
+        """Run ``job`` in the writer, after everything queued so far; its result (or its
+        exception, raised here)."""
+        future: Future[Any] = Future()
+
+        def run(record: Record) -> None:
+            try:
+                future.set_result(job(record))
+            except BaseException as error:  # handed to the caller, who judges it
+                future.set_exception(error)
+
+        self.submit(run)
+        return future.result(timeout)
+
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait until everything queued so far is written."""
         done = threading.Event()
@@ -88,31 +103,49 @@ class Writer:
         return self.sessions[session_id]
 
     def inputs(
-        self, session_id: str, client: str, new: list[tuple[str, Item]], opening: bool
+        self,
+        session_id: str,
+        client: str,
+        api: str,
+        body: dict[str, Any],
+        new: list[tuple[str, Item]],
+        opening: bool,
     ) -> None:
         """Queue a request's new inputs (those already recorded are left out in the writer);
-        ``opening``: the request holds no reply (a first request, or one after a compaction)."""
+        ``opening``: the request holds no reply (a first request, or one after a compaction).
+        A session the record does not hold yet gets the whole conversation of ``body``, its
+        replies too (a session begun before the proxy was in the way), read here."""
 
         def write(record: Record) -> None:
             seen = self.seen(record, session_id)
             if seen.foreign:
                 return
-            for key, item in new:
+            for key, item in new if seen.keys else keyed(items_of(api, body)):
                 if key in seen.keys or (opening and _resent(client, item, seen)):
                     continue
-                row = _append_input(Marked(record, {"key": key}), session_id, client, item)
+                row = _append(Marked(record, {"key": key}), session_id, client, item)
                 seen.keys.add(key)
                 seen.texts.add(row.text)
 
         self.submit(write)
 
-    def reply(self, session_id: str, api: str, reply: Reply, cut: str | None) -> None:
-        """Queue a reply (as far as it came: ``cut`` says why it stopped short)."""
+    def reply(
+        self,
+        session_id: str,
+        api: str,
+        reply: Reply,
+        cut: str | None,
+        request: dict[str, Any] | None = None,
+    ) -> None:
+        """Queue a reply (as far as it came: ``cut`` says why it stopped short); ``request``:
+        the rewritten request's estimate and checkpoint, which anchor the engine's next."""
 
         def write(record: Record) -> None:
             if self.seen(record, session_id).foreign or not (reply.text or reply.tool_calls):
                 return
             data: dict[str, Any] = {"cut": cut} if cut else {}
+            if request is not None:
+                data["request"] = request
             if reply.usage is not None:
                 data["usage"] = {
                     "input_tokens": reply.usage.input_tokens,
@@ -137,7 +170,10 @@ def _dispatch(client: str, item: Item) -> Dispatch:
     return Dispatch("context", client, item.label)
 
 
-def _append_input(record: Marked, session_id: str, client: str, item: Item) -> MessageRow:
+def _append(record: Marked, session_id: str, client: str, item: Item) -> MessageRow:
+    if item.kind == "assistant":
+        calls = [ToolCall(i, n, a) for i, n, a in item.calls]
+        return record_reply(record, session_id, item.text, calls)
     if item.kind == "user":
         return record_user(record, session_id, item.text)
     if item.kind == "harness":

@@ -53,7 +53,10 @@ NO_BODY = frozenset({204, 304})
 
 
 class Exchange(Protocol):
-    """What the observer makes of one relayed reply: its bytes as they went out, then the end."""
+    """What the observer makes of one relayed request: the body to send upstream (the
+    client's, or its rewrite), the reply's bytes as they went out, then the end."""
+
+    def request(self, body: bytes) -> bytes: ...
 
     def piece(self, data: bytes) -> None: ...
 
@@ -149,6 +152,9 @@ class Handler(BaseHTTPRequestHandler):
         super().finish()
 
     def relay(self) -> None:
+        if self.path == wire.PROBE_PATH and self.command == "GET":
+            self.send_answer(probe_answer())
+            return
         api = wire.api_of(self.path)
         try:
             self.check_token()
@@ -169,6 +175,8 @@ class Handler(BaseHTTPRequestHandler):
         exchange = None
         if api and parsed is not None and observer is not None:
             exchange = observer.exchange(api, self.path, self.headers, parsed)
+        if exchange is not None:
+            body = exchange.request(body)
         try:
             response = self.forward(body)
         except Refused as refused:
@@ -383,6 +391,12 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
+def probe_answer() -> Answer:
+    """What the proxy says of itself at ``wire.PROBE_PATH``: that it is one, nothing else."""
+    data = b'{"vybe_proxy": true}'
+    return Answer(200, {"Content-Type": "application/json"}, [data], len(data))
+
+
 def _stale(error: BaseException) -> bool:
     """A kept connection the upstream had closed meanwhile (safe to send again)."""
     return isinstance(
@@ -406,6 +420,7 @@ class ProxyServer(ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # many clients at once (parallel agents): 5 would reset some
 
     def __init__(
         self,

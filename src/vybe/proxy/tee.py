@@ -1,10 +1,11 @@
 """The reply of one relayed request, rebuilt from the bytes that went to the client.
 
-A streamed reply (server-sent events) is folded as it passes, by the model adapters' own
-folds (Anthropic Messages, Chat Completions, Responses), so a reply cut short is known as
-far as it came; a whole JSON reply is parsed at its end by the adapters' ``parse``. The tee
-keeps at most ``limit`` bytes of a reply that is not streamed, and an event's unfinished
-line; a reply larger than that is recorded as too large, never held whole.
+A streamed reply (server-sent events) is folded by the model adapters' own folds
+(Anthropic Messages, Chat Completions, Responses): its pieces are kept as they pass and
+folded once the last went out (or at every ``FOLD_AT`` bytes), so no piece waits for
+parsing and a reply cut short is known as far as it came; a whole JSON reply is parsed at
+its end by the adapters' ``parse``, up to ``WHOLE_LIMIT`` bytes (a larger one is recorded as
+too large, never held whole).
 """
 
 from __future__ import annotations
@@ -18,7 +19,21 @@ from vybe.llm.http import Broken
 from vybe.proxy import wire
 
 WHOLE_LIMIT = 8 * 1024 * 1024
+# Streamed pieces are kept and folded after the last one went out (the client's next piece
+# waits for no parsing), or whenever this much is kept.
+FOLD_AT = 1024 * 1024
 LINE_LIMIT = 8 * 1024 * 1024
+# What reading hostile JSON may raise (a wrong type where a list was, text that is not
+# UTF-8, nesting past the recursion limit, a broken stream).
+UNREADABLE = (
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    RecursionError,
+    Broken,
+)
 PARSE = {
     wire.ANTHROPIC: anthropic.parse,
     wire.CHAT: openai_compat.parse,
@@ -89,6 +104,8 @@ class Tee:
         self.fold = Fold(api)
         self.whole: list[bytes] = []
         self.size = 0
+        self.kept: list[bytes] = []
+        self.kept_size = 0
         self.broken: str | None = None
 
     def piece(self, data: bytes) -> None:
@@ -98,19 +115,31 @@ class Tee:
             self.streamed = not data.lstrip().startswith((b"{", b"["))
         try:
             if self.streamed:
-                for event in self.events.feed(data):
-                    self.fold.add(event.name, event.data)
+                self.kept.append(data)
+                self.kept_size += len(data)
+                if self.kept_size >= FOLD_AT:
+                    self._fold_kept()
             else:
                 self.size += len(data)
                 if self.size > WHOLE_LIMIT:
                     self.broken, self.whole = "the reply was too large to record", []
                 else:
                     self.whole.append(data)
-        except (ValueError, TypeError, KeyError, AttributeError, Broken) as error:
+        except UNREADABLE as error:
             self.broken = f"the reply could not be read ({type(error).__name__})"
+
+    def _fold_kept(self) -> None:
+        kept, self.kept, self.kept_size = b"".join(self.kept), [], 0
+        for event in self.events.feed(kept):
+            self.fold.add(event.name, event.data)
 
     def result(self, cut: str | None) -> tuple[Reply, str | None]:
         """The reply as far as it came, and why it is not whole (None when it is)."""
+        if self.streamed and not self.broken:
+            try:
+                self._fold_kept()
+            except UNREADABLE as error:
+                self.broken = f"the reply could not be read ({type(error).__name__})"
         if self.broken:
             return Reply(""), self.broken
         try:
@@ -119,7 +148,7 @@ class Tee:
                 self.whole = []
                 return PARSE[self.api](body if isinstance(body, dict) else {}), cut
             reply = self.fold.reply()
-        except (ValueError, TypeError, KeyError, AttributeError, Broken) as error:
+        except UNREADABLE as error:
             return Reply(""), cut or f"the reply could not be read ({type(error).__name__})"
         if cut is None and self.streamed and not self.fold.ended:
             cut = "the stream ended early"

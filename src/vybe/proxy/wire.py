@@ -13,6 +13,8 @@ import json
 from typing import Any
 
 ANTHROPIC, CHAT, RESPONSES = "anthropic", "chat", "responses"
+# The one path the proxy answers itself (``vybe doctor`` asks whether a base URL is a proxy).
+PROBE_PATH = "/.vybe-proxy"
 # A header any client may set to name its session (one the proxy cannot recognise otherwise).
 SESSION_HEADER = "x-vybe-session"
 

@@ -1,0 +1,216 @@
+"""`vybe proxy`: the time it adds to a request, on a SQLite and a PostgreSQL store.
+
+Each round sends the same streamed Anthropic Messages turn once straight to a fake upstream
+on 127.0.0.1 and once through a recording proxy to the same upstream, in turn, so a machine
+that speeds up or slows down weighs on both alike; the turns are those of 50 sessions of
+growing history (each request's new input and its reply are recorded). Printed: time to
+the first byte and to the last byte of the reply, p50 and p99, direct and through the proxy,
+and the difference (goal: p50 <= 5 ms, p99 <= 20 ms added); the time added when the client
+resends a history of 1k and of 10k messages each turn; then the peak of Python's heap while
+the proxy relays 50 streaming replies at once.
+
+Run: .venv/bin/python benchmarks/proxy.py [--requests 500] [--no-postgres]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.fakes, tests.postgres
+from tests.fakes.servers import FakeServer, Response, anthropic_events, anthropic_reply
+
+from vybe.proxy.observer import Recorder
+from vybe.proxy.recorder import Writer
+from vybe.proxy.relay import Options, ProxyServer
+from vybe.store import open_store
+from vybe.store.record import SqliteRecord
+
+SESSIONS = 50
+REPLY = "The parser's lexer now reads every token of the grammar. " * 8
+CONCURRENT = 50
+
+
+def upstream_reply(_received: object) -> Response:
+    return anthropic_reply(REPLY, usage=(1200, 90, 1000))
+
+
+def body(session: int, turn: int) -> bytes:
+    user_id = json.dumps({"device_id": "d", "session_id": f"bench-{session:04d}"})
+    messages: list[dict] = []
+    for n in range(turn + 1):
+        messages.append({"role": "user", "content": [{"type": "text", "text": f"step {n}"}]})
+        if n < turn:
+            messages.append({"role": "assistant", "content": [{"type": "text", "text": REPLY}]})
+    payload = {
+        "model": "claude-fake",
+        "max_tokens": 1000,
+        "stream": True,
+        "metadata": {"user_id": user_id},
+        "messages": messages,
+    }
+    return json.dumps(payload).encode()
+
+
+def timed(url: str, data: bytes) -> tuple[float, float]:
+    """Milliseconds to the first byte of the reply's body and to its last."""
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    start = time.perf_counter()
+    conn.request("POST", "/v1/messages", data, {"Content-Type": "application/json"})
+    response = conn.getresponse()
+    response.read1(1)
+    first = time.perf_counter()
+    response.read()
+    last = time.perf_counter()
+    conn.close()
+    if response.status != 200:
+        raise SystemExit(f"the request failed: {response.status}")
+    return (first - start) * 1000, (last - start) * 1000
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+@contextmanager
+def proxy_on(location: str, upstream: str) -> Iterator[tuple[ProxyServer, Writer]]:
+    writer = Writer(lambda: SqliteRecord(open_store(location)), print)
+    server = ProxyServer(Options(upstream), observer=Recorder(writer)).start()
+    try:
+        yield server, writer
+    finally:
+        server.close()
+        writer.close()
+
+
+def added(location: str, requests: int, label: str) -> None:
+    with FakeServer(upstream_reply) as upstream, proxy_on(location, upstream.url) as (proxy, w):
+        samples: dict[str, list[tuple[float, float]]] = {"direct": [], "proxy": []}
+        for n in range(requests + 5):
+            data = body(n % SESSIONS, n // SESSIONS)
+            pair = {"direct": timed(upstream.url, data), "proxy": timed(proxy.url, data)}
+            if n >= 5:  # warm-up left out
+                for name, times in pair.items():
+                    samples[name].append(times)
+        w.flush()
+        rows = SqliteRecord(open_store(location)).messages("claude:bench-0000")
+    print(f"{label}: {requests} requests, each direct and through the proxy, in turn")
+    for index, what in ((0, "first byte"), (1, "last byte")):
+        direct = [s[index] for s in samples["direct"]]
+        proxied = [s[index] for s in samples["proxy"]]
+        cells = []
+        for share, name in ((0.5, "p50"), (0.99, "p99")):
+            d, p = percentile(direct, share), percentile(proxied, share)
+            cells.append(f"{name} {d:.2f} -> {p:.2f} ms (+{p - d:.2f})")
+        print(f"  to the {what}: " + "; ".join(cells))
+    print(f"  session bench-0000 recorded {len(rows)} rows for its {requests // SESSIONS} turns")
+
+
+def long_body(messages: int, extra: int) -> bytes:
+    """One session's request whose history holds ``messages`` messages, then ``extra`` turns."""
+    turns = []
+    for n in range(messages // 2 + extra):
+        turns.append({"role": "user", "content": [{"type": "text", "text": f"step {n} " * 12}]})
+        turns.append({"role": "assistant", "content": [{"type": "text", "text": REPLY[:120]}]})
+    user_id = json.dumps({"device_id": "d", "session_id": f"long-{messages}"})
+    payload = {
+        "model": "claude-fake",
+        "max_tokens": 1000,
+        "stream": True,
+        "metadata": {"user_id": user_id},
+        "messages": turns[:-1],
+    }
+    return json.dumps(payload).encode()
+
+
+def long_histories(location: str, rounds: int = 20) -> None:
+    """Added time to the first byte when the client resends 1k or 10k messages each turn."""
+    with FakeServer(upstream_reply) as upstream, proxy_on(location, upstream.url) as (proxy, w):
+        for messages in (1_000, 10_000):
+            timed(proxy.url, long_body(messages, 0))  # the whole history recorded, untimed
+            w.flush(300)
+            added_ms = []
+            for extra in range(1, rounds + 1):
+                data = long_body(messages, extra)
+                direct, through = timed(upstream.url, data)[0], timed(proxy.url, data)[0]
+                added_ms.append(through - direct)
+            size = len(long_body(messages, rounds)) / 1e6
+            print(
+                f"  a {messages:,}-message history resent each turn ({size:.1f} MB):"
+                f" first byte +{statistics.median(added_ms):.2f} ms p50 over {rounds} turns"
+            )
+
+
+def concurrent_memory(location: str) -> None:
+    """The peak of the Python heap while 50 clients stream a slow reply each at once."""
+    events = anthropic_events(anthropic_reply(REPLY * 4).body)
+
+    def slow(_received: object) -> Response:
+        return Response(events=events, gap=0.002)
+
+    with FakeServer(slow) as upstream, proxy_on(location, upstream.url) as (proxy, _):
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        threads = [
+            threading.Thread(target=timed, args=(proxy.url, body(1000 + n, 3)))
+            for n in range(CONCURRENT)
+        ]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        took = time.perf_counter() - started
+        peak = tracemalloc.get_traced_memory()[1] - base
+        tracemalloc.stop()
+    print(
+        f"  {CONCURRENT} concurrent streaming replies ({len(events)} events each) relayed in"
+        f" {took:.1f} s; peak Python heap {peak / 1e6:.1f} MB"
+        f" ({peak / CONCURRENT / 1e3:.0f} kB a stream, clients included)"
+    )
+
+
+def on_sqlite(requests: int) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        location = str(Path(folder) / "vybe.db")
+        added(location, requests, "SQLite store")
+        long_histories(location)
+        concurrent_memory(location)
+
+
+def on_postgres(requests: int) -> None:
+    try:
+        from tests.postgres.server import running
+    except ImportError as error:
+        print(f"PostgreSQL store: skipped ({error})")
+        return
+    with running() as server:
+        server.admin("CREATE DATABASE bench")
+        print(server.version)
+        added(server.url("bench"), requests, "PostgreSQL store")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--no-postgres", action="store_true")
+    args = parser.parse_args()
+    on_sqlite(args.requests)
+    if not args.no_postgres:
+        on_postgres(args.requests)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""`vybe doctor` says whether Claude Code's ANTHROPIC_BASE_URL and each Codex provider's
+base_url point at a vybe proxy that answers; it asks only this machine."""
+
+from __future__ import annotations
+
+import socket
+
+from vybe.proxy.relay import Options, ProxyServer
+
+
+def checks_of(vybe, **env: str) -> dict[str, dict]:
+    vybe.env.update(env)
+    data = vybe.ok("doctor")
+    return {c["name"]: c for c in data["checks"] if c["name"].startswith("proxy_")}
+
+
+def dead_port() -> int:
+    with socket.socket() as spare:
+        spare.bind(("127.0.0.1", 0))
+        return spare.getsockname()[1]
+
+
+def test_a_base_url_at_a_running_proxy_is_found_for_claude_and_for_codex(vybe, tmp_path):
+    codex = tmp_path / "codex"
+    codex.mkdir()
+    with ProxyServer(Options("http://127.0.0.1:9")) as proxy:
+        (codex / "config.toml").write_text(
+            f'[model_providers.vybe]\nname = "v"\nbase_url = "{proxy.url}/v1"\n'
+            'wire_api = "responses"\n'
+        )
+        found = checks_of(vybe, ANTHROPIC_BASE_URL=proxy.url, CODEX_HOME=str(codex))
+    assert found["proxy_claude"]["ok"] and "a vybe proxy answers" in found["proxy_claude"]["detail"]
+    assert found["proxy_codex_vybe"]["ok"]
+
+
+def test_a_local_base_url_where_nothing_answers_fails_and_a_remote_one_is_not_asked(vybe):
+    dead = checks_of(vybe, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{dead_port()}")
+    assert not dead["proxy_claude"]["ok"]
+    assert "vybe proxy --upstream" in dead["proxy_claude"]["detail"]
+    remote = checks_of(vybe, ANTHROPIC_BASE_URL="https://gateway.example.com")
+    assert remote["proxy_claude"]["ok"] and "not asked" in remote["proxy_claude"]["detail"]
+
+
+def test_no_base_url_is_no_failure(vybe):
+    vybe.env.pop("ANTHROPIC_BASE_URL", None)
+    assert checks_of(vybe)["proxy_claude"]["ok"]

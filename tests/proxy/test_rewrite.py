@@ -1,0 +1,55 @@
+"""Rewrite mode (--checkpoints): a client that never compacts sends its whole history every
+turn; the proxy records what is new and sends upstream the engine's rebuild, checkpointed
+against the same upstream when it would pass the threshold, so every upstream request stays
+under the window; the prefix the client resends is never recorded again."""
+
+from __future__ import annotations
+
+import json
+
+from tests.fakes.brain import serve
+from tests.fakes.servers import FakeServer
+from tests.proxy.talk import post
+from vybe.agent.offline import Consolidator
+from vybe.context.protocol import RECOLLECTION_OPEN, REQUEST_OPEN
+from vybe.proxy.rewrite import Rewriter
+
+WINDOW = 16_000
+MISSION = "Mission: keep the parser's output byte for byte. Never touch tests/fixtures/."
+PASTE = "log line of the build output, nothing to keep here. " * 40  # about 500 tokens
+
+
+def chat_turns(proxy, turns: int) -> list[dict]:
+    """A Chat Completions client that keeps and resends its whole history."""
+    history = [{"role": "system", "content": "You are a careful coding agent."}]
+    for n in range(turns):
+        words = MISSION if n == 0 else f"step {n}: look at this.\n{PASTE}"
+        history.append({"role": "user", "content": words})
+        body = {"model": "local-model", "messages": history, "max_tokens": 500}
+        _, response = post(proxy.url, "/v1/chat/completions", body, {"x-vybe-session": "long"})
+        assert response.status == 200
+        answer = json.loads(response.read())["choices"][0]["message"]
+        history.append({"role": "assistant", "content": answer["content"] or ""})
+    return history
+
+
+def test_every_upstream_request_stays_under_the_window_and_inputs_are_recorded_once(recorded):
+    brain = Consolidator()
+    with FakeServer(serve(brain, "openai")) as upstream:
+        proxy = recorded(upstream.url, Rewriter(WINDOW))
+        history = chat_turns(proxy, 48)
+        rows = proxy.rows("proxy:long", 96)
+    sent = [p.body for p in upstream.posts]
+    turns = [b for b in sent if REQUEST_OPEN in json.dumps(b)]
+    normal = [b for b in sent if REQUEST_OPEN not in json.dumps(b)]
+    assert len(json.dumps(history)) // 4 > 1.5 * WINDOW  # the history outgrew the window
+    assert turns, "no checkpoint turn ran"
+    assert all(len(json.dumps(b["messages"])) // 4 < WINDOW for b in normal)
+    late = json.dumps(normal[-1])
+    assert RECOLLECTION_OPEN in late and MISSION in late
+    assert normal[-1]["messages"][0] == {
+        "role": "system",
+        "content": "You are a careful coding agent.",
+    }
+    typed = [r.text for r in rows if r.type == "user"]
+    assert typed[0] == MISSION and len(typed) == 48 == len(set(typed))
