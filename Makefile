@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres test-reference lint bench clean e2e e2e-latest e2e-tools install-smoke
+.PHONY: demo test test-postgres test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-tools install-smoke
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -37,6 +37,11 @@ test: $(STAMP)
 # in one process, so one server serves them all and the process races run alone.
 test-postgres: $(STAMP)
 	$(PY) -m pytest -p no:xdist --store=postgres -rs
+
+# The same through PgBouncer in transaction pooling mode (Debian's pgbouncer package:
+# apt-get install pgbouncer), as a managed service's pooler would stand in front.
+test-pgbouncer: $(STAMP)
+	$(PY) -m pytest -p no:xdist --store=postgres --pooler=pgbouncer -rs
 
 # vybe's pure checkpoint rules against the reference implementation (avibe-os on PyPI), in
 # a virtualenv of their own: avibe-os without its dependencies (a web server, chat SDKs), the

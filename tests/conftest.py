@@ -250,6 +250,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the store every `vybe`, `store` and `store_location` fixture opens: the SQLite "
         "file (default) or a database on a PostgreSQL server the session starts",
     )
+    parser.addoption(
+        "--pooler",
+        choices=("none", "pgbouncer"),
+        default="none",
+        help="with --store=postgres: reach the server through PgBouncer in transaction "
+        "pooling mode (Debian's pgbouncer package), as managed services put one in front",
+    )
 
 
 POSTGRES_ONLY = Path(__file__).with_name("postgres")
@@ -292,13 +299,28 @@ def pg_server() -> Iterator[Any]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def pg_pooler(request: pytest.FixtureRequest, pg_server: Any) -> Iterator[Any]:
+    """PgBouncer in transaction mode in front of the session's server (``--pooler``)."""
+    from tests.postgres import pooler
+
+    if not pooler.available():
+        pytest.skip(f"--pooler=pgbouncer needs {pooler.BINARY} (apt-get install pgbouncer)")
+    with pooler.running(pg_server) as started:
+        yield started
+
+
 @pytest.fixture
 def store_location(request: pytest.FixtureRequest, store_kind: str, tmp_path: Path) -> str:
-    """A fresh store's location: a SQLite file's path, or the emptied server database's URL."""
+    """A fresh store's location: a SQLite file's path, or the emptied server database's URL
+    (through the pooler with ``--pooler=pgbouncer``)."""
     if store_kind == "postgres":
         from tests.postgres.database import emptied
 
-        return emptied(request.getfixturevalue("pg_server"))
+        url = emptied(request.getfixturevalue("pg_server"))
+        if request.config.getoption("pooler") == "pgbouncer":
+            return request.getfixturevalue("pg_pooler").through(url)
+        return url
     return str(tmp_path / "vybe.db")
 
 

@@ -49,3 +49,15 @@ def _take(fd: int, timeout: float | None) -> bool:
             if time.monotonic() >= deadline:
                 return False
             time.sleep(POLL_SECONDS)
+
+
+def machine_file(key: str, name: str) -> str:
+    """A lock file of this machine's (in a 700 folder of the user's in the temporary folder)
+    for a store that has no folder here, a server's: named by a digest of ``key``, its URL."""
+    import tempfile
+
+    from vybe.digest import sha256_hex
+
+    folder = os.path.join(tempfile.gettempdir(), f"vybe-{os.getuid()}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return os.path.join(folder, f"{sha256_hex(key.encode())[:16]}-{name}.lock")

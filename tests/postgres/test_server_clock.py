@@ -102,8 +102,11 @@ def test_a_memory_an_agent_an_hour_fast_reads_or_collects_expires_by_the_server_
     assert vybe.ok("memory", "get", "-k", "soon")["memory"]["value"] == "x"
 
 
-def test_the_reading_is_utc_whatever_the_session_time_zone(pg_url):
-    with psycopg.connect(pg_url, autocommit=True, options="-c timezone=America/New_York") as raw:
+def test_the_reading_is_utc_whatever_the_session_time_zone(pg_server):
+    # A session's own zone, so straight to the server: a pooler in transaction mode
+    # refuses startup options (and keeps no session of a client's).
+    url = pg_server.url("postgres")
+    with psycopg.connect(url, autocommit=True, options="-c timezone=America/New_York") as raw:
         reading = begin(raw, "BEGIN")
         raw.execute("ROLLBACK")
     assert reading.tzinfo is UTC

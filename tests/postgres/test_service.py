@@ -252,7 +252,7 @@ def test_a_service_of_another_vybe_is_never_used_and_is_replaced(vybe, machine):
 
 
 def test_an_idle_service_exits_and_takes_its_socket_away(vybe, machine):
-    machine.env["VYBE_SERVICE_IDLE_S"] = "1"
+    machine.env["VYBE_SERVICE_IDLE_S"] = "3"  # after its first hook, the test's ping
     machine.prompt("one")
     pid = machine.service()["pid"]
     deadline = time.monotonic() + 15
@@ -306,3 +306,50 @@ def test_doctor_says_whether_the_service_runs(vybe, machine):
     pid = machine.service()["pid"]
     found = doctor_check(machine)
     assert found["state"] == "running" and found["pid"] == pid and found["ok"]
+
+
+def test_a_fleet_of_two_hosts_keeps_every_prompt_once_in_order_through_server_restarts(
+    vybe, pg_server
+):
+    """Two hosts (their own HOME, config folder, temporary folder: their own service and
+    spool), 16 agent sessions each typing prompts through real hook processes, the server
+    restarted as a crash would (immediate shutdown) twice meanwhile; then one more prompt a
+    host, which adds what the outages kept on disk."""
+    hosts = [Machine(vybe) for _ in range(2)]
+    for n, host in enumerate(hosts):
+        home = vybe.home / f"host{n}"
+        (home / "config").mkdir(parents=True)
+        shutil.copy(vybe.config_dir / "config.yaml", home / "config" / "config.yaml")
+        host.env.update(HOME=str(home), VYBE_CONFIG_DIR=str(home / "config"))
+    sessions = {(h, a): f"h{h}a{a}" for h in range(2) for a in range(16)}
+    prompts, latencies = 6, []
+
+    def agent(host: int, session: str) -> None:
+        for n in range(prompts):
+            started = time.perf_counter()
+            hosts[host].prompt(f"{session} {n}", session=session)
+            latencies.append(time.perf_counter() - started)
+
+    try:
+        threads = [threading.Thread(target=agent, args=(h, s)) for (h, _), s in sessions.items()]
+        for thread in threads:
+            thread.start()
+        for _ in range(2):
+            time.sleep(3)
+            pg_server.restart_immediately()
+        for thread in threads:
+            thread.join()
+        for n, host in enumerate(hosts):
+            host.prompt("last", session=f"closing{n}")
+    finally:
+        for host in hosts:
+            host.stop()
+    logs = [Path(host.env["VYBE_CONFIG_DIR"]) / "hooks.log" for host in hosts]
+    logged = "".join(log.read_text()[-3000:] for log in logs if log.exists())
+    for session in sessions.values():
+        assert recorded(vybe, session) == [f"{session} {n}" for n in range(prompts)], logged
+    expected = [f"{s} {n}" for s in sessions.values() for n in range(prompts)] + ["last"] * 2
+    assert sorted(prompt_events(vybe)) == sorted(expected)
+    latencies.sort()
+    p50, p99 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)]
+    print(f"{len(latencies)} hooks: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")

@@ -100,6 +100,12 @@ def leave(code: int) -> None:
                 stream.flush()
     except (OSError, ValueError):
         sys.exit(code)
+    # The local service this hook found missing, started now that the answer is out: its
+    # start (mostly imports) does not compete with the hook's work. Loaded only where the
+    # hook asked for it (a server's store).
+    link = sys.modules.get("vybe.integrations.service_link")
+    if link is not None:
+        link.start_wanted()
     if _nothing_at_exit():
         os._exit(code)
     sys.exit(code)

@@ -1,9 +1,10 @@
-"""Prompts that could not reach a locked store, kept on disk until the next hook adds them.
+"""Prompts that could not reach the store, kept on disk until the next hook adds them.
 
-A person's words are never dropped: when the store stays locked past the hook's wait, the
-prompt row goes to ``<db>-pending/<ns>-<pid>.json`` (written whole, then renamed in place),
-and the next hook of any session adds every kept prompt to the record, oldest first, before
-its own write. Standard library only: this runs on the prompt path.
+A person's words are never dropped: when the store stays locked past the hook's wait, or a
+server's store cannot be reached, the prompt row goes to ``<db>-pending/<ns>-<pid>.json``
+(written whole, then renamed in place), and the next hook of any session adds every kept
+prompt to the record, oldest first, before its own write. Standard library only: this runs
+on the prompt path.
 """
 
 from __future__ import annotations
@@ -21,10 +22,17 @@ if TYPE_CHECKING:
     from vybe.store.record import MessageRow
 
 
-def place(store: Any) -> str:
-    """Where a store's kept prompts wait, on this machine: beside a SQLite file; for a
-    server's store, beside the lock files this machine keeps for it."""
-    return store.path if store.dialect == "sqlite" else store.lock_file("prompts")
+def place(location: str) -> str:
+    """Where the kept prompts of the store at ``location`` wait, on this machine: beside a
+    SQLite file; for a server's store (one that may be out of reach), beside the lock
+    files this machine keeps for it."""
+    from vybe.config import is_url
+
+    if not is_url(location):
+        return location
+    from vybe.locks import machine_file
+
+    return machine_file(location, "prompts")
 
 
 def folder(db_path: str) -> str:
@@ -64,15 +72,20 @@ def pending(db_path: str) -> list[str]:
     return [os.path.join(folder(db_path), n) for n in sorted(names) if n.endswith(".json")]
 
 
-def drain(store: Any, log_event: Any) -> int:
-    """Add every kept prompt to the record in order, then forget its file; how many."""
+def drain(store: Any, location: str, log_event: Any) -> int:
+    """Add every kept prompt of the store at ``location`` to the record in order, then
+    forget its file; how many. Hooks that drain at once add each prompt once (the ledger,
+    by the prompt's request id), in the files' order."""
     from vybe.store import record as record_rows
     from vybe.store.record import MessageRow
 
     added = 0
-    for path in pending(place(store)):
-        with open(path, encoding="utf-8") as handle:
-            kept = jsonio.loads(handle.read())
+    for path in pending(place(location)):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                kept = jsonio.loads(handle.read())
+        except FileNotFoundError:
+            continue  # another hook added it meanwhile
         row = MessageRow(
             kept["session_id"],
             0,
@@ -82,11 +95,15 @@ def drain(store: Any, log_event: Any) -> int:
             data=kept["data"],
             tokens=kept["tokens"],
         )
+        # Once, however many hooks add it at the same time (and its hook's call, which may
+        # have run twice, by that call's id).
         event = kept["event"]
-        request_id = event.get("request_id")  # a hook call that may have run twice
-        once = (event["agent"], request_id) if request_id else None
-        stored = record_rows.append_message(store, row, once)
+        request_id = event.get("request_id") or f"hook_spool_{os.path.basename(path)}"
+        stored = record_rows.append_message(store, row, (event["agent"], request_id))
         log_event(stored, event)
-        os.unlink(path)
+        try:  # noqa: SIM105 (contextlib is kept off the hook path)
+            os.unlink(path)
+        except FileNotFoundError:
+            pass  # another hook added it too, and forgot it first
         added += 1
     return added

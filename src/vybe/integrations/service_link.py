@@ -147,8 +147,8 @@ def ask(request: dict, timeout: float = ANSWER_SECONDS) -> dict | None:
 
 def answer(kind: str, fields: dict) -> str | None:
     """The service's answer to one hook or status line, run with this process's environment
-    and folder; None when the caller must run it itself (a service is started for the
-    next one)."""
+    and folder; None when the caller must run it itself (``start_wanted``, once it has
+    answered, starts a service for the next one)."""
     try:
         cwd = os.getcwd()
     except OSError:
@@ -156,8 +156,19 @@ def answer(kind: str, fields: dict) -> str | None:
     reply = ask({"kind": kind, "env": dict(os.environ), "cwd": cwd, **fields})
     if reply is not None and isinstance(reply.get("answer"), str):
         return reply["answer"]
-    start()
+    _wanted.append(True)
     return None
+
+
+# Set when a hook found no service (or one that failed): one is started once the hook has
+# answered, so that its start (mostly imports) does not compete with the hook's own work.
+_wanted: list[bool] = []
+
+
+def start_wanted() -> None:
+    if _wanted:
+        _wanted.clear()
+        start()
 
 
 def start() -> None:

@@ -314,18 +314,21 @@ def add_kept_prompts(hook: Hook) -> int:
     """Prompts an earlier hook could not write (the store was locked), added in order."""
     from vybe.integrations import prompt_spool
 
-    return prompt_spool.drain(hook.store, lambda row, kept: _log_prompt(hook.store, row, kept))
+    return prompt_spool.drain(
+        hook.store, hook.settings.location, lambda row, kept: _log_prompt(hook.store, row, kept)
+    )
 
 
 def user_prompt(hook: Hook) -> str | None:
     """Keep the prompt verbatim in the record and log it; only a status question gets the
     brief back (an ordinary prompt gets nothing added: no per-turn reminder).
 
-    A store locked past the hook's wait, or a clock vybe cannot record a time of (past year
-    9999), does not lose the prompt: it is kept on disk and added, in order, by the next
-    hook that can write (the clock's error goes to hooks.log)."""
+    A store locked past the hook's wait, a server out of reach (restarting, say), or a
+    clock vybe cannot record a time of (past year 9999), does not lose the prompt: it is
+    kept on disk and added, in order, by the next hook that can write (all but the lock's
+    wait go to hooks.log)."""
     from vybe import locks
-    from vybe.errors import DatabaseLocked, VybeError
+    from vybe.errors import DatabaseLocked, DatabaseUnavailable, VybeError
     from vybe.integrations import prompt_spool
     from vybe.store import record as record_rows
 
@@ -352,9 +355,10 @@ def user_prompt(hook: Hook) -> str | None:
         with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
             row = record_rows.append_message(hook.store, row, once_as(kept))
     except VybeError as error:
-        if not isinstance(error, DatabaseLocked) and error.code != "CLOCK_OUT_OF_RANGE":
+        kept_for_later = isinstance(error, DatabaseLocked | DatabaseUnavailable)
+        if not kept_for_later and error.code != "CLOCK_OUT_OF_RANGE":
             raise
-        prompt_spool.keep(prompt_spool.place(hook.store), row, kept)
+        prompt_spool.keep(prompt_spool.place(hook.settings.location), row, kept)
         if not isinstance(error, DatabaseLocked):
             log_failure(hook.target, hook.event, error)
         return None

@@ -109,17 +109,20 @@ class _NoReader(Exception):
 def _run(
     url: str, sql: str, limit: int, max_bytes: int, seconds: float, lock_timeout_ms: int
 ) -> tuple[list[dict[str, Any]], bool]:
-    options = (
-        f"-c default_transaction_read_only=on -c statement_timeout={int(seconds * 1000)}"
-        f" -c lock_timeout={int(lock_timeout_ms)}"
+    # The limits are the transaction's own (SET LOCAL), not the session's: behind a pooler
+    # in transaction mode the session is another client's too (and startup options are
+    # refused).
+    limits = (
+        f"SET LOCAL statement_timeout = {int(seconds * 1000)};"
+        f" SET LOCAL lock_timeout = {int(lock_timeout_ms)}"
     )
     try:
-        conn = psycopg.connect(url, autocommit=True, options=options)
+        conn = psycopg.connect(url, autocommit=True, prepare_threshold=None)
     except psycopg.Error as exc:
         raise translate(exc, redact(url)) from None
     conn.adapters.register_loader("numeric", _Number)
     try:
-        conn.execute("BEGIN READ ONLY")
+        conn.execute(f"BEGIN READ ONLY; {limits}")
         names, types = _described(conn, sql)
         if not names:
             return [], False

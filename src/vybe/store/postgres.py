@@ -187,13 +187,14 @@ class Connection:
         self.raw.close()
 
 
-def begin(raw: Any, statement: str) -> datetime:
+def begin(raw: Any, statement: str, limits: str = "") -> datetime:
     """Run ``statement`` (a BEGIN) and read the server's clock in the same round trip: the
     transaction's start time, ``now()``, which every later ``now()`` of the transaction
     repeats (an attempt retried begins again, and reads again). In UTC whatever the
     session's time zone: a lease added to a time in a zone with summer time would be added
-    to its wall clock."""
-    cursor = raw.execute(statement + "; SELECT now()")  # no parameters: one simple query
+    to its wall clock. ``limits``: ``SET LOCAL`` statements for this transaction alone."""
+    # No parameters: one simple query, whatever follows the clock's reading.
+    cursor = raw.execute(f"{statement}; SELECT now(){limits}")
     cursor.nextset()
     return cursor.fetchone()[0].astimezone(UTC)
 
@@ -240,6 +241,11 @@ class PgStore(Store):
         self.url = url
         self.path = redact(url)
         self.busy_timeout_ms = busy_timeout_ms
+        # Every transaction's own limits: a lock held past the busy budget is DB_LOCKED.
+        self.limits = (
+            f"; SET LOCAL lock_timeout = {int(busy_timeout_ms)}"
+            f"; SET LOCAL idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}"
+        )
         self._raw: Any = None
         self.conn = self._connect()
         if not create and "0001_foundation.sql" in self.pending_migrations():
@@ -253,17 +259,17 @@ class PgStore(Store):
             self.migrate()
 
     def _connect(self) -> Any:  # a Connection, standing in for sqlite3's
+        """A connection that keeps no state of its own between transactions, so that a
+        pooler in transaction mode (PgBouncer) may hand each one to another server
+        connection: no startup options (a pooler refuses them), no prepared statements;
+        each transaction sets its own limits (``begin``'s ``limits``)."""
         timeout_s = max(2, -(-self.busy_timeout_ms // 1000))
-        options = (
-            f"-c lock_timeout={int(self.busy_timeout_ms)}"
-            f" -c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
-        )
         try:
             raw = psycopg.connect(
                 self.url,
                 autocommit=True,
                 connect_timeout=timeout_s,
-                options=options,
+                prepare_threshold=None,
                 application_name="vybe",
             )
         except psycopg.Error as exc:
@@ -296,13 +302,9 @@ class PgStore(Store):
     def lock_file(self, name: str) -> str:
         """A file this machine's processes take turns on for this server's store (what
         it guards, a transcript import, is local to the machine too)."""
-        import tempfile
+        from vybe.locks import machine_file
 
-        from vybe.digest import sha256_hex
-
-        folder = os.path.join(tempfile.gettempdir(), f"vybe-{os.getuid()}")
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        return os.path.join(folder, f"{sha256_hex(self.url.encode())[:16]}-{name}.lock")
+        return machine_file(self.url, name)
 
     # --- migrations ---------------------------------------------------------------
 
@@ -376,11 +378,24 @@ class PgStore(Store):
             backoff(0.002, min(attempt, 8))
             attempt += 1
 
-    def _attempt(self, fn: Callable[[Any], T], statement: str) -> T:
+    def _begin(self, statement: str) -> tuple[Any, datetime]:
+        """``begin`` on the live connection; on one the server dropped since its last
+        transaction (a restart, a pooler's recycling, a long idle), once more on a new one:
+        a BEGIN that failed ran nothing."""
         conn = self._live()
-        conn.later.clear()
         try:
-            with clock.Held(begin(conn.raw, statement)):
+            return conn, begin(conn.raw, statement, self.limits)
+        except psycopg.OperationalError:
+            if not conn.raw.broken:
+                raise
+        conn = self._live()
+        return conn, begin(conn.raw, statement, self.limits)
+
+    def _attempt(self, fn: Callable[[Any], T], statement: str) -> T:
+        try:
+            conn, reading = self._begin(statement)
+            conn.later.clear()
+            with clock.Held(reading):
                 result = fn(conn)
             conn.raw.execute("COMMIT")
         except BaseException:
@@ -411,8 +426,7 @@ class PgStore(Store):
     def snapshot(self) -> Iterator[Any]:
         """A read-only transaction: every query inside sees the same state."""
         try:
-            conn = self._live()
-            reading = begin(conn.raw, READ)
+            conn, reading = self._begin(READ)
         except psycopg.Error as exc:
             self._rollback()  # the BEGIN may have run before the clock's reading failed
             raise translate(exc, self.path) from None
