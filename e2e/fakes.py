@@ -11,6 +11,9 @@ person types:
 - ``[[search: WORDS]]`` runs the search command line of the last compaction context the
   request holds (``vybe … search '<words>' --session-id …``), WORDS in place of ``<words>``.
 - ``[[mcp: TOOL {json}]]`` asks for one call of vybe's MCP tool TOOL.
+- ``[[find: WORDS -> TOOL {json}]]`` (Claude) reaches vybe's TOOL as a model must where it
+  is deferred: a ToolSearch for WORDS, then a call of the first vybe tool the search loaded
+  (TOOL itself where its schema is already loaded).
 - ``[[plan: step one; step two]]`` (Claude) writes a plan of those steps with Write to the
   plan file plan mode's instructions name, then calls ExitPlanMode.
 - ``[[task: SUBJECT]]`` (Claude) creates a task with TaskCreate, then completes it.
@@ -37,11 +40,12 @@ from pathlib import Path
 from typing import Any
 
 DIRECTIVE = re.compile(
-    r"\[\[(bash|brief|search|mcp|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S
+    r"\[\[(bash|brief|search|mcp|find|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S
 )
 SEARCH_PLACEHOLDER = "'<words>'"  # as shell_word quotes it in the search hint's line
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
 DEFERRED = re.compile(r"load tool schemas before calling them:\s*((?:[\w-]+\s)+)")
+FOUND = "mcp__vybe__<found>"  # a call of the tool a ToolSearch will have loaded
 PLAN_FILE = re.compile(r"(?:create your plan at|plan file already exists at) (\S+\.md)")
 
 
@@ -97,18 +101,22 @@ def dicts_of(value: Any) -> list[dict[str, Any]]:
     return []
 
 
+def loaded_tools(body: dict[str, Any]) -> set[str]:
+    """The tools whose schema a Claude request holds: offered in ``tools`` as loaded, or
+    referenced by a ToolSearch result (``tool_reference``, which the API expands from the
+    ``defer_loading`` entry Claude Code then adds)."""
+    offered = {str(t.get("name")) for t in body.get("tools") or [] if not t.get("defer_loading")}
+    found = dicts_of(body.get("messages"))
+    return offered | {str(d.get("tool_name")) for d in found if d.get("type") == "tool_reference"}
+
+
 def unloaded_tools(body: dict[str, Any]) -> set[str]:
-    """The tools a Claude request names as deferred whose schema is not loaded: not offered
-    in ``tools`` as a loaded tool, nor referenced by a ToolSearch result (``tool_reference``,
-    which the API expands from the ``defer_loading`` entry Claude Code then adds)."""
-    offered = {str(t.get("name")): bool(t.get("defer_loading")) for t in body.get("tools") or []}
+    """The tools a Claude request names as deferred whose schema it does not hold."""
     named = {
         n for t in strings_of(body) for found in DEFERRED.finditer(t) for n in found[1].split()
     }
-    loaded = {n for n, deferred in offered.items() if not deferred}
-    found = dicts_of(body.get("messages"))
-    loaded |= {str(d.get("tool_name")) for d in found if d.get("type") == "tool_reference"}
-    return (named | {n for n, deferred in offered.items() if deferred}) - loaded
+    named |= {str(t.get("name")) for t in body.get("tools") or [] if t.get("defer_loading")}
+    return named - loaded_tools(body)
 
 
 def directive(text: str) -> tuple[str, str] | None:
@@ -266,6 +274,14 @@ class Anthropic(FakeServer):
 
     def _after_tool(self, body: dict[str, Any], messages: list, result: dict[str, Any]) -> list:
         queued = self.then.pop(str(result.get("tool_use_id")), None)
+        if queued and "find" in queued[0]:
+            return [self._find(body, *queued[0]["find"], waited=True)]
+        if queued and queued[0]["name"] == FOUND:
+            found = [
+                d.get("tool_name") for d in dicts_of(result) if d.get("type") == "tool_reference"
+            ]
+            vybe = [str(n) for n in found if str(n).startswith("mcp__vybe__")]
+            queued[0] = {**queued[0], "name": vybe[0] if vybe else "mcp__vybe__nothing_found"}
         if queued:
             return [self._call(body, *queued)]
         pending = self._pending_after(messages, _block_text(result))
@@ -283,6 +299,23 @@ class Anthropic(FakeServer):
         if queue:
             self.then[call["id"]] = queue
         return call
+
+    def _find(self, body: dict, words: str, name: str, args: dict, waited: bool = False) -> dict:
+        """[[find]]: vybe's tool ``name`` where its schema is loaded; else WaitForMcpServers
+        while vybe's server is connecting, once, then the same choice; else a ToolSearch for
+        ``words`` (the tool's schema is not in the request: deferred, or not announced yet)."""
+        tool, offered = f"mcp__vybe__{name}", {t.get("name") for t in body.get("tools") or []}
+        if tool in loaded_tools(body):
+            return self._tool(tool, args)
+        if "WaitForMcpServers" in offered and not waited:
+            wait = self._tool("WaitForMcpServers", {})
+            self.then[wait["id"]] = [{"find": (words, name, args)}]
+            return wait
+        if "ToolSearch" in offered:
+            search = self._tool("ToolSearch", {"query": words})
+            self.then[search["id"]] = [self._tool(FOUND, args)]
+            return search
+        return self._tool(tool, args)
 
     def _pending_after(self, messages: list[dict[str, Any]], result: str) -> dict[str, Any] | None:
         """A call of a server still connecting waits for it (as the error asks), then is made
@@ -310,6 +343,10 @@ class Anthropic(FakeServer):
         if kind == "mcp":
             name, _, rest = arg.partition(" ")
             return [self._call(body, self._tool(f"mcp__vybe__{name}", json.loads(rest or "{}")))]
+        if kind == "find":
+            words, _, call = arg.partition("->")
+            name, _, rest = call.strip().partition(" ")
+            return [self._find(body, words.strip(), name, json.loads(rest or "{}"))]
         if kind == "plan":
             return [self._call(body, *self._plan(body, arg))]
         if kind == "task":

@@ -370,3 +370,50 @@ def test_the_core_tools_stay_loaded_behind_a_tool_search_and_every_tool_can_be_f
     assert {name for name, meta in listed.items() if meta.get("anthropic/alwaysLoad")} == set(CORE)
     assert all(meta["anthropic/searchHint"].startswith("vybe ") for meta in listed.values())
     assert all(name in mcp_server.INSTRUCTIONS for name in CORE)
+
+
+def tool_search_score(words: str, tool: dict) -> int:
+    """Claude Code 2.1.332's ToolSearch keyword score of an MCP tool, transcribed from its
+    bundle: per word of the query, 12 for a part of the name (server and tool, split at
+    ``_``) or 6 for a part holding it; 12 for the tool's whole name or 4 for one holding it;
+    3 for the joined name holding it while nothing scored yet; 4 for a whole word of the
+    searchHint, 2 of the description."""
+    import re
+
+    name, hint = tool["name"], tool["_meta"]["anthropic/searchHint"].lower()
+    parts, coarse, description = ["vybe", *name.split("_")], ["vybe", name], tool["description"]
+    score = 0
+    for word in words.lower().split():
+        whole = re.compile(rf"\b{re.escape(word)}\b")
+        score += 12 if word in parts else 6 if any(word in p for p in parts) else 0
+        score += 12 if word in coarse else 4 if any(word in p for p in coarse) else 0
+        score += 3 if score == 0 and word in " ".join(parts) else 0
+        score += 4 if whole.search(hint) else 0
+        score += 2 if whole.search(description.lower()) else 0
+    return score
+
+
+@pytest.mark.parametrize(
+    ("words", "wanted"),
+    [
+        ("add a new task to the project", "task_create"),  # not artifacts_add, as before
+        ("find what we did before", "search"),
+        ("what is left to do", "task_list"),
+        ("hand the task to another agent", "task_assign"),
+        ("recall what was saved", "memory_list"),
+        ("claim the next task", "task_claim"),
+        ("resume where I left off", "resume_brief"),
+        ("mark the task done", "task_done"),
+        ("remember this decision", "memory_set"),
+    ],
+)
+def test_what_an_agent_types_finds_the_tool_first_in_claude_codes_tool_search(words, wanted):
+    """The words an agent would type rank the tool it means first among vybe's, as Claude
+    Code 2.1.332 ranks a deferred tool (e2e: the real one finds task_create so)."""
+    from vybe.integrations.mcp_tools import tool
+
+    tools = [tool(op).model_dump(by_alias=True) for op in catalog().on(MCP)]
+    ranked = sorted(tools, key=lambda t: -tool_search_score(words, t))
+    assert ranked[0]["name"] == wanted, [
+        (t["name"], tool_search_score(words, t)) for t in ranked[:3]
+    ]

@@ -105,6 +105,7 @@ OPERATIONS = (
         "artifacts add",
         "Link a file to a task.",
         _add_artifact,
+        finds="attach an output file or path to a task",
         params=(
             TASK_ID.but(aliases=()),
             Param("path", help="the file's path", required=True, max_length=limits.PATH_MAX),

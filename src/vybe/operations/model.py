@@ -208,11 +208,14 @@ class Operation:
     that makes it read-only). ``result``: the top-level fields of its result and their JSON
     types. ``view(result, values)``: the result as tools return it, where the whole is too
     large for a model (the brief). ``destructive``: it deletes or overwrites; ``idempotent``:
-    calling it twice with the same arguments changes nothing more."""
+    calling it twice with the same arguments changes nothing more. ``finds``: the words an
+    agent types when it looks for the tool ("save a fact"), beyond its name and summary, for
+    a client's tool search (Claude Code's searchHint)."""
 
     __slots__ = (
         "destructive",
         "examples",
+        "finds",
         "idempotent",
         "name",
         "params",
@@ -242,8 +245,9 @@ class Operation:
         destructive: bool = False,
         idempotent: bool = False,
         view: View | None = None,
+        finds: str = "",
     ) -> None:
-        self.name, self.summary, self.run = name, summary, run
+        self.name, self.summary, self.run, self.finds = name, summary, run, finds
         self.params, self.writes, self.peek = params, writes, peek
         self.result, self.examples, self.surfaces = result or {}, examples, surfaces
         self.tool = tool or name.replace(" ", "_").replace("-", "_")
