@@ -45,7 +45,6 @@ DIRECTIVE = re.compile(
 SEARCH_PLACEHOLDER = "'<words>'"  # as shell_word quotes it in the search hint's line
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
 DEFERRED = re.compile(r"load tool schemas before calling them:\s*((?:[\w-]+\s)+)")
-FOUND = "mcp__vybe__<found>"  # a call of the tool a ToolSearch will have loaded
 PLAN_FILE = re.compile(r"(?:create your plan at|plan file already exists at) (\S+\.md)")
 
 
@@ -275,13 +274,9 @@ class Anthropic(FakeServer):
     def _after_tool(self, body: dict[str, Any], messages: list, result: dict[str, Any]) -> list:
         queued = self.then.pop(str(result.get("tool_use_id")), None)
         if queued and "find" in queued[0]:
-            return [self._find(body, *queued[0]["find"], waited=True)]
-        if queued and queued[0]["name"] == FOUND:
-            found = [
-                d.get("tool_name") for d in dicts_of(result) if d.get("type") == "tool_reference"
-            ]
-            vybe = [str(n) for n in found if str(n).startswith("mcp__vybe__")]
-            queued[0] = {**queued[0], "name": vybe[0] if vybe else "mcp__vybe__nothing_found"}
+            return [self._find(body, *queued[0]["find"], tries=queued[0]["tries"])]
+        if queued and "found" in queued[0]:
+            return [self._found(body, result, queued[0])]
         if queued:
             return [self._call(body, *queued)]
         pending = self._pending_after(messages, _block_text(result))
@@ -300,22 +295,32 @@ class Anthropic(FakeServer):
             self.then[call["id"]] = queue
         return call
 
-    def _find(self, body: dict, words: str, name: str, args: dict, waited: bool = False) -> dict:
+    def _find(self, body: dict, words: str, name: str, args: dict, tries: int = 0) -> dict:
         """[[find]]: vybe's tool ``name`` where its schema is loaded; else WaitForMcpServers
         while vybe's server is connecting, once, then the same choice; else a ToolSearch for
-        ``words`` (the tool's schema is not in the request: deferred, or not announced yet)."""
+        ``words`` (the tool's schema is not in the request: deferred, or not listed yet)."""
         tool, offered = f"mcp__vybe__{name}", {t.get("name") for t in body.get("tools") or []}
         if tool in loaded_tools(body):
             return self._tool(tool, args)
-        if "WaitForMcpServers" in offered and not waited:
+        if "WaitForMcpServers" in offered and not tries:
             wait = self._tool("WaitForMcpServers", {})
-            self.then[wait["id"]] = [{"find": (words, name, args)}]
+            self.then[wait["id"]] = [{"find": (words, name, args), "tries": 1}]
             return wait
         if "ToolSearch" in offered:
             search = self._tool("ToolSearch", {"query": words})
-            self.then[search["id"]] = [self._tool(FOUND, args)]
+            self.then[search["id"]] = [{"found": (words, name, args), "tries": tries}]
             return search
         return self._tool(tool, args)
+
+    def _found(self, body: dict, result: dict, asked: dict) -> dict:
+        """After a [[find]]'s ToolSearch: a call of the first vybe tool it loaded; when it
+        loaded none (vybe's server connected, its tools not listed yet), again, twice at most."""
+        loaded = [d.get("tool_name") for d in dicts_of(result) if d.get("type") == "tool_reference"]
+        vybe = [str(n) for n in loaded if str(n).startswith("mcp__vybe__")]
+        words, name, args = asked["found"]
+        if vybe or asked["tries"] > 1:
+            return self._tool(vybe[0] if vybe else "mcp__vybe__nothing_found", args)
+        return self._find(body, words, name, args, tries=asked["tries"] + 1)
 
     def _pending_after(self, messages: list[dict[str, Any]], result: str) -> dict[str, Any] | None:
         """A call of a server still connecting waits for it (as the error asks), then is made
