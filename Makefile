@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-tools install-smoke
+.PHONY: demo test test-postgres test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -103,3 +103,8 @@ e2e-latest: $(STAMP) e2e-tools
 	cd $(E2E_LATEST) && npm install --no-audit --no-fund --loglevel=error \
 		@anthropic-ai/claude-code@latest @openai/codex@latest
 	E2E_CACHE=$(abspath $(E2E_LATEST)) $(PY) e2e/run.py
+
+# Hook time and MCP start inside `claude -p`, the pinned and the newest Claude Code side by
+# side in one run (each installed by make e2e and make e2e-latest).
+e2e-bench-versions: $(STAMP)
+	E2E_CACHE=$(abspath $(E2E_CACHE)) E2E_LATEST=$(abspath $(E2E_LATEST)) $(PY) e2e/bench_versions.py

@@ -39,12 +39,13 @@ PYTHON = str(Path(VYBE).with_name("python"))
 FLOOR = [PYTHON, "-c", "import sqlite3"]
 
 
-def timed(claude: Claude, prompt: str) -> tuple[float, float]:
-    """Wall time and CPU time (Claude Code and every hook process it waited for) of a turn:
-    on a loaded machine the CPU time still says what each arm costs."""
+def timed(claude: Claude, prompt: str, *extra: str) -> tuple[float, float]:
+    """Wall time and CPU time (Claude Code and every hook process it waited for) of a turn
+    (``extra``: options of ``claude``): on a loaded machine the CPU time still says what
+    each arm costs."""
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    claude.turn(prompt)
+    claude.turn(prompt, None, *extra)
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime

@@ -26,10 +26,11 @@ def wait_for(ready: Any, seconds: float, shown: Any = None) -> None:
 
 class Claude:
     """``claude -p --output-format json`` with ANTHROPIC_BASE_URL at the fake server (the
-    sandbox's, or ``server`` where both CLIs share a sandbox)."""
+    sandbox's, or ``server`` where both CLIs share a sandbox); ``executable``: another
+    Claude Code than E2E_CACHE's (the benchmark of both versions)."""
 
-    def __init__(self, box: Sandbox, server: Any = None) -> None:
-        self.box = box
+    def __init__(self, box: Sandbox, server: Any = None, executable: Any = None) -> None:
+        self.box, self.executable = box, str(executable or BIN / "claude")
         box.env.update(
             ANTHROPIC_BASE_URL=(server or box.server).url,
             ANTHROPIC_API_KEY=FAKE_KEY,
@@ -55,7 +56,7 @@ class Claude:
         (self.box.home / ".claude.json").write_text(json.dumps(state))
 
     def turn(self, prompt: str, resume: str | None = None, *extra: str) -> dict[str, Any]:
-        argv = [str(BIN / "claude"), "-p", "--output-format", "json"]
+        argv = [self.executable, "-p", "--output-format", "json"]
         # Manual mode, as 2.1.197 starts: 2.1.332 starts in auto mode, whose server-side check
         # a fake server cannot answer (the turn would stop at the first tool call).
         argv += ["--permission-mode", "default", f"--allowedTools={CLAUDE_TOOLS}", *extra]

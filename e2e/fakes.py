@@ -11,6 +11,9 @@ person types:
 - ``[[search: WORDS]]`` runs the search command line of the last compaction context the
   request holds (``vybe … search '<words>' --session-id …``), WORDS in place of ``<words>``.
 - ``[[mcp: TOOL {json}]]`` asks for one call of vybe's MCP tool TOOL.
+- ``[[find: WORDS -> TOOL {json}]]`` (Claude) reaches vybe's TOOL as a model must where it
+  is deferred: a ToolSearch for WORDS, then a call of the first vybe tool the search loaded
+  (TOOL itself where its schema is already loaded).
 - ``[[plan: step one; step two]]`` (Claude) writes a plan of those steps with Write to the
   plan file plan mode's instructions name, then calls ExitPlanMode.
 - ``[[task: SUBJECT]]`` (Claude) creates a task with TaskCreate, then completes it.
@@ -41,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 DIRECTIVE = re.compile(
-    r"\[\[(bash|brief|search|mcp|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S
+    r"\[\[(bash|brief|search|mcp|find|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S
 )
 SEARCH_PLACEHOLDER = "'<words>'"  # as shell_word quotes it in the search hint's line
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
@@ -122,18 +125,22 @@ def dicts_of(value: Any) -> list[dict[str, Any]]:
     return []
 
 
+def loaded_tools(body: dict[str, Any]) -> set[str]:
+    """The tools whose schema a Claude request holds: offered in ``tools`` as loaded, or
+    referenced by a ToolSearch result (``tool_reference``, which the API expands from the
+    ``defer_loading`` entry Claude Code then adds)."""
+    offered = {str(t.get("name")) for t in body.get("tools") or [] if not t.get("defer_loading")}
+    found = dicts_of(body.get("messages"))
+    return offered | {str(d.get("tool_name")) for d in found if d.get("type") == "tool_reference"}
+
+
 def unloaded_tools(body: dict[str, Any]) -> set[str]:
-    """The tools a Claude request names as deferred whose schema is not loaded: not offered
-    in ``tools`` as a loaded tool, nor referenced by a ToolSearch result (``tool_reference``,
-    which the API expands from the ``defer_loading`` entry Claude Code then adds)."""
-    offered = {str(t.get("name")): bool(t.get("defer_loading")) for t in body.get("tools") or []}
+    """The tools a Claude request names as deferred whose schema it does not hold."""
     named = {
         n for t in strings_of(body) for found in DEFERRED.finditer(t) for n in found[1].split()
     }
-    loaded = {n for n, deferred in offered.items() if not deferred}
-    found = dicts_of(body.get("messages"))
-    loaded |= {str(d.get("tool_name")) for d in found if d.get("type") == "tool_reference"}
-    return (named | {n for n, deferred in offered.items() if deferred}) - loaded
+    named |= {str(t.get("name")) for t in body.get("tools") or [] if t.get("defer_loading")}
+    return named - loaded_tools(body)
 
 
 def directive(text: str) -> tuple[str, str] | None:
@@ -297,6 +304,10 @@ class Anthropic(FakeServer):
 
     def _after_tool(self, body: dict[str, Any], messages: list, result: dict[str, Any]) -> list:
         queued = self.then.pop(str(result.get("tool_use_id")), None)
+        if queued and "find" in queued[0]:
+            return [self._find(body, *queued[0]["find"], tries=queued[0]["tries"])]
+        if queued and "found" in queued[0]:
+            return [self._found(body, result, queued[0])]
         if queued:
             return [self._call(body, *queued)]
         pending = self._pending_after(messages, _block_text(result))
@@ -314,6 +325,33 @@ class Anthropic(FakeServer):
         if queue:
             self.then[call["id"]] = queue
         return call
+
+    def _find(self, body: dict, words: str, name: str, args: dict, tries: int = 0) -> dict:
+        """[[find]]: vybe's tool ``name`` where its schema is loaded; else WaitForMcpServers
+        while vybe's server is connecting, once, then the same choice; else a ToolSearch for
+        ``words`` (the tool's schema is not in the request: deferred, or not listed yet)."""
+        tool, offered = f"mcp__vybe__{name}", {t.get("name") for t in body.get("tools") or []}
+        if tool in loaded_tools(body):
+            return self._tool(tool, args)
+        if "WaitForMcpServers" in offered and not tries:
+            wait = self._tool("WaitForMcpServers", {})
+            self.then[wait["id"]] = [{"find": (words, name, args), "tries": 1}]
+            return wait
+        if "ToolSearch" in offered:
+            search = self._tool("ToolSearch", {"query": words})
+            self.then[search["id"]] = [{"found": (words, name, args), "tries": tries}]
+            return search
+        return self._tool(tool, args)
+
+    def _found(self, body: dict, result: dict, asked: dict) -> dict:
+        """After a [[find]]'s ToolSearch: a call of the first vybe tool it loaded; when it
+        loaded none (vybe's server connected, its tools not listed yet), again, twice at most."""
+        loaded = [d.get("tool_name") for d in dicts_of(result) if d.get("type") == "tool_reference"]
+        vybe = [str(n) for n in loaded if str(n).startswith("mcp__vybe__")]
+        words, name, args = asked["found"]
+        if vybe or asked["tries"] > 1:
+            return self._tool(vybe[0] if vybe else "mcp__vybe__nothing_found", args)
+        return self._find(body, words, name, args, tries=asked["tries"] + 1)
 
     def _pending_after(self, messages: list[dict[str, Any]], result: str) -> dict[str, Any] | None:
         """A call of a server still connecting waits for it (as the error asks), then is made
@@ -341,6 +379,10 @@ class Anthropic(FakeServer):
         if kind == "mcp":
             name, _, rest = arg.partition(" ")
             return [self._call(body, self._tool(f"mcp__vybe__{name}", json.loads(rest or "{}")))]
+        if kind == "find":
+            words, _, call = arg.partition("->")
+            name, _, rest = call.strip().partition(" ")
+            return [self._find(body, words.strip(), name, json.loads(rest or "{}"))]
         if kind == "plan":
             return [self._call(body, *self._plan(body, arg))]
         if kind == "task":

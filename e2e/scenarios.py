@@ -263,6 +263,42 @@ def claude_mcp_task(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> N
         [r["project_id"] for r in rows] == [str(box.project)],
         [dict(r) for r in rows],
     )
+    claude_finds_vybes_tool(box, claude, checks)
+
+
+FIND_WORDS = "add a new task to the project"
+NO_SCHEMA = "input schema was not in your prompt"  # Claude Code's note on such a call's result
+
+
+def claude_finds_vybes_tool(box: Sandbox, claude: Claude, checks: Checks) -> None:
+    """#28: where Claude Code defers vybe's tools behind its ToolSearch (2.1.332), the model
+    finds task_create by what an agent would type, loads its schema, and calls it with the
+    schema loaded; where the tool is loaded from the start (2.1.197), it calls it directly.
+    A new session: in the one above, an earlier search already loaded task_create."""
+    before = len(bodies(box.server))
+    claude.turn(f'[[find: {FIND_WORDS} -> task_create {{"title": "found by search"}}]]')
+    sent = bodies(box.server)[before:]
+    deferred = any(fakes.unloaded_tools(body) for body in sent)  # this Claude Code defers tools
+    last = fakes.dicts_of(sent[-1].get("messages")) if sent else []
+    calls = {d.get("id"): d for d in last if d.get("type") == "tool_use"}
+    searched = [c["input"].get("query") for c in calls.values() if c.get("name") == "ToolSearch"]
+    found = {i for i, c in calls.items() if c["input"].get("title") == "found by search"}
+    results = [
+        "\n".join(fakes.strings_of(d.get("content")))
+        for d in last
+        if d.get("type") == "tool_result" and d.get("tool_use_id") in found
+    ]
+    made = box.query("SELECT project_id FROM tasks WHERE title = 'found by search'")
+    checks.that(
+        "claude #28: vybe's task_create, deferred behind ToolSearch where Claude Code defers MCP"
+        " tools, is found by the words an agent types, its schema loaded, and called with it:"
+        " the task is made and the result has no 'schema was not in your prompt' note",
+        [r["project_id"] for r in made] == [str(box.project)]
+        and len(results) == 1
+        and NO_SCHEMA not in results[0]
+        and (FIND_WORDS in searched) == deferred,
+        (deferred, searched, results, [dict(r) for r in made]),
+    )
 
 
 def codex_headless(checks: Checks) -> Sandbox:

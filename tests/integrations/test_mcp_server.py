@@ -150,9 +150,23 @@ def test_the_handshake_versions_are_the_sdks():
     assert mcp_server.HANDSHAKE_VERSIONS[-1] == mcp_types.version.LATEST_HANDSHAKE_VERSION
 
 
-def test_initialize_is_answered_before_the_sdk_is_imported(vybe, tmp_path):
-    """An `mcp` package that never finishes importing stands in for the SDK: initialize is
-    answered all the same."""
+# Claude Code 2.1.332's first request (the 2026-07-28 protocol: no handshake), as it sent it.
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "claude-code", "version": "2.1.332"},
+    "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}},
+}
+DISCOVER = {
+    "jsonrpc": "2.0",
+    "id": "server-discover-probe-1",
+    "method": "server/discover",
+    "params": {"_meta": ENVELOPE},
+}
+
+
+def first_answer(vybe, tmp_path, request: dict) -> tuple[dict, float]:
+    """What `vybe mcp` answers to its first request while an `mcp` package that never
+    finishes importing stands in for the SDK, and how long it took."""
     fake = tmp_path / "fake" / "mcp"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("import time\ntime.sleep(60)\n")
@@ -160,17 +174,66 @@ def test_initialize_is_answered_before_the_sdk_is_imported(vybe, tmp_path):
     proc = subprocess.Popen([VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     try:
         started = time.perf_counter()
-        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        proc.stdin.write((json.dumps(request) + "\n").encode())
         proc.stdin.flush()
         answer = json.loads(proc.stdout.readline())
-        took = time.perf_counter() - started
+        return answer, time.perf_counter() - started
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_initialize_is_answered_before_the_sdk_is_imported(vybe, tmp_path):
+    answer, took = first_answer(vybe, tmp_path, INITIALIZE)
     assert answer["id"] == 0
     assert answer["result"]["serverInfo"]["name"] == "vybe"
     assert answer["result"]["protocolVersion"] == "2025-11-25"
     assert took < 30
+
+
+def test_claude_code_2_1_332s_server_discover_is_answered_before_the_sdk_is_imported(
+    vybe, tmp_path
+):
+    answer, took = first_answer(vybe, tmp_path, DISCOVER)
+    assert answer["id"] == "server-discover-probe-1"
+    assert answer["result"]["supportedVersions"] == ["2026-07-28"]
+    assert answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "vybe"
+    assert took < 30
+
+
+def test_the_early_discover_answer_is_the_sdks_own_and_its_tools_follow(vybe):
+    """The real SDK behind it: it answers the same discover (no difference logged), and the
+    tools a modern client lists next come."""
+    tools_list = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": ENVELOPE}}
+    sent = "".join(json.dumps(m) + "\n" for m in (DISCOVER, tools_list)).encode()
+    proc = subprocess.Popen(
+        [VYBE, "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=vybe.env,
+    )
+    proc.stdin.write(sent)
+    proc.stdin.flush()
+    answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+    proc.stdin.close()
+    assert proc.wait(60) == 0
+    assert b"otherwise" not in proc.stderr.read()
+    assert [a["id"] for a in answers] == ["server-discover-probe-1", 2]
+    assert {t["name"] for t in answers[1]["result"]["tools"]} >= set(mcp_server.CORE)
+
+
+def test_a_discover_for_a_version_vybe_does_not_serve_is_left_to_the_sdk():
+    other = {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": "2025-11-25"}
+    assert mcp_server.early_result({**DISCOVER, "params": {"_meta": other}}) is None
+    assert mcp_server.early_result({**DISCOVER, "params": {}}) is None
+    assert mcp_server.early_result({"method": "tools/list"}) is None
+
+
+def test_the_modern_versions_are_the_sdks():
+    import mcp_types
+
+    assert mcp_server.MODERN_VERSIONS == mcp_types.version.MODERN_PROTOCOL_VERSIONS
 
 
 def test_an_unknown_protocol_version_gets_the_latest():
@@ -370,3 +433,50 @@ def test_the_core_tools_stay_loaded_behind_a_tool_search_and_every_tool_can_be_f
     assert {name for name, meta in listed.items() if meta.get("anthropic/alwaysLoad")} == set(CORE)
     assert all(meta["anthropic/searchHint"].startswith("vybe ") for meta in listed.values())
     assert all(name in mcp_server.INSTRUCTIONS for name in CORE)
+
+
+def tool_search_score(words: str, tool: dict) -> int:
+    """Claude Code 2.1.332's ToolSearch keyword score of an MCP tool, transcribed from its
+    bundle: per word of the query, 12 for a part of the name (server and tool, split at
+    ``_``) or 6 for a part holding it; 12 for the tool's whole name or 4 for one holding it;
+    3 for the joined name holding it while nothing scored yet; 4 for a whole word of the
+    searchHint, 2 of the description."""
+    import re
+
+    name, hint = tool["name"], tool["_meta"]["anthropic/searchHint"].lower()
+    parts, coarse, description = ["vybe", *name.split("_")], ["vybe", name], tool["description"]
+    score = 0
+    for word in words.lower().split():
+        whole = re.compile(rf"\b{re.escape(word)}\b")
+        score += 12 if word in parts else 6 if any(word in p for p in parts) else 0
+        score += 12 if word in coarse else 4 if any(word in p for p in coarse) else 0
+        score += 3 if score == 0 and word in " ".join(parts) else 0
+        score += 4 if whole.search(hint) else 0
+        score += 2 if whole.search(description.lower()) else 0
+    return score
+
+
+@pytest.mark.parametrize(
+    ("words", "wanted"),
+    [
+        ("add a new task to the project", "task_create"),  # not artifacts_add, as before
+        ("find what we did before", "search"),
+        ("what is left to do", "task_list"),
+        ("hand the task to another agent", "task_assign"),
+        ("recall what was saved", "memory_list"),
+        ("claim the next task", "task_claim"),
+        ("resume where I left off", "resume_brief"),
+        ("mark the task done", "task_done"),
+        ("remember this decision", "memory_set"),
+    ],
+)
+def test_what_an_agent_types_finds_the_tool_first_in_claude_codes_tool_search(words, wanted):
+    """The words an agent would type rank the tool it means first among vybe's, as Claude
+    Code 2.1.332 ranks a deferred tool (e2e: the real one finds task_create so)."""
+    from vybe.integrations.mcp_tools import tool
+
+    tools = [tool(op).model_dump(by_alias=True) for op in catalog().on(MCP)]
+    ranked = sorted(tools, key=lambda t: -tool_search_score(words, t))
+    assert ranked[0]["name"] == wanted, [
+        (t["name"], tool_search_score(words, t)) for t in ranked[:3]
+    ]

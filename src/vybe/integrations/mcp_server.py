@@ -8,12 +8,13 @@ result with ``isError`` and ``structuredContent`` holding vybe's error envelope,
 starting with the stable code.
 
 Start-up: importing the SDK takes a second or two, and a client that gets no answer to
-``initialize`` meanwhile starts its model without vybe's tools. So ``serve`` answers
-``initialize`` itself, from the standard library, then imports the SDK and hands it the
-same ``initialize`` first; the SDK's own answer is compared with the early one (a
-difference is logged on stderr) and not sent. The few requests that arrive meanwhile wait
-in the pipe. A request holding a lone surrogate, which the SDK's JSON parser would drop
-unanswered, is answered here with INVALID_INPUT.
+``initialize`` meanwhile starts its model without vybe's tools. So ``serve`` answers the
+first request itself, from the standard library, when it is ``initialize`` or the
+``server/discover`` probe a client of the 2026-07-28 protocol sends instead (Claude Code
+2.1.332), then imports the SDK and hands it the same request first; the SDK's own answer is
+compared with the early one (a difference is logged on stderr) and not sent. The few
+requests that arrive meanwhile wait in the pipe. A request holding a lone surrogate, which
+the SDK's JSON parser would drop unanswered, is answered here with INVALID_INPUT.
 
 Each call runs on one of the SDK's worker threads, with that thread's own store (a SQLite
 connection belongs to the thread that made it).
@@ -33,6 +34,10 @@ from vybe.errors import VybeError
 # The protocol versions the SDK negotiates through ``initialize`` (checked against it in the
 # tests), and its answer when the client asks for another.
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# The versions it serves without a handshake: the client's first request is server/discover
+# (checked against the SDK in the tests, as the handshake versions are).
+MODERN_VERSIONS = ("2026-07-28",)
+ENVELOPE = "io.modelcontextprotocol/"  # the prefix of a modern request's _meta keys
 # The tools an agent needs first, which the instructions name.
 CORE = ("resume_brief", "task_note", "task_done", "task_block", "task_claim", "memory_set")
 INSTRUCTIONS = (
@@ -59,6 +64,36 @@ def initialize_result(params: dict) -> dict:
         "serverInfo": {"name": "vybe", "version": __version__},
         "instructions": INSTRUCTIONS,
     }
+
+
+def discover_result(params: object) -> dict | None:
+    """The SDK's answer to a ``server/discover`` whose envelope asks for a version it serves
+    and names the client and its capabilities; None for any other (the SDK answers it)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict) or meta.get(f"{ENVELOPE}protocolVersion") not in MODERN_VERSIONS:
+        return None
+    if not all(f"{ENVELOPE}{key}" in meta for key in ("clientInfo", "clientCapabilities")):
+        return None
+    return {
+        "cacheScope": "private",
+        "capabilities": CAPABILITIES,
+        "instructions": INSTRUCTIONS,
+        "resultType": "complete",
+        "supportedVersions": list(MODERN_VERSIONS),
+        "ttlMs": 0,
+        "_meta": {f"{ENVELOPE}serverInfo": {"name": "vybe", "version": __version__}},
+    }
+
+
+def early_result(message: object) -> dict | None:
+    """The answer to a first request that vybe gives before the SDK is loaded, or None."""
+    if not isinstance(message, dict):
+        return None
+    if message.get("method") == "initialize":
+        return initialize_result(message.get("params") or {})
+    if message.get("method") == "server/discover":
+        return discover_result(message.get("params"))
+    return None
 
 
 def error_result(error: VybeError) -> dict:
@@ -122,9 +157,9 @@ class Wire:
             self._out.write(text.encode("utf-8"))
             self._out.flush()
 
-    def answer_initialize(self) -> None:
-        """Read the first message; answer it now when it is ``initialize``. The SDK reads it
-        again first either way."""
+    def answer_first(self) -> None:
+        """Read the first message; answer it now when it is ``initialize`` or a
+        ``server/discover`` vybe can answer. The SDK reads it again first either way."""
         raw = self._in.readline()
         if not raw:
             return
@@ -134,8 +169,8 @@ class Wire:
             message = json.loads(line)
         except ValueError:
             return
-        if isinstance(message, dict) and message.get("method") == "initialize":
-            result = initialize_result(message.get("params") or {})
+        result = early_result(message)
+        if result is not None:
             self._early = (message.get("id"), result)
             self.send({"jsonrpc": "2.0", "id": message.get("id"), "result": result})
 
@@ -185,7 +220,7 @@ def serve(settings: object, build: Callable[[Any], Any]) -> None:
     ``build(settings)`` makes the SDK's server (vybe.integrations.mcp_tools.build), called
     once ``initialize`` is answered."""
     wire = Wire(sys.stdin.buffer, sys.stdout.buffer)
-    wire.answer_initialize()
+    wire.answer_first()
     import anyio
 
     anyio.run(_serve, settings, wire, build)

@@ -25,12 +25,15 @@ TASK_URI = "vybe://task/{task_id}"
 
 # The core tools (mcp_server.CORE) are kept loaded by a Claude Code that defers MCP tools
 # behind its tool search (``anthropic/alwaysLoad``); every tool carries words to be found by
-# (``anthropic/searchHint``). Other clients ignore _meta.
+# (``anthropic/searchHint``: its name, summary and the words an agent types for it, which
+# Claude Code 2.1.332's keyword search weighs above the description). Other clients ignore
+# _meta.
 
 
 def tool(op: Operation) -> types.Tool:
     read_only = not op.writes
-    meta: dict[str, object] = {"anthropic/searchHint": f"vybe {op.name}: {op.summary}"}
+    hint = f"vybe {op.name}: {op.summary} {op.finds}".rstrip()
+    meta: dict[str, object] = {"anthropic/searchHint": hint}
     if op.tool in CORE:
         meta["anthropic/alwaysLoad"] = True
     return types.Tool(

@@ -108,6 +108,7 @@ OPERATIONS = (
         "Link a file to a task, content-addressed: the same path with the same bytes (SHA-256,"
         " files up to 256 MiB) already linked is that artifact (deduplicated), nothing added.",
         _add_artifact,
+        finds="attach an output file or path to a task",
         params=(
             TASK_ID.but(aliases=()),
             Param("path", help="the file's path", required=True, max_length=limits.PATH_MAX),

@@ -115,6 +115,7 @@ OPERATIONS = (
         "memory set",
         "Store a memory; the same key in the same scope is replaced.",
         _set,
+        finds="save a fact, remember this, note a decision or preference for later sessions",
         surfaces=EVERYWHERE,
         params=(
             KEY,
@@ -156,6 +157,7 @@ OPERATIONS = (
         "memory get",
         "Read one entry (counts as an access).",
         _get,
+        finds="recall a saved fact by its key",
         surfaces=EVERYWHERE,
         params=(KEY, SCOPE, SCOPE_ID),
         result={"memory": "object"},
@@ -165,6 +167,7 @@ OPERATIONS = (
         "memory list",
         "List live entries, best first.",
         _list,
+        finds="recall what was saved, list remembered facts",
         params=(
             SCOPE.but(default=None, help="only this scope: global, project, task or agent"),
             SCOPE_ID,

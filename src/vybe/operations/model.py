@@ -226,15 +226,18 @@ class Operation:
     that makes it read-only). ``result``: the top-level fields of its result and their JSON
     types. ``view(result, values)``: the result as tools return it, where the whole is too
     large for a model (the brief). ``destructive``: it deletes or overwrites; ``idempotent``:
-    calling it twice with the same arguments changes nothing more. ``text(result)``: the
-    result as a person reads it, for the command line's ``--format text`` (``FORMAT``), a
-    function or "module:function" imported only when it is asked for. ``listing``: the
-    result's field that is its list of rows; the command line then takes ``--jsonl`` (one
-    row per line, then the rest of the envelope)."""
+    calling it twice with the same arguments changes nothing more. ``finds``: the words an
+    agent types when it looks for the tool ("save a fact"), beyond its name and summary, for
+    a client's tool search (Claude Code's searchHint). ``text(result)``: the result as a
+    person reads it, for the command line's ``--format text`` (``FORMAT``), a function or
+    "module:function" imported only when it is asked for. ``listing``: the result's field
+    that is its list of rows; the command line then takes ``--jsonl`` (one row per line,
+    then the rest of the envelope)."""
 
     __slots__ = (
         "destructive",
         "examples",
+        "finds",
         "idempotent",
         "listing",
         "name",
@@ -266,11 +269,12 @@ class Operation:
         destructive: bool = False,
         idempotent: bool = False,
         view: View | None = None,
+        finds: str = "",
         text: Callable[[dict], str] | str | None = None,
         listing: str | None = None,
     ) -> None:
-        self.name, self.summary, self.run, self.text = name, summary, run, text
-        self.listing = listing
+        self.name, self.summary, self.run, self.finds = name, summary, run, finds
+        self.text, self.listing = text, listing
         if listing is not None:
             params = (*params, JSONL)
         self.params, self.writes, self.peek = params, writes, peek

@@ -63,6 +63,7 @@ OPERATIONS = (
         " another agent's session are that session's), my focus task, the brief and the"
         " prompt; moves the cursor.",
         _resume,
+        finds="resume where I left off, start of a session, what to do next",
         params=(
             Param("peek", "boolean", "compute everything, write nothing (the cursor stays)"),
             FOCUS,

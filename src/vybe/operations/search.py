@@ -36,6 +36,7 @@ OPERATIONS = (
         "Search the record of sessions (messages, replies, tool calls and their output) and"
         " the event log: best hits first, each with a snippet.",
         _search,
+        finds="find what we did before, look up earlier work or a past conversation",
         params=(
             Param(
                 "query",

@@ -135,6 +135,7 @@ OPERATIONS = (
         "task create",
         "Create a pending task.",
         _create,
+        finds="add a new task or to-do to the project, plan work for later",
         surfaces=EVERYWHERE,
         params=(
             Param("title", help="a short title", required=True, max_length=limits.TITLE_MAX),
@@ -176,6 +177,7 @@ OPERATIONS = (
         "task list",
         "Tasks by priority, then age.",
         _list,
+        finds="list the tasks, what is left, the to-do list or backlog",
         surfaces=EVERYWHERE,
         params=(
             STATUS.but(required=False, help="only tasks with this status"),
@@ -237,6 +239,7 @@ OPERATIONS = (
         "task claim",
         "Claim a task, or the best ready one (next), under a lease.",
         _claim,
+        finds="pick up the next task, what should I work on next",
         params=(
             TASK_ID.but(required=False, help="the task to claim (or next)"),
             Param("next", "boolean", "claim the best ready task: priority, then age"),
@@ -261,6 +264,7 @@ OPERATIONS = (
         "task assign",
         "Hand a task to another agent: its next resume takes it.",
         _assign,
+        finds="hand off the task to another agent or session",
         params=(
             TASK_ID,
             Param("to", help="the receiving agent", required=True, max_length=limits.AGENT_MAX),
@@ -286,6 +290,7 @@ OPERATIONS = (
         "task done",
         "Complete a task, with a note (refused while a task it depends on is open).",
         mutation(actions.done),
+        finds="mark the task done, finished, completed",
         surfaces=EVERYWHERE,
         params=(TASK_ID, NOTE, FORCE),
         writes=True,
@@ -297,6 +302,7 @@ OPERATIONS = (
         "task block",
         "Block a task with a reason.",
         mutation(actions.block),
+        finds="stuck, blocked, cannot go on, report a blocker",
         surfaces=EVERYWHERE,
         params=(
             TASK_ID,
@@ -317,6 +323,7 @@ OPERATIONS = (
         "task note",
         "Log progress on a task (kind reasoning: intent and approach).",
         mutation(actions.note),
+        finds="log progress, record what I did, leave a note",
         surfaces=EVERYWHERE,
         params=(
             TASK_ID,
