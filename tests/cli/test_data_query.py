@@ -208,7 +208,7 @@ def test_format_text_prints_a_header_and_one_tab_separated_line_per_row(vybe):
 
 def test_format_text_of_no_rows_and_of_a_cut_result_says_so(vybe):
     vybe.initialized()
-    assert vybe.text("data", "query", "--sql", "SELECT 1 WHERE 0", "--format", "text")[1] == (
+    assert vybe.text("data", "query", "--sql", "SELECT 1 WHERE 1 = 0", "--format", "text")[1] == (
         "(no rows)"
     )
     for n in range(3):
