@@ -145,19 +145,25 @@ def ask(request: dict, timeout: float = ANSWER_SECONDS) -> dict | None:
     return reply if isinstance(reply, dict) else None
 
 
-def answer(kind: str, fields: dict) -> str | None:
-    """The service's answer to one hook or status line, run with this process's environment
-    and folder; None when the caller must run it itself (``start_wanted``, once it has
-    answered, starts a service for the next one)."""
+def answer(kind: str, fields: dict) -> object | None:
+    """The service's answer to one hook, status line or command, run with this process's
+    environment and folder; None when the caller must run it itself (``start_wanted``,
+    once it has answered, starts a service for the next one)."""
     try:
         cwd = os.getcwd()
     except OSError:
         cwd = "/"
     reply = ask({"kind": kind, "env": dict(os.environ), "cwd": cwd, **fields})
-    if reply is not None and isinstance(reply.get("answer"), str):
+    if reply is not None and reply.get("answer") is not None:
         return reply["answer"]
     _wanted.append(True)
     return None
+
+
+def text_answer(kind: str, fields: dict) -> str | None:
+    """``answer`` for a hook or the status line, whose answer is text."""
+    found = answer(kind, fields)
+    return found if isinstance(found, str) else None
 
 
 # Set when a hook found no service (or one that failed): one is started once the hook has
