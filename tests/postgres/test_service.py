@@ -244,6 +244,23 @@ def test_a_hook_run_twice_under_one_invocation_records_its_prompt_once(vybe, mac
     assert prompt_events(vybe) == ["only once", "only once"]
 
 
+def test_a_compaction_run_twice_under_one_invocation_keeps_one_receipt(vybe, machine):
+    from tests.conftest import in_process
+    from vybe.cli import hook_run
+
+    def twice(payload: dict, invocation: str) -> None:
+        raw = json.dumps({"session_id": "s", **payload}).encode()
+        for _ in range(2):  # the service's run, killed after its commit; then the hook's own
+            hook_run.answer_for("claude", raw, invocation=invocation)
+
+    with in_process(machine.env):
+        twice({"hook_event_name": "UserPromptSubmit", "prompt": "remember this"}, "1_a")
+        twice({"hook_event_name": "PreCompact", "trigger": "manual"}, "2_b")
+        twice({"hook_event_name": "SessionStart", "source": "compact"}, "3_c")
+    receipts = vybe.sql("SELECT trigger, completed FROM compaction_receipts")
+    assert [tuple(r) for r in receipts] == [("manual", 1)]
+
+
 # A service of another vybe: the same code under another key, as an older install's would be.
 OLD_SERVICE = """
 from vybe.integrations import service_link

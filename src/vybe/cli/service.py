@@ -1,7 +1,7 @@
-"""The local service: one process a user and config folder that runs the hooks and the
-status line of a PostgreSQL store on a warm connection, for hook processes that then need
-neither psycopg nor a connection of their own (the caller's side: vybe.integrations.service_link;
-docs/architecture.md, the local service).
+"""The local service: one process a user and config folder that runs the hooks, the status
+line and the store's commands (vybe.cli.remote) of a PostgreSQL store on a warm connection,
+for processes that then need neither psycopg nor a connection of their own (the caller's
+side: vybe.integrations.service_link; docs/architecture.md, the local service).
 
 Started on demand by the first hook that finds none, detached; it takes the folder's lock
 file (a second one exits at once, after asking the one there for its key: one of another

@@ -346,10 +346,9 @@ def user_prompt(hook: Hook) -> str | None:
         "project_id": os.path.abspath(hook.cwd),
         "message": hook_actions.clip(prompt, PROMPT_EVENT_CHARS),
     }
-    if hook.invocation:  # this call may run twice (the local service, then this process)
-        kept["request_id"] = hook_actions.request_id(
-            hook.target, hook.session_id, hook.event, hook.invocation
-        )
+    once = hook.once()  # this call may run twice (the local service, then this process)
+    if once is not None:
+        kept["request_id"] = once[1]
     written = None
     try:
         add_kept_prompts(hook)
