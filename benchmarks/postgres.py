@@ -2,7 +2,8 @@
 system's; as root it runs as nobody), with the settings printed:
 
 - 16 writers' commit rate through vybe on PostgreSQL, against 16 processes making raw
-  single-row inserts into PostgreSQL, and against vybe on SQLite;
+  single-row inserts into PostgreSQL, against vybe on a store whose event ids are not
+  kept in commit order (what that lock costs), and against vybe on SQLite;
 - `claim --next` throughput with 16 claimers over a queue of tasks;
 - `resume --peek` on 1M events on PostgreSQL against an empty store (goal: at most 2x);
 - the hook path (`vybe hook run claude`, a prompt) on PostgreSQL against a bare
@@ -102,6 +103,22 @@ def fill_events(url: str, events: int) -> None:
         conn.execute("VACUUM ANALYZE")
 
 
+def without_commit_order(server) -> str:
+    """A store whose events are numbered without the lock that keeps their ids in commit
+    order (held from an event's insert to its transaction's end, through the commit's
+    flush): a measurement of what that lock costs the writers, never a store to keep."""
+    import psycopg
+
+    url = database(server, "unordered")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "CREATE OR REPLACE FUNCTION vybe_number_event() RETURNS trigger"
+            " LANGUAGE plpgsql AS $$ BEGIN IF NEW.id IS NULL THEN"
+            " NEW.id := nextval('events_id_seq'); END IF; RETURN NEW; END $$"
+        )
+    return url
+
+
 def peek_ms(url: str, runs: int) -> float:
     store = open_store(url)
     samples = []
@@ -132,11 +149,16 @@ def main() -> int:
         open_store(sqlite_path).close()
         floor = commit_rate(raw_pg_writer, raw, args.count)
         on_pg = commit_rate(vybe_writer, database(server, "writers"), args.count)
+        unordered = commit_rate(vybe_writer, without_commit_order(server), args.count)
         on_sqlite = commit_rate(vybe_writer, sqlite_path, args.count)
         print(f"16 writers, {args.count} commits each (commits/s):")
         print(f"  raw single-row inserts, PostgreSQL {floor:8.0f}")
         print(
             f"  vybe on PostgreSQL                 {on_pg:8.0f}  {on_pg / floor:.2f}x the raw floor"
+        )
+        print(
+            f"  vybe on PostgreSQL, event ids not in commit order {unordered:8.0f}"
+            f"  {unordered / floor:.2f}x the raw floor: what the commit-order lock costs"
         )
         ratio = on_pg / on_sqlite
         print(

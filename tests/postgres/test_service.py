@@ -129,6 +129,30 @@ def alive(pid: int) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def killing(machine: Machine) -> Iterator[list[int]]:
+    """SIGKILL the machine's service at random moments (every 20-300 ms) while the block
+    runs; the pids killed."""
+    stop, kills = threading.Event(), []
+
+    def killer() -> None:
+        while not stop.is_set():
+            time.sleep(random.uniform(0.02, 0.3))
+            pid = machine.pid()
+            if pid is not None and alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    kills.append(pid)
+
+    hunter = threading.Thread(target=killer)
+    hunter.start()
+    try:
+        yield kills
+    finally:
+        stop.set()
+        hunter.join()
+
+
 def test_the_first_hook_starts_one_service_that_answers_every_later_one(vybe, machine):
     machine.prompt("first")  # runs itself, and starts the service
     first = machine.service()
@@ -141,22 +165,23 @@ def test_the_first_hook_starts_one_service_that_answers_every_later_one(vybe, ma
     assert len(prompt_events(vybe)) == 5
 
 
-# The hook as the executable runs it, with the modules it loaded written to stderr.
+# A line as the executable runs it, with the modules it loaded written to stderr.
 RUN = """
 import sys
 from vybe.cli.entry import main
-sys.argv = ["vybe", "hook", "run", "claude"]
+sys.argv = ["vybe", *sys.argv[1:]]
 main(process_ends=True)
 sys.stderr.write("\\nMODULES " + " ".join(sorted(sys.modules)))
 """
 
 
-def test_a_hook_the_service_answers_imports_no_driver_and_no_store(vybe, machine):
+@pytest.mark.parametrize("line", [["hook", "run", "claude"], ["statusline"]])
+def test_a_line_the_service_answers_imports_no_driver_and_no_store(vybe, machine, line):
     machine.prompt("warm it up")
     machine.service()
     payload = {"hook_event_name": "UserPromptSubmit", "prompt": "a guarded prompt"}
     done = subprocess.run(
-        [sys.executable, "-c", RUN],
+        [sys.executable, "-c", RUN, *line],
         input=json.dumps(payload | {"session_id": "s", "cwd": str(vybe.home)}).encode(),
         env=machine.env,
         capture_output=True,
@@ -165,7 +190,10 @@ def test_a_hook_the_service_answers_imports_no_driver_and_no_store(vybe, machine
     modules = set(done.stderr.decode().rpartition("MODULES ")[2].split())
     assert not modules & (HEAVY | HOOK_ONLY)
     assert "sqlite3" not in modules and "vybe.store" not in modules
-    assert recorded(vybe)[-1] == "a guarded prompt"
+    if line[0] == "hook":
+        assert recorded(vybe)[-1] == "a guarded prompt"
+    else:
+        assert done.stdout.decode().startswith("vybe · ")
 
 
 def test_the_status_line_is_read_by_the_service(vybe, machine):
@@ -183,30 +211,17 @@ def test_sigkill_of_the_service_at_random_moments_loses_and_doubles_no_prompt(vy
     sessions, per_session = ("a", "b"), 30
     machine.prompt("start", session="a")
     machine.service()
-    stop, kills = threading.Event(), []
-
-    def killer() -> None:
-        while not stop.is_set():
-            time.sleep(random.uniform(0.02, 0.3))
-            pid = machine.pid()
-            if pid is not None and alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                    kills.append(pid)
 
     def typist(session: str) -> None:
         for n in range(per_session):
             machine.prompt(f"{session} {n}", session=session)  # acknowledged: exit 0
 
     threads = [threading.Thread(target=typist, args=(s,)) for s in sessions]
-    hunter = threading.Thread(target=killer)
-    hunter.start()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    stop.set()
-    hunter.join()
+    with killing(machine) as kills:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
     assert len(kills) >= 3, kills
     assert recorded(vybe, "a") == ["start", *(f"a {n}" for n in range(per_session))]
     assert recorded(vybe, "b") == [f"b {n}" for n in range(per_session)]
@@ -227,6 +242,23 @@ def test_a_hook_run_twice_under_one_invocation_records_its_prompt_once(vybe, mac
         hook_run.answer_for("claude", raw, invocation="12345_other")  # typed again: kept
     assert recorded(vybe) == ["only once", "only once"]
     assert prompt_events(vybe) == ["only once", "only once"]
+
+
+def test_a_compaction_run_twice_under_one_invocation_keeps_one_receipt(vybe, machine):
+    from tests.conftest import in_process
+    from vybe.cli import hook_run
+
+    def twice(payload: dict, invocation: str) -> None:
+        raw = json.dumps({"session_id": "s", **payload}).encode()
+        for _ in range(2):  # the service's run, killed after its commit; then the hook's own
+            hook_run.answer_for("claude", raw, invocation=invocation)
+
+    with in_process(machine.env):
+        twice({"hook_event_name": "UserPromptSubmit", "prompt": "remember this"}, "1_a")
+        twice({"hook_event_name": "PreCompact", "trigger": "manual"}, "2_b")
+        twice({"hook_event_name": "SessionStart", "source": "compact"}, "3_c")
+    receipts = vybe.sql("SELECT trigger, completed FROM compaction_receipts")
+    assert [tuple(r) for r in receipts] == [("manual", 1)]
 
 
 # A service of another vybe: the same code under another key, as an older install's would be.
@@ -353,3 +385,52 @@ def test_a_fleet_of_two_hosts_keeps_every_prompt_once_in_order_through_server_re
     latencies.sort()
     p50, p99 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)]
     print(f"{len(latencies)} hooks: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms")
+
+
+def command(machine: Machine, *argv: str) -> tuple[int, dict, str]:
+    done = subprocess.run(
+        [VYBE, *argv], env=machine.env, capture_output=True, text=True, timeout=60
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, json.loads(done.stdout), done.stderr
+
+
+def test_a_command_on_a_server_store_is_run_by_the_service(vybe, machine):
+    machine.prompt("warm it up")
+    served = machine.service()["served"]
+    code, created, _ = command(machine, "task", "create", "--title", "served", "--agent", "a")
+    assert code == 0 and created["success"]
+    code, missing, _ = command(machine, "task", "get", "--id", "task_nope", "--agent", "a")
+    assert code == 1 and missing["error_code"] == "NOT_FOUND"
+    code, brief, _ = command(machine, "resume", "--peek", "--agent", "a")
+    assert code == 0 and brief["success"]
+    assert machine.service()["served"] == served + 3
+    assert command(machine, "schema")[0] == 0  # not a store's command: run by the process
+    assert machine.service()["served"] == served + 3
+    assert [t for (t,) in vybe.sql("SELECT title FROM tasks")] == ["served"]
+
+
+def test_a_command_the_service_answers_loads_no_driver_no_parser_no_store(vybe, machine):
+    machine.prompt("warm it up")
+    machine.service()
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, "resume", "--peek", "--agent", "a"],
+        env=machine.env,
+        capture_output=True,
+        check=True,
+    )
+    modules = set(done.stderr.decode().rpartition("MODULES ")[2].split())
+    assert not modules & (HEAVY | {"argparse", "sqlite3", "vybe.store", "vybe.operations"})
+    assert json.loads(done.stdout)["success"]
+
+
+def test_sigkill_of_the_service_never_doubles_a_command_without_a_request_id(vybe, machine):
+    machine.prompt("warm it up")
+    machine.service()
+    with killing(machine) as kills:
+        for n in range(25):  # each acknowledged: exit 0, with its envelope
+            code, created, _ = command(machine, "task", "create", "--title", f"t{n}", "-a", "a")
+            assert code == 0 and created["success"]
+    assert kills
+    titles = [t for (t,) in vybe.sql("SELECT title FROM tasks ORDER BY created_at, id")]
+    assert sorted(titles) == sorted(f"t{n}" for n in range(25))

@@ -52,9 +52,15 @@ def main(process_ends: bool = False) -> int:
     argv = sys.argv[1:]
     line = hook_line(argv)
     if line is None:
-        from vybe.cli.main import main as cli_main
+        code = None
+        if process_ends:  # the executable: on a server store, the local service runs it
+            from vybe.cli.remote import by_service
 
-        code = cli_main(argv)
+            code = by_service(argv)
+        if code is None:
+            from vybe.cli.main import main as cli_main
+
+            code = cli_main(argv)
         # An agent takes a hook's exit 2 for "block": Claude Code erases the prompt of a
         # UserPromptSubmit that exits 2. A hook line the CLI refused exits 1, which agents
         # show and go on from: a mistyped line in settings never costs the person's words.
@@ -82,7 +88,17 @@ def run() -> None:
     code = main(process_ends=True)
     if hook_line(sys.argv[1:]) is not None:
         leave(code)
+    start_wanted_service()
     sys.exit(code)
+
+
+def start_wanted_service() -> None:
+    """The local service this process found missing, started now that its answer is out:
+    its start (mostly imports) does not compete with the answer. Loaded only where the
+    process asked for it (a server's store)."""
+    link = sys.modules.get("vybe.integrations.service_link")
+    if link is not None:
+        link.start_wanted()
 
 
 def leave(code: int) -> None:
@@ -100,12 +116,7 @@ def leave(code: int) -> None:
                 stream.flush()
     except (OSError, ValueError):
         sys.exit(code)
-    # The local service this hook found missing, started now that the answer is out: its
-    # start (mostly imports) does not compete with the hook's work. Loaded only where the
-    # hook asked for it (a server's store).
-    link = sys.modules.get("vybe.integrations.service_link")
-    if link is not None:
-        link.start_wanted()
+    start_wanted_service()
     if _nothing_at_exit():
         os._exit(code)
     sys.exit(code)

@@ -116,7 +116,8 @@ def by_service(target: str, raw: bytes, invocation: str) -> str | None:
     if not service_link.enabled():
         return None
     text = raw.decode("utf-8", "replace")
-    return service_link.answer("hook", {"target": target, "raw": text, "invocation": invocation})
+    fields = {"target": target, "raw": text, "invocation": invocation}
+    return service_link.text_answer("hook", fields)
 
 
 def answer_for(

@@ -1,7 +1,7 @@
-"""The local service: one process a user and config folder that runs the hooks and the
-status line of a PostgreSQL store on a warm connection, for hook processes that then need
-neither psycopg nor a connection of their own (the caller's side: vybe.integrations.service_link;
-docs/architecture.md, the local service).
+"""The local service: one process a user and config folder that runs the hooks, the status
+line and the store's commands (vybe.cli.remote) of a PostgreSQL store on a warm connection,
+for processes that then need neither psycopg nor a connection of their own (the caller's
+side: vybe.integrations.service_link; docs/architecture.md, the local service).
 
 Started on demand by the first hook that finds none, detached; it takes the folder's lock
 file (a second one exits at once, after asking the one there for its key: one of another
@@ -142,10 +142,11 @@ def reply(conn: socket.socket, document: dict) -> None:
         conn.sendall(jsonio.dumps(document).encode("utf-8", "surrogatepass"))
 
 
-def run_as_caller(request: dict) -> str:
-    """One hook or status line, run with the caller's environment and working folder (put
-    back afterwards); its answer, which is always a string: a handler's failure is logged
-    to the caller's hooks.log and answered as the agent expects, as in the hook process."""
+def run_as_caller(request: dict) -> object:
+    """One hook, status line or command, run with the caller's environment and working
+    folder (put back afterwards); its answer: a hook's or the status line's text (a
+    handler's failure is logged to the caller's hooks.log and answered as the agent
+    expects, as in the hook process), a command's [exit code, stdout, stderr]."""
     from vybe.cli import hook_run
     from vybe.integrations import statusline
 
@@ -157,6 +158,8 @@ def run_as_caller(request: dict) -> str:
     except OSError:
         os.chdir("/")
     try:
+        if request.get("kind") == "cli":
+            return run_command([str(word) for word in request.get("argv") or ()])
         raw = str(request.get("raw") or "").encode("utf-8", "surrogatepass")
         if request.get("kind") == "statusline":
             return statusline.line(raw)
@@ -167,6 +170,23 @@ def run_as_caller(request: dict) -> str:
         os.environ.clear()
         os.environ.update(saved)
         os.chdir("/")
+
+
+def run_command(argv: list[str]) -> list:
+    """A command line (vybe.cli.remote) as its process would run it, with nothing on stdin
+    and its stderr kept for the caller: [exit code, stdout, stderr]."""
+    import io
+    import sys
+
+    from vybe.cli.main import run
+
+    saved = sys.stdin, sys.stderr
+    sys.stdin, sys.stderr = io.StringIO(""), io.StringIO()
+    try:
+        code, text = run(argv)
+        return [code, text, sys.stderr.getvalue()]
+    finally:
+        sys.stdin, sys.stderr = saved
 
 
 def take_lock(path: str, key: str) -> int | None:
@@ -204,6 +224,7 @@ def idle_seconds() -> float:
 
 def warm_up() -> None:
     """Load what every request needs before the first one arrives."""
+    import vybe.cli.main
     import vybe.store.postgres  # noqa: F401
     from vybe.cli import hook_run  # noqa: F401
     from vybe.integrations import claude_code, codex, session_hooks, statusline  # noqa: F401

@@ -171,6 +171,7 @@ def opened(hook: Hook) -> None:
         hook.target,
         trigger if trigger in TRIGGERS else "unknown",
         claude_usage(lines) if hook.target == "claude" else codex_tokens(lines),
+        hook.once(),
     )
 
 
@@ -202,5 +203,11 @@ def given_back(
         claude_boundary(lines) if hook.target == "claude" else (None, codex_after(lines))
     )
     return receipt_rows.complete(
-        hook.store, hook.record_session, hook.agent, hook.target, lists, (before, after)
+        hook.store,
+        hook.record_session,
+        hook.agent,
+        hook.target,
+        lists,
+        (before, after),
+        hook.once(),
     )

@@ -87,6 +87,14 @@ class Hook:
     def cwd(self) -> str:
         return str(self.payload.get("cwd") or os.getcwd())
 
+    def once(self) -> tuple[str, str] | None:
+        """(agent, request id) this call's writes happen once by, when it may run twice."""
+        if not self.invocation:
+            return None
+        from vybe.actions.hooks import request_id
+
+        return self.agent, request_id(self.target, self.session_id, self.event, self.invocation)
+
     def text(self, name: str) -> str:
         value = self.payload.get(name)
         return value if isinstance(value, str) else ""

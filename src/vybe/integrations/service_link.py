@@ -1,16 +1,16 @@
-"""The hook path's link to the local service (vybe.cli.service), which runs the hooks and the
-status line of a PostgreSQL store on a warm connection, so that a hook process never
-imports psycopg (its import alone is most of a hook's time: docs/architecture.md, the local
-service).
+"""The hook path's link to the local service (vybe.cli.service), which runs the hooks, the
+status line and the store's commands of a PostgreSQL store on a warm connection, so that
+their processes never import psycopg (its import alone is most of a hook's time:
+docs/architecture.md, the local service).
 
 One service a user and config folder, on a Unix socket in a folder only the user can open
 ($XDG_RUNTIME_DIR/vybe, else vybe-<uid> in the temporary folder). One request a connection:
 a JSON object written whole, the write side shut, one JSON object back. Every request
 carries this vybe's ``key`` (version, protocol, install); a service of another key refuses
 it and exits, and the caller starts one of its own. Whatever fails (no service, a refusal,
-a service killed mid-request), the caller runs the hook itself: a hook's writes are
-idempotent by its invocation id, so one the service had already done is replayed, not
-doubled.
+a service killed mid-request), the caller runs it itself: a hook's writes are idempotent
+by its invocation id (a command's by its request id), so what the service had already
+done is replayed, not doubled.
 
 Standard library only, and of the socket machinery only the C module ``_socket`` (socket.py
 loads enum, selectors' cost on every prompt).
@@ -145,19 +145,25 @@ def ask(request: dict, timeout: float = ANSWER_SECONDS) -> dict | None:
     return reply if isinstance(reply, dict) else None
 
 
-def answer(kind: str, fields: dict) -> str | None:
-    """The service's answer to one hook or status line, run with this process's environment
-    and folder; None when the caller must run it itself (``start_wanted``, once it has
-    answered, starts a service for the next one)."""
+def answer(kind: str, fields: dict) -> object | None:
+    """The service's answer to one hook, status line or command, run with this process's
+    environment and folder; None when the caller must run it itself (``start_wanted``,
+    once it has answered, starts a service for the next one)."""
     try:
         cwd = os.getcwd()
     except OSError:
         cwd = "/"
     reply = ask({"kind": kind, "env": dict(os.environ), "cwd": cwd, **fields})
-    if reply is not None and isinstance(reply.get("answer"), str):
+    if reply is not None and reply.get("answer") is not None:
         return reply["answer"]
     _wanted.append(True)
     return None
+
+
+def text_answer(kind: str, fields: dict) -> str | None:
+    """``answer`` for a hook or the status line, whose answer is text."""
+    found = answer(kind, fields)
+    return found if isinstance(found, str) else None
 
 
 # Set when a hook found no service (or one that failed): one is started once the hook has

@@ -343,26 +343,30 @@ def user_prompt(hook: Hook) -> str | None:
         "project_id": os.path.abspath(hook.cwd),
         "message": hook_actions.clip(prompt, PROMPT_EVENT_CHARS),
     }
-    if hook.invocation:  # this call may run twice (the local service, then this process)
-        kept["request_id"] = hook_actions.request_id(
-            hook.target, hook.session_id, hook.event, hook.invocation
-        )
+    once = hook.once()  # this call may run twice (the local service, then this process)
+    if once is not None:
+        kept["request_id"] = once[1]
+    written = None
     try:
         add_kept_prompts(hook)
         catch_up(hook)
         # Claude's Stop hook imports the last reply: a prompt typed meanwhile waits for that
         # import (a little), so it lands after the reply it answers.
         with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
-            row = record_rows.append_message(hook.store, row, once_as(kept))
+            written = record_rows.append_message(hook.store, row, once_as(kept))
+        _log_prompt(hook.store, written, kept)
     except VybeError as error:
         kept_for_later = isinstance(error, DatabaseLocked | DatabaseUnavailable)
         if not kept_for_later and error.code != "CLOCK_OUT_OF_RANGE":
             raise
+        if written is not None and once_as(kept) is None:
+            raise  # the row is in: kept again, it would be added twice (no id replays it)
+        # Kept with its request id, a row already written is replayed by the next hook, and
+        # its event logged then.
         prompt_spool.keep(prompt_spool.place(hook.settings.location), row, kept)
         if not isinstance(error, DatabaseLocked):
             log_failure(hook.target, hook.event, error)
         return None
-    _log_prompt(hook.store, row, kept)
     return brief_prompt(hook) if asks_for_status(prompt) else None
 
 

@@ -108,7 +108,7 @@ def by_service(raw: bytes) -> str | None:
 
     if not service_link.enabled():
         return None
-    return service_link.answer("statusline", {"raw": raw.decode("utf-8", "replace")})
+    return service_link.text_answer("statusline", {"raw": raw.decode("utf-8", "replace")})
 
 
 def run(process_ends: bool = False) -> int:

@@ -98,6 +98,20 @@ class Store(abc.ABC):
         with self.snapshot() as conn:
             return fn(conn)
 
+    def transact_once(
+        self,
+        once: tuple[str, str] | None,
+        command: str,
+        args: dict[str, Any],
+        fn: Callable[[Any], dict[str, Any]],
+    ) -> dict[str, Any]:
+        """``fn(conn)`` in one write transaction; with ``once``, (agent, request id), at
+        most once for them: a second call gets the first's result (a hook the local
+        service ran, run again by its own process)."""
+        if once is None:
+            return self.transact(fn)
+        return self.idempotent(once[0], once[1], command, args, fn)
+
     def idempotent(
         self,
         agent: str,

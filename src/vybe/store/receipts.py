@@ -24,19 +24,23 @@ def open_receipt(
     compactor: str,
     trigger: str,
     tokens_before: int | None,
+    once: tuple[str, str] | None = None,
 ) -> int:
-    """A compaction the harness is about to do (PreCompact): its id."""
+    """A compaction the harness is about to do (PreCompact): its id. ``once``: (agent,
+    request id) it is opened once by (``Store.transact_once``)."""
 
-    def body(conn: sqlite3.Connection) -> int:
+    def body(conn: sqlite3.Connection) -> dict:
         now = clock.now_iso()
         conn.execute(_SESSION, (session_id, now))
-        return conn.execute(
+        opened = conn.execute(
             "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
             " tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
             (session_id, agent, compactor, trigger, tokens_before, now),
         ).fetchone()[0]
+        return {"id": opened}
 
-    return store.transact(body)
+    args = {"session_id": session_id, "compactor": compactor, "trigger": trigger}
+    return int(store.transact_once(once, "open receipt", args, body)["id"])
 
 
 def complete(
@@ -46,10 +50,12 @@ def complete(
     compactor: str,
     messages: dict[str, list[int]],
     tokens: tuple[int | None, int | None],
+    once: tuple[str, str] | None = None,
 ) -> dict:
     """What the compaction kept and what vybe gave back (SessionStart(compact)), on the
     newest receipt PreCompact opened; a new one (trigger unknown) when none is open.
-    ``tokens``: before and after, where the harness says (None keeps what PreCompact saw)."""
+    ``tokens``: before and after, where the harness says (None keeps what PreCompact saw);
+    ``once``: (agent, request id) it is completed once by (``Store.transact_once``)."""
 
     def body(conn: sqlite3.Connection) -> dict:
         now = clock.now_iso()
@@ -74,7 +80,8 @@ def complete(
         )
         return _receipt(row.fetchone())
 
-    return store.transact(body)
+    args = {"session_id": session_id, "compactor": compactor, "messages": messages}
+    return store.transact_once(once, "complete receipt", args, body)
 
 
 def imported(

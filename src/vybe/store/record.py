@@ -117,7 +117,7 @@ def append_message(
         return {"seq": stored.seq, "created_at": stored.created_at}
 
     args = {"session_id": message.session_id, "text": message.text}
-    first = store.idempotent(once[0], once[1], "record prompt", args, stamped)
+    first = store.transact_once(once, "record prompt", args, stamped)
     return message._replace(seq=first["seq"], created_at=first["created_at"])
 
 
