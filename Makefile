@@ -38,9 +38,10 @@ test: $(STAMP)
 test-postgres: $(STAMP)
 	$(PY) -m pytest -p no:xdist --store=postgres -rs
 
-# The same through PgBouncer in transaction pooling mode (Debian's pgbouncer package:
-# apt-get install pgbouncer), as a managed service's pooler would stand in front.
+# The same through PgBouncer in transaction pooling mode (Debian's pgbouncer package,
+# installed here when it is missing), as a managed service's pooler would stand in front.
 test-pgbouncer: $(STAMP)
+	@test -x /usr/sbin/pgbouncer || { apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
 	$(PY) -m pytest -p no:xdist --store=postgres --pooler=pgbouncer -rs
 
 # vybe's pure checkpoint rules against the reference implementation (avibe-os on PyPI), in
