@@ -34,6 +34,7 @@ SHORT_RUN = 80
 LONG_RUN = re.compile(rf"(?<![\w./-])[\w./-]{{{SHORT_RUN + 1},}}+")
 LAST_PART = re.compile(r".+\.\w", re.DOTALL)  # up to the last "." with a word character after
 WORD = re.compile(r"\w+")
+DONE_EACH = 80  # characters of each earlier request the NOW's progress names
 USER_MESSAGE = re.compile(r'<user-message number="\d+">\n(.*?)\n</user-message>', re.DOTALL)
 
 
@@ -141,6 +142,7 @@ class Consolidator:
             u for u in user_texts(conversation) if u.strip().lower() not in ("continue", "go on")
         ]
         latest = first_line(users[-1]) if users else "(none)"
+        heard = [f"- Heard the user's request: {first_line(u)[:DONE_EACH]}" for u in users[-4:-1]]
         waiting = _unique(
             ln.strip("- ").strip()
             for t in texts
@@ -156,6 +158,7 @@ class Consolidator:
                 "## Progress",
                 "### Done",
                 f"- Went through {len(conversation)} messages of this conversation so far.",
+                *heard,
                 "### In progress",
                 f"- {latest}",
                 "### Blocked or open",
