@@ -6,7 +6,8 @@ that speeds up or slows down weighs on both alike; the turns are those of 50 ses
 growing history (each request's new input and its reply are recorded). Printed: time to
 the first byte and to the last byte of the reply, p50 and p99, direct and through the proxy,
 and the difference (goal: p50 <= 5 ms, p99 <= 20 ms added); the time added when the client
-resends a history of 1k and of 10k messages each turn; then the peak of Python's heap while
+resends a history of 1k and of 10k messages each turn; in rewrite mode, a turn's time and
+the tokens sent upstream over a 1k- and a 10k-message session; then the peak of Python's heap while
 the proxy relays 50 streaming replies at once.
 
 Run: .venv/bin/python benchmarks/proxy.py [--requests 500] [--no-postgres]
@@ -28,17 +29,23 @@ from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.fakes, tests.postgres
+from tests.fakes.brain import PARSERS, serve
 from tests.fakes.servers import FakeServer, Response, anthropic_events, anthropic_reply
 
+from vybe.agent.offline import Consolidator
+from vybe.context.budget import request_tokens
+from vybe.context.protocol import REQUEST_OPEN
 from vybe.proxy.observer import Recorder
 from vybe.proxy.recorder import Writer
 from vybe.proxy.relay import Options, ProxyServer
+from vybe.proxy.rewrite import Rewriter
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 
 SESSIONS = 50
 REPLY = "The parser's lexer now reads every token of the grammar. " * 8
 CONCURRENT = 50
+REWRITE_WINDOW = 32_000
 
 
 def upstream_reply(_received: object) -> Response:
@@ -85,9 +92,12 @@ def percentile(values: list[float], share: float) -> float:
 
 
 @contextmanager
-def proxy_on(location: str, upstream: str) -> Iterator[tuple[ProxyServer, Writer]]:
+def proxy_on(
+    location: str, upstream: str, rewriter: Rewriter | None = None
+) -> Iterator[tuple[ProxyServer, Writer]]:
     writer = Writer(lambda: SqliteRecord(open_store(location)), print)
-    server = ProxyServer(Options(upstream), observer=Recorder(writer)).start()
+    recorder = Recorder(writer, upstream, rewriter)
+    server = ProxyServer(Options(upstream), observer=recorder).start()
     try:
         yield server, writer
     finally:
@@ -153,6 +163,31 @@ def long_histories(location: str, rounds: int = 20) -> None:
             )
 
 
+def rewritten_histories(location: str, rounds: int = 10) -> None:
+    """Rewrite mode (--checkpoints) over a 1k- and a 10k-message session: the time of a turn
+    through the proxy to its last byte, and the tokens the upstream was sent (as the engine
+    counts them), once the session's history is recorded and checkpointed."""
+    brain = serve(Consolidator(), "anthropic")
+    rewriter = Rewriter(REWRITE_WINDOW)
+    with FakeServer(brain) as upstream, proxy_on(location, upstream.url, rewriter) as (proxy, _):
+        for messages in (1_000, 10_000):
+            timed(proxy.url, long_body(messages, 0))  # recorded whole and checkpointed, untimed
+            took, sent, turns = [], [], 0
+            for extra in range(1, rounds + 1):
+                start = len(upstream.posts)
+                took.append(timed(proxy.url, long_body(messages, extra))[1])
+                bodies = [p.body for p in upstream.posts[start:]]
+                normal = [b for b in bodies if REQUEST_OPEN not in json.dumps(b)]
+                sent += [request_tokens(PARSERS["anthropic"](b)) for b in normal]
+                turns += len(bodies) - len(normal)
+            print(
+                f"  rewrite mode, a {messages:,}-message session in a {REWRITE_WINDOW:,}-token"
+                f" window: a turn {statistics.median(took):.1f} ms to the last byte p50 over"
+                f" {rounds} turns ({turns} checkpoint-turn requests among them); upstream sent"
+                f" at most {max(sent):,} tokens"
+            )
+
+
 def concurrent_memory(location: str) -> None:
     """The peak of the Python heap while 50 clients stream a slow reply each at once."""
     events = anthropic_events(anthropic_reply(REPLY * 4).body)
@@ -187,6 +222,7 @@ def on_sqlite(requests: int) -> None:
         location = str(Path(folder) / "vybe.db")
         added(location, requests, "SQLite store")
         long_histories(location)
+        rewritten_histories(location)
         concurrent_memory(location)
 
 
