@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.fakes.brain import serve
 from tests.fakes.servers import FakeServer
 from tests.proxy.talk import post
@@ -51,5 +53,57 @@ def test_every_upstream_request_stays_under_the_window_and_inputs_are_recorded_o
         "role": "system",
         "content": "You are a careful coding agent.",
     }
+    typed = [r.text for r in rows if r.type == "user"]
+    assert typed[0] == MISSION and len(typed) == 48 == len(set(typed))
+
+
+def responses_turns(proxy, turns: int) -> list[dict]:
+    """A Responses client (stateless, store off) that resends its whole input every turn."""
+    items: list[dict] = []
+    for n in range(turns):
+        words = MISSION if n == 0 else f"step {n}: look at this.\n{PASTE}"
+        items.append({"type": "message", "role": "user", "content": words})
+        body = {"model": "local-model", "instructions": "Be careful.", "input": items}
+        _, response = post(proxy.url, "/v1/responses", body, {"x-vybe-session": "resp"})
+        assert response.status == 200
+        output = json.loads(response.read())["output"]
+        items += [i for i in output if i.get("type") == "message"]
+    return items
+
+
+def anthropic_turns(proxy, turns: int) -> list[dict]:
+    """A Messages client that keeps and resends its whole history."""
+    history: list[dict] = []
+    for n in range(turns):
+        words = MISSION if n == 0 else f"step {n}: look at this.\n{PASTE}"
+        history.append({"role": "user", "content": [{"type": "text", "text": words}]})
+        body = {"model": "local-model", "system": "Be careful.", "messages": history}
+        body["max_tokens"] = 500
+        _, response = post(proxy.url, "/v1/messages", body, {"x-vybe-session": "msgs"})
+        assert response.status == 200
+        history.append({"role": "assistant", "content": json.loads(response.read())["content"]})
+    return history
+
+
+@pytest.mark.parametrize(
+    ("wire", "drive", "session", "field"),
+    [
+        ("responses", responses_turns, "proxy:resp", "input"),
+        ("anthropic", anthropic_turns, "proxy:msgs", "messages"),
+    ],
+)
+def test_rewrite_mode_keeps_responses_and_messages_clients_inside_the_window(
+    recorded, wire, drive, session, field
+):
+    with FakeServer(serve(Consolidator(), wire)) as upstream:
+        proxy = recorded(upstream.url, Rewriter(WINDOW))
+        history = drive(proxy, 48)
+        rows = proxy.rows(session, 96)
+    sent = [p.body for p in upstream.posts]
+    normal = [b for b in sent if REQUEST_OPEN not in json.dumps(b)]
+    assert len(json.dumps(history)) // 4 > 1.5 * WINDOW
+    assert len(sent) > len(normal) == 48  # checkpoint turns ran
+    assert all(len(json.dumps(b[field])) // 4 < WINDOW for b in normal)
+    assert MISSION in json.dumps(normal[-1]) and RECOLLECTION_OPEN in json.dumps(normal[-1])
     typed = [r.text for r in rows if r.type == "user"]
     assert typed[0] == MISSION and len(typed) == 48 == len(set(typed))
