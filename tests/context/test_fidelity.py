@@ -5,7 +5,6 @@ every compaction it is scored at (the proxy's rows of that table, generated here
 from __future__ import annotations
 
 import pytest
-
 from benchmarks import fidelity
 
 
