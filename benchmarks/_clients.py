@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from tests.context import zoo
 from tests.fakes.brain import serve
@@ -83,6 +83,7 @@ class Client:
     key: str
     api: str
     KEPT: str  # how the message that carries a kept summary starts
+    headers: ClassVar[dict[str, str]]  # the credentials it sends (the proxy passes them on)
 
     def __init__(self) -> None:
         self.captured = real_request(self.key)
@@ -105,6 +106,7 @@ class Claude(Client):
     keeps one message, its wrapper around the text inside ``<summary>``."""
 
     key, api, KEPT = compaction.CLAUDE, wire.ANTHROPIC, CLAUDE_KEPT
+    headers = HEADERS
 
     def body(self) -> dict[str, Any]:
         fields = {k: v for k, v in self.captured["body"].items() if k != "messages"}
@@ -148,6 +150,7 @@ class Codex(Client):
     and a summary item, the handoff prefix and the whole reply."""
 
     key, api, KEPT = compaction.CODEX, wire.RESPONSES, CODEX_KEPT
+    headers: ClassVar[dict[str, str]] = {"authorization": "Bearer sk-codex-fake"}
 
     def body(self, compacting: bool = False) -> dict[str, Any]:
         captured = self.captured["body"]
@@ -211,7 +214,8 @@ def simulated(client: Claude | Codex, body: dict[str, Any], summarise: Summarise
 @dataclass
 class Kept:
     """What the client kept after a compaction (and the next request's tokens), what the
-    person had said by then, and the compactions answered by a checkpoint."""
+    person had said by then, and how many compactions so far were answered: by the model
+    (all of them), or through the proxy by an accepted checkpoint."""
 
     text: str
     tokens: int
@@ -266,7 +270,7 @@ class Proxied(Own):
         return made(text, [(c.id, c.name, c.arguments) for c in calls], usage)
 
     def ask(self, body: dict[str, Any]) -> str:
-        _, response = post(self.proxy.url, self.client.path, body, HEADERS)
+        _, response = post(self.proxy.url, self.client.path, body, self.client.headers)
         return text_of(self.client.api, response.read())
 
     def compact(self, body: dict[str, Any]) -> str:
