@@ -11,6 +11,11 @@ checkpoints were attempted. The baseline rewrites one free-text summary each tim
 source line of background inputs stripped). Columns: shares of the planted missions,
 constraint and exact references present in the next request; whether the harness order reads
 as the user's in it; checkpoints accepted of those attempted; the next request's tokens.
+
+Then each pinned client (benchmarks/_clients.py): the same session in its wire shape,
+compacted by the client 10 or 50 times, scored on what the client keeps, once with the
+simulated summariser answering its compaction ("own summary") and once through a real
+vybe proxy answering it with vybe's checkpoint. The proxy runs take most of the ~40 s.
 """
 
 from __future__ import annotations
@@ -19,8 +24,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
+sys.path[:0] = [str(ROOT / "src"), str(ROOT), str(ROOT / "benchmarks")]
 
+import _clients  # noqa: E402
 from tests.context import zoo  # noqa: E402
 
 from vybe.context.budget import compute, estimate  # noqa: E402
@@ -30,6 +36,8 @@ from vybe.context.record import MemoryRecord  # noqa: E402
 DOC = ROOT / "docs" / "checkpoints.md"
 BEGIN, END = "<!-- fidelity table: begin -->", "<!-- fidelity table: end -->"
 SIZES = (10, 50)
+# The first line of a background input: vybe's label, or Claude Code's reminder tag.
+SOURCE_LINES = (HARNESS_PREFIX, "<system-reminder>")
 
 
 def score(said: list[str], context: str, harness_as_user: bool) -> dict[str, object]:
@@ -55,12 +63,15 @@ def engine_row(model, checkpoints: int) -> dict[str, object]:
 
 
 def baseline_summary(previous: list[str], moved: list[str]) -> list[str]:
+    """The simulated free-text summariser: the previous summary's lines, then the first
+    sentence of each message since (its first 60 characters, a background input's source
+    line left out), the newest 12 lines kept."""
     lines = list(previous)
     for text in moved:
-        body = text.split("\n", 1)[1] if text.startswith(HARNESS_PREFIX) else text
+        body = text.split("\n", 1)[1] if text.startswith(SOURCE_LINES) else text
         if body.strip() in ("continue", "") or body.startswith("# services/"):
             continue
-        lines.append("The user / agent said: " + body.split(". ")[0][:60])
+        lines.append("The user / agent said: " + body.split(". ")[0].split("\n")[0][:60])
     return lines[-12:]
 
 
@@ -108,20 +119,44 @@ class _Sized:
         self.tokens = tokens
 
 
-def table() -> str:
+def client_rows() -> dict[int, list[tuple[str, dict[str, object]]]]:
+    """Each pinned client's rows at each size: its own compaction (the simulated summariser
+    in place of its model), and the same session through vybe proxy."""
+    rows: dict[int, list[tuple[str, dict[str, object]]]] = {n: [] for n in SIZES}
+    for client in (_clients.Claude, _clients.Codex):
+        for through_proxy in (False, True):
+            made = client()
+            how = "via vybe proxy" if through_proxy else "own summary (simulated model)"
+            name = f"{made.name} {made.version}, {how}"
+            kept_at = _clients.compactions(made, SIZES, baseline_summary, through_proxy)
+            for n, kept in kept_at.items():
+                row = score(kept.said, kept.text, zoo.HARNESS_MARK in kept.text)
+                rows[n].append((name, {**row, "accepted": kept.accepted, "tokens": kept.tokens}))
+    return rows
+
+
+def rows() -> list[tuple[str, int, dict[str, object]]]:
+    """Every row of the table: (name, checkpoints, its figures)."""
+    clients = client_rows()
+    found = []
+    for checkpoints in SIZES:
+        named = [(m.name, engine_row(m, checkpoints)) for m in zoo.zoo()]
+        named.append(("free-text rewrite (baseline)", baseline_row(checkpoints)))
+        found += [(name, checkpoints, r) for name, r in [*named, *clients[checkpoints]]]
+    return found
+
+
+def table(found: list[tuple[str, int, dict[str, object]]]) -> str:
     head = (
         "| consolidator | checkpoints | missions kept | constraint kept | exact references kept"
         " | harness as user | accepted | tokens after |\n|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
-    for checkpoints in SIZES:
-        rows = [(m.name, engine_row(m, checkpoints)) for m in zoo.zoo()]
-        rows.append(("free-text rewrite (baseline)", baseline_row(checkpoints)))
-        for name, r in rows:
-            lines.append(
-                f"| {name} | {checkpoints} | {r['missions']:.2f} | {r['constraints']:.2f}"
-                f" | {r['references']:.2f} | {r['harness']} | {r['accepted']} | {r['tokens']} |"
-            )
+    for name, checkpoints, r in found:
+        lines.append(
+            f"| {name} | {checkpoints} | {r['missions']:.2f} | {r['constraints']:.2f}"
+            f" | {r['references']:.2f} | {r['harness']} | {r['accepted']} | {r['tokens']} |"
+        )
     return "\n".join(lines)
 
 
@@ -132,7 +167,7 @@ def write(text: str) -> None:
 
 
 if __name__ == "__main__":
-    result = table()
+    result = table(rows())
     print(result)
     if "--write" in sys.argv[1:]:
         write(result)

@@ -342,13 +342,17 @@ def zoo() -> list[Consolidator]:
 # --- the session ------------------------------------------------------------------------
 
 
+PLAN = f"Plan: edit {REFERENCES[0]}; backfill as {REFERENCES[1]}."
+WAITING = f"Waiting on CI run {REFERENCES[2]} before merging."
+
+
 def plant(record: Record) -> None:
     """The facts a checkpoint must keep, said once, early."""
     record_user(record, S, MISSION)
     record_user(record, S, CONSTRAINT)
     record_harness(record, S, Dispatch("watch", "w_91c2", "cleanup"), HARNESS_ORDER)
-    record_assistant(record, S, Reply(f"Plan: edit {REFERENCES[0]}; backfill as {REFERENCES[1]}."))
-    record_assistant(record, S, Reply(f"Waiting on CI run {REFERENCES[2]} before merging."))
+    record_assistant(record, S, Reply(PLAN))
+    record_assistant(record, S, Reply(WAITING))
 
 
 def typed(n: int, floods: bool = False) -> str:
@@ -371,12 +375,26 @@ def turn(
     for r in range(5):
         prepared = engine.prepare(S, SYSTEM)
         check(prepared)
-        call = ToolCall(f"c{n}_{r}", "read", {"path": f"services/billing/part{r}.py"})
+        call = read_call(n, r)
         record_assistant(record, S, Reply("", (call,), "tool_use"), prepared.tokens)
-        record_tool(record, S, call, f"# services/billing/part{r}.py\n{OUTPUT}")
+        record_tool(record, S, call, read_output(r))
     prepared = engine.prepare(S, SYSTEM)
     check(prepared)
-    record_assistant(record, S, Reply(f"Batch {n} done."), prepared.tokens)
+    record_assistant(record, S, Reply(done(n)), prepared.tokens)
+
+
+def read_call(n: int, r: int) -> ToolCall:
+    """The agent's ``r``-th tool call of turn ``n``: it reads a part of the service."""
+    return ToolCall(f"c{n}_{r}", "read", {"path": f"services/billing/part{r}.py"})
+
+
+def read_output(r: int) -> str:
+    return f"# services/billing/part{r}.py\n{OUTPUT}"
+
+
+def done(n: int) -> str:
+    """The agent's reply that ends turn ``n``."""
+    return f"Batch {n} done."
 
 
 @dataclass
