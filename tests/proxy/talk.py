@@ -6,9 +6,15 @@ import http.client
 import json
 
 
-def post(url: str, path: str, body: object, headers: dict[str, str] | None = None):
+def post(
+    url: str,
+    path: str,
+    body: object,
+    headers: dict[str, str] | None = None,
+    timeout: float = 10,
+):
     host, port = url.removeprefix("http://").split(":")
-    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    conn = http.client.HTTPConnection(host, int(port), timeout=timeout)
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     conn.request("POST", path, data, {"Content-Type": "application/json", **(headers or {})})
     return conn, conn.getresponse()
