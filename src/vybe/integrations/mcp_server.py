@@ -7,14 +7,18 @@ Arguments are checked against the declaration (unknown ones refused); a failure 
 result with ``isError`` and ``structuredContent`` holding vybe's error envelope, its text
 starting with the stable code.
 
-Start-up: importing the SDK takes a second or two, and a client that gets no answer to
-``initialize`` meanwhile starts its model without vybe's tools. So ``serve`` answers the
-first request itself, from the standard library, when it is ``initialize`` or the
-``server/discover`` probe a client of the 2026-07-28 protocol sends instead (Claude Code
-2.1.332), then imports the SDK and hands it the same request first; the SDK's own answer is
-compared with the early one (a difference is logged on stderr) and not sent. The few
-requests that arrive meanwhile wait in the pipe. A request holding a lone surrogate, which
-the SDK's JSON parser would drop unanswered, is answered here with INVALID_INPUT.
+Start-up: importing the SDK takes a second or two (several on a loaded machine), and a
+client that gets no answer meanwhile starts its model without vybe's tools. So ``serve``
+answers the first request itself, from the standard library, when it is ``initialize`` or
+the ``server/discover`` probe a client of the 2026-07-28 protocol sends instead (Claude Code
+2.1.332), then reads the rest of stdin in a thread while the main thread imports the SDK.
+After an early ``initialize``, that thread also answers the ``tools/list``,
+``prompts/list`` and ``resources/list`` (without a cursor) that come before the SDK reads
+its first line, from the same dicts the SDK's handlers are built from (``tool_json``,
+``PROMPT``, ``RESOURCE``). Every line still reaches the SDK, in the order it came; its own
+answers to the requests answered early are compared with them (a difference is logged on
+stderr) and not sent. A request holding a lone surrogate, which the SDK's JSON parser would
+drop unanswered, is answered here with INVALID_INPUT.
 
 Each call runs on one of the SDK's worker threads, with that thread's own store (a SQLite
 connection belongs to the thread that made it).
@@ -23,13 +27,17 @@ connection belongs to the thread that made it).
 from __future__ import annotations
 
 import json
+import queue
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, Any, BinaryIO, cast
+from typing import IO, TYPE_CHECKING, Any, BinaryIO, TypeGuard, cast
 
 from vybe import __version__
 from vybe.errors import VybeError
+
+if TYPE_CHECKING:
+    from vybe.operations.model import Operation
 
 # The protocol versions the SDK negotiates through ``initialize`` (checked against it in the
 # tests), and its answer when the client asks for another.
@@ -53,6 +61,97 @@ CAPABILITIES = {
     "tools": {"listChanged": False},
 }
 INVALID_PARAMS = -32602
+BRIEF_URI = "vybe://brief"
+TASK_URI = "vybe://task/{task_id}"
+# The prompt and the resources as the SDK sends them (mcp_tools builds its models from them).
+PROMPT = {
+    "name": "resume",
+    "title": "Resume",
+    "description": "Where this agent stands and what to do next: vybe's resume brief "
+    "(nothing moves; resume_brief moves the cursor).",
+    "arguments": [
+        {"name": "task_id", "description": "this task instead of the focus", "required": False}
+    ],
+}
+RESOURCE = {
+    "name": "brief",
+    "title": "Resume brief",
+    "uri": BRIEF_URI,
+    "description": "The resume prompt for this agent's focus (nothing moves).",
+    "mimeType": "text/markdown",
+}
+TEMPLATE = {
+    "name": "task",
+    "title": "Task",
+    "uriTemplate": TASK_URI,
+    "description": "A task with its dependencies and open blockers, as JSON.",
+    "mimeType": "application/json",
+}
+LISTS = ("tools/list", "prompts/list", "resources/list")  # answered early after initialize
+
+
+# The core tools (CORE) are kept loaded by a Claude Code that defers MCP tools behind its
+# tool search (``anthropic/alwaysLoad``); every tool carries words to be found by
+# (``anthropic/searchHint``: its name, summary and the words an agent types for it, which
+# Claude Code 2.1.332's keyword search weighs above the description). Other clients ignore
+# _meta.
+
+
+def tool_json(op: Operation) -> dict:
+    """The operation's tool as the SDK sends it in ``tools/list`` (mcp_tools.tool is the
+    SDK's model of this dict)."""
+    from vybe.operations.model import MCP
+
+    read_only = not op.writes
+    meta: dict[str, object] = {
+        "anthropic/searchHint": f"vybe {op.name}: {op.summary} {op.finds}".rstrip()
+    }
+    if op.tool in CORE:
+        meta["anthropic/alwaysLoad"] = True
+    return {
+        "name": op.tool,
+        "title": op.name,
+        "description": op.summary + _peek_note(op),
+        "inputSchema": op.input_schema(MCP),
+        "outputSchema": op.output_schema(),
+        "annotations": {
+            "title": op.name,
+            "readOnlyHint": read_only,
+            "destructiveHint": op.destructive if op.writes else False,
+            "idempotentHint": read_only or op.idempotent,
+            "openWorldHint": False,
+        },
+        "_meta": meta,
+    }
+
+
+def _peek_note(op: Operation) -> str:
+    return f" With {op.peek}=true it writes nothing." if op.peek else ""
+
+
+def list_result(method: str) -> dict:
+    """The SDK's answer to a ``tools/list``, ``prompts/list`` or ``resources/list`` (one page:
+    no cursor)."""
+    if method == "tools/list":
+        from vybe.operations import catalog
+        from vybe.operations.model import MCP
+
+        return {"tools": [tool_json(op) for op in catalog().on(MCP)]}
+    return {"prompts": [PROMPT]} if method == "prompts/list" else {"resources": [RESOURCE]}
+
+
+def is_request(message: object) -> TypeGuard[dict]:
+    """A JSON-RPC request the SDK would answer: version 2.0, an integer or string id."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return False
+    return type(message.get("id")) in (int, str) and isinstance(message.get("method"), str)
+
+
+def is_plain_list(message: object) -> TypeGuard[dict]:
+    """A request for one of LISTS with no params (no cursor, no ``_meta``)."""
+    return (
+        is_request(message) and message["method"] in LISTS and message.get("params") in (None, {})
+    )
 
 
 def initialize_result(params: dict) -> dict:
@@ -87,11 +186,11 @@ def discover_result(params: object) -> dict | None:
 
 def early_result(message: object) -> dict | None:
     """The answer to a first request that vybe gives before the SDK is loaded, or None."""
-    if not isinstance(message, dict):
+    if not is_request(message):
         return None
-    if message.get("method") == "initialize":
+    if message["method"] == "initialize":
         return initialize_result(message.get("params") or {})
-    if message.get("method") == "server/discover":
+    if message["method"] == "server/discover":
         return discover_result(message.get("params"))
     return None
 
@@ -141,13 +240,14 @@ def _refusal(message: object) -> dict | None:
 
 class Wire:
     """stdin and stdout as the SDK's stdio transport uses them (``readline``, ``write``,
-    ``flush``), with vybe in front: the early ``initialize`` and the refused requests."""
+    ``flush``), with vybe in front: the early answers and the refused requests."""
 
     def __init__(self, stdin: BinaryIO, stdout: BinaryIO) -> None:
         self._in, self._out = stdin, stdout
         self._lock = threading.Lock()
-        self._replay: list[str] = []
-        self._early: tuple[object, dict] | None = None
+        self._lines: queue.SimpleQueue[str] = queue.SimpleQueue()  # for the SDK, in order
+        self._early: dict[object, tuple[str, dict]] = {}  # id -> (method, result sent)
+        self._listing = False  # the lists are answered early: after initialize, until the SDK reads
 
     def send(self, message: dict) -> None:
         self._emit(json.dumps(message, ensure_ascii=False) + "\n")
@@ -157,56 +257,72 @@ class Wire:
             self._out.write(text.encode("utf-8"))
             self._out.flush()
 
-    def answer_first(self) -> None:
-        """Read the first message; answer it now when it is ``initialize`` or a
-        ``server/discover`` vybe can answer. The SDK reads it again first either way."""
+    def start(self) -> None:
+        """Read the first message and answer it now when it is ``initialize`` or a
+        ``server/discover`` vybe can answer; then read the rest in a thread, which answers
+        the lists early after an ``initialize`` while the SDK imports."""
         raw = self._in.readline()
         if not raw:
+            self._lines.put("")
             return
-        line = raw.decode("utf-8", "replace")
-        self._replay.append(line)
+        self._listing = self._take(raw, early_result) == "initialize"
+        threading.Thread(target=self._read_on, name="vybe-mcp-stdin", daemon=True).start()
+
+    def _read_on(self) -> None:
         try:
-            message = json.loads(line)
+            while raw := self._in.readline():
+                self._take(raw, self._list_result)
+        finally:
+            self._lines.put("")  # the end of the input, for the SDK
+
+    def _list_result(self, message: object) -> dict | None:
+        if not self._listing or not is_plain_list(message):
+            return None
+        return list_result(message["method"])
+
+    def _take(self, raw: bytes, answer: Callable[[object], dict | None]) -> str | None:
+        """Queue a line for the SDK, answered first when ``answer`` has a result for it (then
+        its method is returned); a request the SDK could not read is refused here instead."""
+        try:
+            message = json.loads(raw.decode("utf-8", "surrogateescape"))
         except ValueError:
-            return
-        result = early_result(message)
+            message = None
+        refused = _refusal(message)
+        if refused is not None:
+            self.send(refused)
+            return None
+        result = answer(message)
         if result is not None:
-            self._early = (message.get("id"), result)
-            self.send({"jsonrpc": "2.0", "id": message.get("id"), "result": result})
+            request = cast(dict, message)
+            self._early[request["id"]] = (request["method"], result)
+            self.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+        self._lines.put(raw.decode("utf-8", "replace"))
+        return None if result is None else cast(dict, message)["method"]
 
     def readline(self) -> str:
-        while True:
-            if self._replay:
-                return self._replay.pop(0)
-            raw = self._in.readline()
-            if not raw:
-                return ""
-            line = raw.decode("utf-8", "surrogateescape")
-            try:
-                refused = _refusal(json.loads(line))
-            except ValueError:
-                refused = None
-            if refused is None:
-                return raw.decode("utf-8", "replace")
-            self.send(refused)
+        self._listing = False  # the SDK reads: it answers from now on
+        return self._lines.get()
 
     def write(self, text: str) -> int:
-        if self._early is not None and self._is_early_reply(text, *self._early):
-            return len(text)
-        self._emit(text)
+        if not (self._early and self._answered_early(text)):
+            self._emit(text)
         return len(text)
 
-    def _is_early_reply(self, text: str, early_id: object, early: dict) -> bool:
+    def _answered_early(self, text: str) -> bool:
+        """Whether ``text`` is the SDK's answer to a request answered early (then logged on
+        stderr when it differs from the early one)."""
         try:
             message = json.loads(text)
         except ValueError:
             return False
-        if not isinstance(message, dict) or message.get("id") != early_id:
+        if not isinstance(message, dict) or "method" in message or "id" not in message:
+            return False  # not an answer
+        if message["id"] not in self._early:
             return False
-        self._early = None
+        method, early = self._early.pop(message["id"])
         if message.get("result") != early:
             sys.stderr.write(
-                "vybe mcp: the SDK answered initialize otherwise than vybe did early: "
+                f"vybe mcp: the SDK answered {method} otherwise than vybe did early: "
                 f"{json.dumps(message.get('result'))} (sent: {json.dumps(early)})\n"
             )
         return True
@@ -220,7 +336,7 @@ def serve(settings: object, build: Callable[[Any], Any]) -> None:
     ``build(settings)`` makes the SDK's server (vybe.integrations.mcp_tools.build), called
     once ``initialize`` is answered."""
     wire = Wire(sys.stdin.buffer, sys.stdout.buffer)
-    wire.answer_first()
+    wire.start()
     import anyio
 
     anyio.run(_serve, settings, wire, build)

@@ -1,5 +1,6 @@
 """The SDK's low-level MCP server with vybe's tools, prompts and resources, built from the
-declarations. Imported only once ``vybe mcp`` has answered ``initialize`` (see mcp_server).
+declarations. Imported only once ``vybe mcp`` has answered ``initialize`` (see mcp_server);
+the lists are the SDK's models of the dicts mcp_server answers with before that.
 """
 
 from __future__ import annotations
@@ -15,46 +16,22 @@ from mcp.server.lowlevel import Server
 
 from vybe import __version__, clock
 from vybe.errors import InvalidInput, VybeError
-from vybe.integrations.mcp_server import CORE, INSTRUCTIONS, error_result
+from vybe.integrations.mcp_server import (
+    BRIEF_URI,
+    INSTRUCTIONS,
+    PROMPT,
+    RESOURCE,
+    TASK_URI,
+    TEMPLATE,
+    error_result,
+    tool_json,
+)
 from vybe.operations import catalog
 from vybe.operations.model import MCP, Context, Operation, for_tools
 
-BRIEF_URI = "vybe://brief"
-TASK_URI = "vybe://task/{task_id}"
-
-
-# The core tools (mcp_server.CORE) are kept loaded by a Claude Code that defers MCP tools
-# behind its tool search (``anthropic/alwaysLoad``); every tool carries words to be found by
-# (``anthropic/searchHint``: its name, summary and the words an agent types for it, which
-# Claude Code 2.1.332's keyword search weighs above the description). Other clients ignore
-# _meta.
-
 
 def tool(op: Operation) -> types.Tool:
-    read_only = not op.writes
-    hint = f"vybe {op.name}: {op.summary} {op.finds}".rstrip()
-    meta: dict[str, object] = {"anthropic/searchHint": hint}
-    if op.tool in CORE:
-        meta["anthropic/alwaysLoad"] = True
-    return types.Tool(
-        name=op.tool,
-        title=op.name,
-        description=op.summary + _peek_note(op),
-        input_schema=op.input_schema(MCP),
-        output_schema=op.output_schema(),
-        annotations=types.ToolAnnotations(
-            title=op.name,
-            read_only_hint=read_only,
-            destructive_hint=op.destructive if op.writes else False,
-            idempotent_hint=read_only or op.idempotent,
-            open_world_hint=False,
-        ),
-        _meta=meta,
-    )
-
-
-def _peek_note(op: Operation) -> str:
-    return f" With {op.peek}=true it writes nothing." if op.peek else ""
+    return types.Tool.model_validate(tool_json(op))
 
 
 class Tools:
@@ -125,22 +102,6 @@ def _brief(tools: Tools, task_id: str | None = None) -> dict[str, Any]:
     return tools.run(tools.operations["brief"], {"task_id": task_id})
 
 
-def prompts() -> list[types.Prompt]:
-    return [
-        types.Prompt(
-            name="resume",
-            title="Resume",
-            description="Where this agent stands and what to do next: vybe's resume brief "
-            "(nothing moves; resume_brief moves the cursor).",
-            arguments=[
-                types.PromptArgument(
-                    name="task_id", description="this task instead of the focus", required=False
-                )
-            ],
-        )
-    ]
-
-
 def build(settings: Any) -> Server:
     """The server, every handler answering from the declarations."""
     tools = Tools(settings)
@@ -154,7 +115,7 @@ def build(settings: Any) -> Server:
         return types.CallToolResult.model_validate(await anyio.to_thread.run_sync(run))
 
     async def list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=prompts())
+        return types.ListPromptsResult(prompts=[types.Prompt.model_validate(PROMPT)])
 
     async def get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         if params.name != "resume":
@@ -171,30 +132,11 @@ def build(settings: Any) -> Server:
         )
 
     async def list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
-        return types.ListResourcesResult(
-            resources=[
-                types.Resource(
-                    name="brief",
-                    title="Resume brief",
-                    uri=BRIEF_URI,
-                    description="The resume prompt for this agent's focus (nothing moves).",
-                    mime_type="text/markdown",
-                )
-            ]
-        )
+        return types.ListResourcesResult(resources=[types.Resource.model_validate(RESOURCE)])
 
     async def list_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
-        return types.ListResourceTemplatesResult(
-            resource_templates=[
-                types.ResourceTemplate(
-                    name="task",
-                    title="Task",
-                    uri_template=TASK_URI,
-                    description="A task with its dependencies and open blockers, as JSON.",
-                    mime_type="application/json",
-                )
-            ]
-        )
+        templates = [types.ResourceTemplate.model_validate(TEMPLATE)]
+        return types.ListResourceTemplatesResult(resource_templates=templates)
 
     async def read_resource(
         ctx: Any, params: types.ReadResourceRequestParams
