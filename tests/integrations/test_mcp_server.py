@@ -164,13 +164,19 @@ DISCOVER = {
 }
 
 
-def first_answer(vybe, tmp_path, request: dict) -> tuple[dict, float]:
-    """What `vybe mcp` answers to its first request while an `mcp` package that never
-    finishes importing stands in for the SDK, and how long it took."""
+def never_importing(vybe, tmp_path) -> dict[str, str]:
+    """vybe's environment with an `mcp` package that never finishes importing standing in
+    for the SDK: whatever is answered, vybe answered before the SDK."""
     fake = tmp_path / "fake" / "mcp"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("import time\ntime.sleep(60)\n")
-    env = {**vybe.env, "PYTHONPATH": str(fake.parent)}
+    return {**vybe.env, "PYTHONPATH": str(fake.parent)}
+
+
+def first_answer(vybe, tmp_path, request: dict) -> tuple[dict, float]:
+    """What `vybe mcp` answers to its first request before the SDK is imported, and how long
+    it took."""
+    env = never_importing(vybe, tmp_path)
     proc = subprocess.Popen([VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     try:
         started = time.perf_counter()
@@ -221,6 +227,179 @@ def test_the_early_discover_answer_is_the_sdks_own_and_its_tools_follow(vybe):
     assert b"otherwise" not in proc.stderr.read()
     assert [a["id"] for a in answers] == ["server-discover-probe-1", 2]
     assert {t["name"] for t in answers[1]["result"]["tools"]} >= set(mcp_server.CORE)
+
+
+class Wired:
+    """A `vybe mcp` process driven line by line, as a client writes JSON-RPC to it."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            [VYBE, "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+
+    def send(self, *messages: dict) -> None:
+        self.write(*map(json.dumps, messages))
+
+    def write(self, *lines: str) -> None:
+        self.proc.stdin.write("".join(line + "\n" for line in lines).encode())
+        self.proc.stdin.flush()
+
+    def answers(self, count: int) -> list[dict]:
+        return [json.loads(self.proc.stdout.readline()) for _ in range(count)]
+
+    def close(self) -> tuple[list[dict], str]:
+        """End the input; what else the server wrote until it exited, and its stderr."""
+        self.proc.stdin.close()
+        rest = [json.loads(line) for line in self.proc.stdout]
+        assert self.proc.wait(60) == 0
+        return rest, self.proc.stderr.read().decode()
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def request(request_id: object, method: str, params: object = None) -> dict:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    return message if params is None else {**message, "params": params}
+
+
+LIST_REQUESTS = [request(n, method) for n, method in enumerate(mcp_server.LISTS, 1)]
+
+
+def sdk_lists(env: dict[str, str], version: str) -> list[dict]:
+    """The SDK's own answers to the lists: asked once it answered a ping (so it reads)."""
+    wired = Wired(env)
+    handshake = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": version}}
+    wired.send(handshake, INITIALIZED, request("ping", "ping"))
+    assert [a["id"] for a in wired.answers(2)] == [0, "ping"]
+    wired.send(*LIST_REQUESTS)
+    answers = wired.answers(len(LIST_REQUESTS))
+    rest, stderr = wired.close()
+    assert rest == [] and "otherwise" not in stderr, stderr
+    return answers
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-11-25"])
+def test_the_lists_answered_before_the_sdk_is_imported_are_the_sdks_own_answers(
+    vybe, tmp_path, version
+):
+    """tools/list, prompts/list and resources/list sent right after initialize are answered
+    before the SDK is imported (it never is here), with the very JSON the SDK answers."""
+    wired = Wired(never_importing(vybe, tmp_path))
+    try:
+        handshake = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": version}}
+        wired.send(handshake, INITIALIZED, *LIST_REQUESTS)
+        early = wired.answers(1 + len(LIST_REQUESTS))[1:]
+    finally:
+        wired.kill()
+    assert early == sdk_lists(vybe.env, version)
+    assert {t["name"] for t in early[0]["result"]["tools"]} >= AGENT_FACING
+
+
+def test_a_list_with_a_cursor_or_params_or_another_method_is_left_to_the_sdk(vybe, tmp_path):
+    """Only a plain list request is answered early: the ones before the last (plain) one,
+    had vybe answered them, would have been answered first."""
+    wired = Wired(never_importing(vybe, tmp_path))
+    try:
+        wired.send(
+            INITIALIZE,
+            INITIALIZED,
+            request(1, "tools/list", {"cursor": "next"}),
+            request(2, "tools/list", {"_meta": {"progressToken": 7}}),
+            request(3, "resources/templates/list"),
+            request(4, "vybe/unknown"),
+            request(True, "tools/list"),
+            {"id": 5, "method": "tools/list"},
+            request(6, "prompts/list"),
+        )
+        assert [a["id"] for a in wired.answers(2)] == [0, 6]
+    finally:
+        wired.kill()
+
+
+# A tools/call whose text holds a lone surrogate: vybe refuses it as soon as it reads it.
+REFUSED = json.dumps(
+    request(9, "tools/call", {"name": "task_create", "arguments": {"title": "\\ud800"}})
+).replace("\\\\ud800", "\\ud800")
+
+
+def test_after_server_discover_the_lists_are_left_to_the_sdk(vybe, tmp_path):
+    """The modern protocol's lists are no handshake's: the SDK answers them."""
+    wired = Wired(never_importing(vybe, tmp_path))
+    try:
+        wired.send(
+            DISCOVER, request(1, "tools/list", {"_meta": ENVELOPE}), request(2, "tools/list")
+        )
+        wired.write(REFUSED)
+        assert [a["id"] for a in wired.answers(2)] == ["server-discover-probe-1", 9]
+    finally:
+        wired.kill()
+
+
+def test_every_request_sent_during_the_import_is_answered_exactly_once_and_calls_work(vybe):
+    """The client's whole start-up written at once, a tool call among the lists: each id is
+    answered once (the SDK's duplicates of the early answers swallowed, equal to them), and
+    the call ran."""
+    vybe.ok("init")
+    wired = Wired(vybe.env)
+    call = request(4, "tools/call", {"name": "task_create", "arguments": {"title": "early"}})
+    wired.send(INITIALIZE, INITIALIZED, *LIST_REQUESTS, call, request(5, "tools/list"))
+    answers = wired.answers(6)
+    rest, stderr = wired.close()
+    assert sorted(a["id"] for a in answers + rest) == [0, 1, 2, 3, 4, 5]
+    assert "otherwise" not in stderr, stderr
+    created = {a["id"]: a for a in answers}[4]["result"]
+    assert created["isError"] is False
+    assert created["structuredContent"]["task"]["title"] == "early"
+    assert [t["title"] for t in vybe.ok("task", "list")["tasks"]] == ["early"]
+
+
+def test_the_wire_hands_the_sdk_every_line_in_order_and_answers_the_lists_once(capsys):
+    """In process: the lines the SDK reads are the client's, in order; the SDK's answer to
+    an id answered early is not sent, and logged when it differs; a later one is sent."""
+    import io
+
+    lines = [json.dumps(m) + "\n" for m in (INITIALIZE, INITIALIZED, *LIST_REQUESTS)]
+    out = io.BytesIO()
+    wire = mcp_server.Wire(io.BytesIO("".join(lines).encode()), out)
+    wire.start()
+    deadline = time.monotonic() + 30
+    while out.getvalue().count(b"\n") < 1 + len(LIST_REQUESTS) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    early = out.getvalue()
+    assert [json.loads(line)["id"] for line in early.splitlines()] == [0, 1, 2, 3]
+    assert [wire.readline() for _ in lines] == lines and wire.readline() == ""
+    wire.write(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}) + "\n")
+    assert out.getvalue() == early
+    assert "the SDK answered tools/list otherwise" in capsys.readouterr().err
+    again = json.dumps({"jsonrpc": "2.0", "id": 1, "result": {}}) + "\n"
+    wire.write(again)
+    assert out.getvalue() == early + again.encode()
+
+
+def test_the_sdks_models_of_the_tools_prompt_and_resources_dump_to_vybes_dicts():
+    """mcp_tools builds the SDK's models from mcp_server's dicts: nothing is lost or added."""
+    import mcp_types as types
+
+    from vybe.integrations.mcp_tools import tool
+
+    def dumped(model) -> dict:
+        return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    for op in catalog().on(MCP):
+        assert dumped(tool(op)) == mcp_server.tool_json(op), op.tool
+    assert dumped(types.Prompt.model_validate(mcp_server.PROMPT)) == mcp_server.PROMPT
+    assert dumped(types.Resource.model_validate(mcp_server.RESOURCE)) == mcp_server.RESOURCE
+    template = types.ResourceTemplate.model_validate(mcp_server.TEMPLATE)
+    assert dumped(template) == mcp_server.TEMPLATE
 
 
 def test_a_discover_for_a_version_vybe_does_not_serve_is_left_to_the_sdk():
