@@ -1,7 +1,8 @@
 """How long a client waits for `vybe mcp`'s tools: a new server each run, the client sending
 ``initialize``, then on its answer ``notifications/initialized`` and ``tools/list`` as Claude
-Code does; the time from the start to each answer. ``--load N`` keeps N busy loops running
-meanwhile (a loaded machine, where the SDK's import takes several seconds).
+Code does, and a ``ping`` (which only the SDK answers: when it is serving); the time from
+the start to each answer. ``--load N`` keeps N busy loops running meanwhile (a loaded
+machine, where the SDK's import takes several seconds).
 
 Run: .venv/bin/python benchmarks/mcp_start.py [--runs 10] [--load 2]
 """
@@ -33,27 +34,31 @@ INITIALIZE = {
 THEN = [
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": 2, "method": "ping"},
 ]
+ANSWERS = ("initialize", "tools/list", "ping (SDK)")
 
 
-def one(env: dict[str, str]) -> tuple[float, float]:
-    """Milliseconds from the start to the answers to ``initialize`` and ``tools/list``."""
+def one(env: dict[str, str]) -> list[float]:
+    """Milliseconds from the start to the answers to ``initialize``, ``tools/list``, ``ping``."""
     started = time.perf_counter()
     proc = subprocess.Popen([VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
     proc.stdin.flush()
     proc.stdout.readline()
-    initialized = (time.perf_counter() - started) * 1000
+    took = [(time.perf_counter() - started) * 1000]
     proc.stdin.write("".join(json.dumps(m) + "\n" for m in THEN).encode())
     proc.stdin.flush()
-    answer = json.loads(proc.stdout.readline())
-    listed = (time.perf_counter() - started) * 1000
+    answers = []
+    for _ in THEN[1:]:
+        answers.append(json.loads(proc.stdout.readline()))
+        took.append((time.perf_counter() - started) * 1000)
     proc.stdin.close()
     proc.wait()
-    if answer.get("id") != 1 or not answer["result"]["tools"]:
-        raise SystemExit(f"tools/list failed: {answer!r:.300}")
-    return initialized, listed
+    if [a.get("id") for a in answers] != [1, 2] or not answers[0]["result"]["tools"]:
+        raise SystemExit(f"tools/list or ping failed: {answers!r:.300}")
+    return took
 
 
 def busy() -> None:
@@ -78,9 +83,9 @@ def main() -> None:
     finally:
         for loop in loops:
             loop.terminate()
-    for name, column in zip(("initialize", "tools/list"), zip(*samples, strict=True), strict=True):
+    for name, column in zip(ANSWERS, zip(*samples, strict=True), strict=True):
         print(
-            f"{name:>10}: median {statistics.median(column):7.1f} ms, "
+            f"{name:>12}: median {statistics.median(column):7.1f} ms, "
             f"max {max(column):7.1f} ms ({args.runs} runs, {args.load} busy loops)"
         )
 

@@ -291,13 +291,14 @@ class Wire:
         if refused is not None:
             self.send(refused)
             return None
-        result = answer(message)
+        result, method = answer(message), None
         if result is not None:
             request = cast(dict, message)
-            self._early[request["id"]] = (request["method"], result)
+            method = request["method"]
+            self._early[request["id"]] = (method, result)
             self.send({"jsonrpc": "2.0", "id": request["id"], "result": result})
         self._lines.put(raw.decode("utf-8", "replace"))
-        return None if result is None else cast(dict, message)["method"]
+        return method
 
     def readline(self) -> str:
         self._listing = False  # the SDK reads: it answers from now on
