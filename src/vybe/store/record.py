@@ -131,21 +131,34 @@ def list_messages(
     )
 
 
+STAMPS_READ = 64  # the newest rows ``stamps`` reads at a time
+STAMPS_PAGE = (
+    "WITH page AS MATERIALIZED (SELECT context_seq, content_json FROM messages"
+    " WHERE session_id = ? AND context_seq < ? ORDER BY context_seq DESC LIMIT ?)"
+    " SELECT context_seq, CASE WHEN content_json LIKE ? THEN content_json END"
+    " FROM page ORDER BY context_seq DESC"
+)
+
+
 def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tuple[int, dict]]:
     """(seq, data[key]) of the session's rows whose data holds ``key``, newest first, read
-    lazily: a transcript import finds where the last one ended without reading the session."""
-    cursor = conn.execute(
-        "SELECT context_seq, content_json FROM messages WHERE session_id = ?"
-        " AND content_json LIKE ? ORDER BY context_seq DESC",
-        (session_id, f'%"{key}"%'),
-    )
-    try:
-        for seq, content in cursor:
-            value = jsonio.loads(content).get(key)
+    a page of rows at a time along the session's index: a transcript import finds where the
+    last one ended without reading the session. The page is taken first and filtered after
+    (MATERIALIZED), so no planner trades the index walk for a scan of every session's rows,
+    and a server's client, which fetches a statement's every row, gets one page."""
+    before = 2**62
+    while True:
+        rows = conn.execute(
+            STAMPS_PAGE,
+            (session_id, before, STAMPS_READ, f'%"{key}"%'),
+        ).fetchall()
+        for seq, content in rows:
+            value = jsonio.loads(content).get(key) if content is not None else None
             if isinstance(value, dict):
                 yield seq, value
-    finally:
-        cursor.close()
+        if len(rows) < STAMPS_READ:
+            return
+        before = rows[-1][0]
 
 
 def kept_reply_source(agent: str) -> str:
