@@ -233,6 +233,7 @@ class PgStore(Store):
     """The vybe database on a PostgreSQL server; ``create=False`` wants it migrated already."""
 
     dialect = "postgresql"
+    replay_read_first = False
     kept = False  # kept open between the local service's requests
 
     def __init__(
