@@ -195,10 +195,13 @@ def ranked(
         for condition, order in _CANDIDATE_LISTS:
             parts.append(_candidates(condition, order, any_id=scope_id is None))
             params += [scope, *([] if scope_id is None else [scope_id]), now, CANDIDATES]
+    # The candidates drive the join (each entry then read by its key): PostgreSQL would
+    # otherwise match an IN list against a scan of every entry.
     rows = conn.execute(
-        f"SELECT m.*, {_RELEVANCE} AS relevance, {_AGE} AS age_days FROM memory m"
-        f" WHERE m.id IN ({' UNION ALL '.join(parts)})"  # IN ignores the repeats
-        " ORDER BY pinned DESC, relevance DESC, updated_at DESC, id LIMIT ?",
+        f"SELECT m.*, {_RELEVANCE} AS relevance, {_AGE} AS age_days FROM"
+        f" (SELECT DISTINCT id FROM ({' UNION ALL '.join(parts)})) c"
+        " CROSS JOIN memory m ON m.id = c.id"
+        " ORDER BY pinned DESC, relevance DESC, updated_at DESC, m.id LIMIT ?",
         (as_of, as_of, *params, limit),
     ).fetchall()
     return to_dicts(rows, _NO_JSON, _FLAGS)
