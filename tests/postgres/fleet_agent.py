@@ -35,7 +35,7 @@ class Agent:
         self.until: float = brief["until"]
         self.random = random.Random(brief["seed"])
         self.prompts = 0
-        self.latencies: list[float] = []
+        self.latencies: list[tuple[float, float]] = []  # (when it started, seconds)
         self.firsts: dict[str, dict[str, Any]] = {}
         self.replays: dict[str, dict[str, Any]] = {}
         self.pending: list[str] = []
@@ -51,7 +51,7 @@ class Agent:
             self.tracebacks.append(stderr[-2000:])
 
     def hook(self, payload: dict[str, Any]) -> None:
-        started = time.perf_counter()
+        at, started = time.time(), time.perf_counter()
         done = subprocess.run(
             [self.vybe, "hook", "run", "claude"],
             input=json.dumps({"session_id": self.name, "cwd": self.cwd, **payload}),
@@ -59,7 +59,7 @@ class Agent:
             text=True,
             timeout=GRACE_S,
         )
-        self.latencies.append(time.perf_counter() - started)
+        self.latencies.append((at, time.perf_counter() - started))
         self.look(done.stderr)
         if done.returncode != 0:
             self.failures.append(f"hook {payload} exited {done.returncode}: {done.stderr}")

@@ -43,6 +43,7 @@ AGENT = Path(__file__).with_name("fleet_agent.py")
 IP = shutil.which("ip")
 NAMESPACES = os.geteuid() == 0 and IP is not None
 OUTAGE = "DatabaseUnavailable:"  # what a hook may log while the server restarts
+STARTUP_S, SETTLE_S = 10, 5  # the steady state's latencies leave out the start and outages
 
 
 class Link:
@@ -149,20 +150,25 @@ def closing_prompt(machine: Machine, prefix: list[str], session: str) -> None:
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done
 
 
-def restarts(server: Any, started: float) -> threading.Thread:
-    """Restart the server immediately at a third and at two thirds of the time."""
+def restarts(server: Any, started: float, outages: list[tuple[float, float]]) -> threading.Thread:
+    """Restart the server immediately at a third and at two thirds of the time; each
+    outage's start and end added to ``outages``."""
 
     def restarter() -> None:
         for third in (1, 2):
             time.sleep(max(0.0, started + SECONDS * third / 3 - time.time()))
+            down = time.time()
             server.restart_immediately()
+            outages.append((down, time.time()))
 
     thread = threading.Thread(target=restarter)
     thread.start()
     return thread
 
 
-def run_fleet(vybe: PgVybe, server: Any, made: list[Link]) -> tuple[list[dict], list[Machine]]:
+def run_fleet(
+    vybe: PgVybe, server: Any, made: list[Link], outages: list[tuple[float, float]]
+) -> tuple[list[dict], list[str]]:
     hosts = [host(vybe, server, n, made[n] if made else None) for n in range(HOSTS)]
     for machine, _ in hosts:
         read_settings(machine)
@@ -171,7 +177,7 @@ def run_fleet(vybe: PgVybe, server: Any, made: list[Link]) -> tuple[list[dict], 
         until = started + SECONDS
         names = {(h, a): f"h{h}a{a}" for h in range(HOSTS) for a in range(AGENTS)}
         agents = [agent(*hosts[h], name, until) for (h, _), name in names.items()]
-        restarter = restarts(server, started)
+        restarter = restarts(server, started, outages)
         assert [process.wait(timeout=SECONDS + 600) for process in agents] == [0] * len(agents)
         restarter.join()
         for n, (machine, prefix) in enumerate(hosts):
@@ -238,16 +244,32 @@ def claimed(results: list[dict]) -> list[str]:
     ]
 
 
-def figures(results: list[dict]) -> str:
-    latencies = sorted(x for r in results for x in r["latencies"])
-    p50, p99 = latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)]
+def percentiles(latencies: list[float]) -> str:
+    ordered = sorted(latencies) or [0.0]
+    p50, p99 = ordered[len(ordered) // 2], ordered[int(len(ordered) * 0.99)]
+    return f"{len(ordered)} hooks, p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms"
+
+
+def figures(results: list[dict], started: float, outages: list[tuple[float, float]]) -> str:
+    """The hooks' latencies, all of them and those of the steady state (started after the
+    fleet's first STARTUP_S seconds and not within SETTLE_S of an outage); the mutations."""
+    hooks = [tuple(hook) for r in results for hook in r["latencies"]]
+    calm = [
+        seconds
+        for at, seconds in hooks
+        if at > started + STARTUP_S
+        and not any(down - SETTLE_S < at < up + SETTLE_S for down, up in outages)
+    ]
     mutations = sum(len(r["firsts"]) for r in results)
     retries = sum(r["retries"] for r in results)
+    down = sum(up - down for down, up in outages)
     return (
         f"fleet {SECONDS:.0f} s, {HOSTS}x{AGENTS} agents"
         f" ({'network namespaces' if NAMESPACES else 'one network'}):"
-        f" {len(latencies)} hooks, p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms;"
-        f" {mutations} mutations acknowledged, {retries} retries"
+        f" {percentiles([seconds for _, seconds in hooks])}"
+        f" (steady state: {percentiles(calm)});"
+        f" {mutations} mutations acknowledged, {retries} retries;"
+        f" server down {down:.1f} s in {len(outages)} restarts"
     )
 
 
@@ -257,8 +279,10 @@ def test_two_hosts_of_sixteen_agents_keep_every_write_once_through_two_server_cr
 ):
     server, made, vybe = fleet_server
     pool = {vybe.task(f"pool {n}") for n in range(POOL)}
-    results, logs = run_fleet(vybe, server, made)
-    print(figures(results))
+    started, outages = time.time(), []
+    results, logs = run_fleet(vybe, server, made, outages)
+    print(figures(results, started, outages))
+    assert len(outages) == 2
 
     assert [r["failures"] for r in results] == [[]] * len(results)
     assert not [t for r in results for t in r["tracebacks"]]
