@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke
+.PHONY: demo test test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -37,6 +37,12 @@ test: $(STAMP)
 # in one process, so one server serves them all and the process races run alone.
 test-postgres: $(STAMP)
 	$(PY) -m pytest -p no:xdist --store=postgres -rs
+
+# The fleet under load for five minutes (tests/postgres/test_fleet_load.py; make
+# test-postgres runs it for 20 s): two hosts of 16 agents, each host in a network namespace
+# of its own where we are root, the server crashed and restarted twice; prints the figures.
+test-fleet: $(STAMP)
+	VYBE_FLEET_SECONDS=300 $(PY) -m pytest -p no:xdist --store=postgres -s -m fleet tests/postgres/test_fleet_load.py
 
 # The same through PgBouncer in transaction pooling mode (Debian's pgbouncer package,
 # installed here when it is missing), as a managed service's pooler would stand in front.

@@ -3,7 +3,9 @@
 The binaries come from the `pgserver` package (a test dependency that ships them) or, where
 it is missing, from the system's /usr/lib/postgresql/*/bin. PostgreSQL refuses to run as
 root, so as root the cluster belongs to, and the server runs as, the unprivileged `nobody`.
-It listens on 127.0.0.1 only, on a free port, with trust authentication.
+It listens on 127.0.0.1 only, on a free port, with trust authentication (a test may add
+addresses to listen on and networks to trust, as tests/postgres/test_fleet_load.py's hosts in
+network namespaces of their own need).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 UNPRIVILEGED = "nobody"
@@ -68,8 +70,11 @@ def _demote() -> tuple[int, int] | None:
 class Server:
     """One cluster: ``start``, ``stop``, ``restart``; databases named by ``url``."""
 
-    def __init__(self, folder: Path, settings: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, folder: Path, settings: dict[str, str] | None = None, trusted: Sequence[str] = ()
+    ) -> None:
         self.settings = {**SETTINGS, **(settings or {})}
+        self.trusted = trusted  # networks beside 127.0.0.1 whose clients are let in
         self.bin = binaries()
         self.folder = folder
         self.data = folder / "data"
@@ -98,6 +103,8 @@ class Server:
         with open(self.data / "postgresql.conf", "a", encoding="utf-8") as conf:
             for name, value in {**self.settings, "port": str(self.port)}.items():
                 conf.write(f"{name} = '{value}'\n")
+        with open(self.data / "pg_hba.conf", "a", encoding="utf-8") as hba:
+            hba.writelines(f"host all all {network} trust\n" for network in self.trusted)
         self.version = self._run("postgres", "--version").stdout.strip()
 
     def start(self) -> None:
@@ -124,10 +131,12 @@ class Server:
 
 
 @contextlib.contextmanager
-def running(settings: dict[str, str] | None = None) -> Iterator[Server]:
+def running(
+    settings: dict[str, str] | None = None, trusted: Sequence[str] = ()
+) -> Iterator[Server]:
     """A started server in a fresh folder, stopped and removed afterwards."""
     folder = Path(tempfile.mkdtemp(prefix="vybe-pg-"))
-    server = Server(folder, settings)
+    server = Server(folder, settings, trusted)
     try:
         server.init()
         server.start()
