@@ -136,6 +136,11 @@ class Vybe:
         config_file = self.config_dir / "config.yaml"
         config_file.write_text(f"default_agent: {DEFAULT_AGENT}\n")
         config_file.chmod(0o600)  # as vybe writes its files (doctor names a wider one)
+        # Housekeeping ran a moment ago: a SessionEnd hook would otherwise start a detached
+        # `vybe maintain` that outlives its test and, on the server (one database emptied
+        # for each test), writes into the next test's store.
+        stamp = self.config_dir / "maintain.stamp"
+        stamp.touch(mode=0o600)
         self.parse_config()
 
     def parse_config(self) -> None:

@@ -267,11 +267,18 @@ def test_compact_start_carries_the_pinned_directives(agent):
 
 def test_session_end_starts_maintenance_only_when_due(agent):
     stamp = agent.vybe.home / "config" / "maintain.stamp"
+    stamp.unlink()  # never ran
     agent.send("claude", "session_end")
     first = stamp.stat().st_mtime_ns
     agent.send("claude", "session_end", reason="clear")
     assert stamp.stat().st_mtime_ns == first
     assert agent.log == ""
+    # The one it started runs to its end (its ledger row is its last write) before the test
+    # ends, so it writes nothing into another test's store.
+    deadline = time.monotonic() + 60
+    while not agent.rows("SELECT 1 FROM idempotency WHERE command = 'maintain'"):
+        assert time.monotonic() < deadline, "the maintenance the hook started never finished"
+        time.sleep(0.1)
 
 
 def test_two_failures_without_tool_use_ids_and_of_equal_length_are_both_logged(agent):
