@@ -118,7 +118,8 @@ def test_a_look_is_private_renewed_while_its_session_runs_and_forgotten_long_aft
         os.utime(look, (long_ago, long_ago))
     agent.send("codex", "stop")  # the Codex session goes on
     assert running.stat().st_mtime > long_ago
-    agent.send("claude", "session_end")  # maintenance is due: the stale look goes
+    (agent.vybe.config_dir / "maintain.stamp").unlink()  # housekeeping is due
+    agent.send("claude", "session_end")  # so the stale look goes
     assert running in looks(agent) and gone not in looks(agent)
     assert agent.log == ""
 
