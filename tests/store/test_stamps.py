@@ -46,6 +46,27 @@ def test_stamps_are_found_newest_first_across_pages(store):
     assert _found(store, "none") == []
 
 
+def test_a_long_session_without_a_stamp_is_read_in_a_few_growing_pages(store):
+    _session(store, "deep", 20_000, {5})
+    pages = []
+
+    def counted(conn):
+        real = conn.execute
+
+        class Counting:
+            def execute(self, sql, params=()):
+                if sql == record_rows.STAMPS_PAGE:
+                    pages.append(params[2])
+                return real(sql, params)
+
+        return Counting()
+
+    with store.snapshot() as conn:
+        assert [seq for seq, _ in record_rows.stamps(counted(conn), "deep", KEY)] == [5]
+    assert pages[0] == record_rows.STAMPS_READ and max(pages) == record_rows.STAMPS_READ_MOST
+    assert pages == sorted(pages) and len(pages) <= 12, pages
+
+
 def test_the_newest_stamp_is_read_along_the_sessions_index_not_a_table_scan(store):
     _session(store, "long", 3000, {2990})
     for n in range(5):

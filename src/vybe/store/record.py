@@ -125,13 +125,15 @@ def list_messages(
     conn: sqlite3.Connection, session_id: str, from_seq: int = 1, to_seq: int | None = None
 ) -> list[MessageRow]:
     """The rows of a session from ``from_seq`` up to ``to_seq`` (inclusive), in order."""
-    end = to_seq if to_seq is not None else 2**62
+    end = to_seq if to_seq is not None else NO_END
     return _read_messages(
         conn, session_id, "context_seq >= ? AND context_seq <= ?", (from_seq, end)
     )
 
 
-STAMPS_READ = 64  # the newest rows ``stamps`` reads at a time
+NO_END = 2**62  # past any context_seq
+STAMPS_READ = 64  # the newest rows ``stamps`` reads first; each page after twice the last
+STAMPS_READ_MOST = 4096
 STAMPS_PAGE = (
     "WITH page AS MATERIALIZED (SELECT context_seq, content_json FROM messages"
     " WHERE session_id = ? AND context_seq < ? ORDER BY context_seq DESC LIMIT ?)"
@@ -145,20 +147,18 @@ def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tupl
     a page of rows at a time along the session's index: a transcript import finds where the
     last one ended without reading the session. The page is taken first and filtered after
     (MATERIALIZED), so no planner trades the index walk for a scan of every session's rows,
-    and a server's client, which fetches a statement's every row, gets one page."""
-    before = 2**62
+    and a server's client, which fetches a statement's every row, gets one page. The pages
+    grow, so a long session holding no stamp is read in a few dozen statements."""
+    before, page = NO_END, STAMPS_READ
     while True:
-        rows = conn.execute(
-            STAMPS_PAGE,
-            (session_id, before, STAMPS_READ, f'%"{key}"%'),
-        ).fetchall()
+        rows = conn.execute(STAMPS_PAGE, (session_id, before, page, f'%"{key}"%')).fetchall()
         for seq, content in rows:
             value = jsonio.loads(content).get(key) if content is not None else None
             if isinstance(value, dict):
                 yield seq, value
-        if len(rows) < STAMPS_READ:
+        if len(rows) < page:
             return
-        before = rows[-1][0]
+        before, page = rows[-1][0], min(2 * page, STAMPS_READ_MOST)
 
 
 def kept_reply_source(agent: str) -> str:
