@@ -318,11 +318,10 @@ def as_url(conninfo: str) -> str:
     """A PostgreSQL connection string as a URL: libpq's ``key=value`` form (values quoted
     with ``'`` where they hold spaces) becomes query parameters. ``postgresql://`` alone
     leaves every setting to the PG* variables."""
-    import shlex
-    from urllib.parse import urlencode
-
     if is_url(conninfo):
         return conninfo
+    import shlex  # only here: with re and enum, milliseconds of every hook on a server
+    from urllib.parse import urlencode
 
     pairs = [word.partition("=") for word in shlex.split(conninfo)]
     bad = [key for key, eq, _ in pairs if not eq or not key]
