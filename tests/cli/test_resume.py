@@ -111,6 +111,24 @@ def test_rule2_finds_a_handoff_in_any_project_when_the_agent_has_none(vybe):
     assert (data["focus_task_id"], data["focus_rule"]) == (handed, "rule2")
 
 
+def test_rule2_in_a_project_takes_its_handoff_first_then_one_of_no_project(vybe, tmp_path):
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir(), elsewhere.mkdir()
+    vybe.ok("project", "create", "--id", str(here), "--name", "here")
+    vybe.ok("project", "create", "--id", str(elsewhere), "--name", "elsewhere")
+    loose = vybe.task("of no project")
+    other = vybe.task("elsewhere's", "--project-id", str(elsewhere))
+    mine = vybe.task("here's", "--project-id", str(here))
+    for task in (loose, other, mine):  # the oldest hand-off first
+        vybe.ok("task", "assign", "--id", task, "--to", "bob", agent="alice")
+    peek = ("resume", "--peek", "--project-dir", str(here))
+    assert vybe.ok(*peek, agent="bob")["focus_task_id"] == mine
+    vybe.ok("done", mine)
+    assert vybe.ok(*peek, agent="bob")["focus_task_id"] == loose
+    vybe.ok("done", loose)
+    assert vybe.ok(*peek, agent="bob")["focus_rule"] == "rule5"
+
+
 def test_rule1_lets_go_of_a_focus_another_agent_claimed_after_the_lease_expired(vybe, travel):
     task = vybe.task("contested")
     vybe.ok("task", "begin", "--id", task, "--lease", "1s", agent="alice")
@@ -174,6 +192,17 @@ def test_resume_creates_and_focuses_the_project_dir(vybe, tmp_path):
     vybe.ok("resume", "--project-dir", project)
     assert vybe.ok("project", "get", "--id", project)["project"]["name"] == "repo"
     assert vybe.ok("resume")["focus_project_id"] == project
+
+
+def test_resume_in_a_deleted_project_s_folder_makes_and_focuses_it_again(vybe, tmp_path):
+    project = str(tmp_path / "repo")
+    vybe.ok("resume", "--project-dir", project)
+    before = vybe.ok("status")["agent_state"]["version"]
+    vybe.ok("project", "delete", "--id", project, "--force")
+    assert vybe.ok("status")["agent_state"]["version"] > before  # a plan made before is stale
+    vybe.ok("resume", "--project-dir", project)
+    assert vybe.ok("project", "get", "--id", project)["project"]["name"] == "repo"
+    assert vybe.ok("status")["agent_state"]["focus_project_id"] == project
 
 
 def _fingerprint(path) -> tuple[str, str]:

@@ -60,9 +60,12 @@ def build(
     as_of_event_id: int,
     as_of: str | None,
     agent: str | None = None,
+    words_given: bool = False,
 ) -> dict:
     """The brief packet, read inside one snapshot; identical state gives an identical packet.
-    ``agent``'s brief carries the context handed to it with the task, if any."""
+    ``agent``'s brief carries the context handed to it with the task, if any.
+    ``words_given``: the person's words go beside the brief (``without_words``), so their
+    recent prompts are not read."""
     project_id = project["id"] if project else None
     if task is not None:
         recent = brief_rows.task_events(conn, task["id"], TASK_EVENTS_LIMIT)
@@ -79,7 +82,9 @@ def build(
     # A hand-off carries the words of the session that worked on the task, and no other's:
     # the project's newest prompts may be any session's.
     prompts = (
-        [] if handoff else brief_rows.kind_events(conn, USER_PROMPT_KIND, project_id, PROMPTS_LIMIT)
+        []
+        if handoff or words_given
+        else brief_rows.kind_events(conn, USER_PROMPT_KIND, project_id, PROMPTS_LIMIT)
     )
     return {
         "brief_version": BRIEF_VERSION,

@@ -83,14 +83,12 @@ def _resumed(conn: sqlite3.Connection, state: dict | None, project_id: str | Non
 def _handed_off(conn: sqlite3.Connection, agent: str, project_id: str | None) -> Focus | None:
     """Rule 2: a standing hand-off addressed to this agent: in its project, then of no
     project; with no project, in any (as rule 4 picks from any)."""
-    searches = [(project_id, False), (None, False)] if project_id is not None else [(None, True)]
-    for scope, anywhere in searches:
-        found = brief_rows.handoff(conn, agent, scope, anywhere)
-        if found:
-            event_id, task_id = found
-            task = task_rows.get(conn, task_id)
-            return Focus(task, "rule2", f"took the task handed to {agent}", event_id)
-    return None
+    found = brief_rows.handoff(conn, agent, project_id)
+    if not found:
+        return None
+    event_id, task_id = found
+    task = task_rows.get(conn, task_id)
+    return Focus(task, "rule2", f"took the task handed to {agent}", event_id)
 
 
 def _first_ready(

@@ -11,7 +11,6 @@ from functools import partial
 from vybe import clock, config
 from vybe.actions import brief as briefs
 from vybe.actions import focus as focus_rules
-from vybe.actions.projects import ensure as ensure_project
 from vybe.errors import InvalidInput, VersionConflict
 from vybe.store import CHECKED, Store
 from vybe.store import agents as agent_rows
@@ -100,6 +99,7 @@ def plan(
         as_of_event_id=head_id,
         as_of=head_at,
         agent=agent,
+        words_given=words_given,
     )
     if words_given:
         packet = briefs.without_words(packet)
@@ -137,8 +137,11 @@ def _persist(
     if not agent_rows.advance(conn, planned.agent, expected, planned.new_cursor, task_id, at):
         raise _Stale
     if project_dir is not None and planned.project_id is not None:
-        ensure_project(conn, planned.project_id, os.path.basename(planned.project_id) or "/")
-        agent_rows.set_focus_project(conn, planned.agent, planned.project_id, at)
+        name = os.path.basename(planned.project_id) or "/"
+        project_rows.add_missing(conn, planned.project_id, name, at)
+        # The CAS above held: the row's project is still the one the plan read.
+        if planned.state is None or planned.state["focus_project_id"] != planned.project_id:
+            agent_rows.set_focus_project(conn, planned.agent, planned.project_id, at)
     if count_reads:
         memory_rows.touch(conn, planned.prompt.memory_ids, at, deferred=True)
     return planned.result(peek=False)

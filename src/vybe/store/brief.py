@@ -36,26 +36,22 @@ def deltas(conn: sqlite3.Connection, since_id: int, limit: int, agent: str) -> l
     return to_dicts(rows)
 
 
-def _project_clause(project_id: str | None, alias: str = "tasks") -> tuple[str, tuple]:
-    if project_id is None:
-        return f"{alias}.project_id IS NULL", ()
-    return f"{alias}.project_id = ?", (project_id,)
-
-
-def handoff(
-    conn: sqlite3.Connection, agent: str, project_id: str | None, anywhere: bool = False
-) -> tuple[int, str] | None:
+def handoff(conn: sqlite3.Connection, agent: str, project_id: str | None) -> tuple[int, str] | None:
     """The oldest hand-off to ``agent`` that still stands (no later one for the task) and
-    whose task is pending with no open blocker, in the project (or of no project; of any
-    project with ``anywhere``): ``(event_id, task_id)``. A hand-off is not consumed by being
-    seen, so one that arrives while the agent is busy waits. The CROSS JOIN keeps SQLite on
-    the assignee index (a few rows) instead of the project's tasks."""
-    where, params = ("1 = 1", ()) if anywhere else _project_clause(project_id)
+    whose task is pending with no open blocker: in the project, else of no project (with no
+    project, of any): ``(event_id, task_id)``. A hand-off is not consumed by being seen, so
+    one that arrives while the agent is busy waits. The CROSS JOIN keeps SQLite on the
+    assignee index (a few rows) instead of the project's tasks."""
+    where, order = "1 = 1", "e.id"
+    params: tuple[str, ...] = ()
+    if project_id is not None:
+        where = "(tasks.project_id = ? OR tasks.project_id IS NULL)"
+        order, params = "tasks.project_id IS NULL, e.id", (project_id,)
     row = conn.execute(
         "SELECT e.id, e.task_id FROM events e CROSS JOIN tasks ON tasks.id = e.task_id"
         f" WHERE e.assignee_agent = ? AND {standing_handoff('e')}"
         f" AND tasks.status = 'pending' AND {where} AND {NO_OPEN_BLOCKER}"
-        " ORDER BY e.id LIMIT 1",
+        f" ORDER BY {order} LIMIT 1",
         (agent, *params),
     ).fetchone()
     return (int(row[0]), row[1]) if row else None

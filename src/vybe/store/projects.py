@@ -18,6 +18,14 @@ def insert(conn: sqlite3.Connection, project_id: str, name: str, metadata: Any, 
     )
 
 
+def add_missing(conn: sqlite3.Connection, project_id: str, name: str, at: str) -> None:
+    """The project, made with this name when it is missing (one statement, nothing read)."""
+    conn.execute(
+        "INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
+        (project_id, name, at),
+    )
+
+
 def get(conn: sqlite3.Connection, project_id: str) -> dict | None:
     return to_dict(conn.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone())
 
@@ -31,6 +39,9 @@ def list_all(conn: sqlite3.Connection, limit: int) -> list[dict]:
 
 def delete(conn: sqlite3.Connection, project_id: str) -> int:
     conn.execute(
-        "UPDATE agent_state SET focus_project_id = NULL WHERE focus_project_id = ?", (project_id,)
+        # A move of the row (its version): a resume planned with this focus is stale.
+        "UPDATE agent_state SET focus_project_id = NULL, version = version + 1"
+        " WHERE focus_project_id = ?",
+        (project_id,),
     )
     return conn.execute("DELETE FROM projects WHERE id = ?", (project_id,)).rowcount
