@@ -24,11 +24,8 @@ def require_project(conn: sqlite3.Connection, project_id: str) -> dict:
 
 def ensure(conn: sqlite3.Connection, project_id: str, name: str, metadata: object = None) -> dict:
     """The project with this id, created when missing ("already exists" is success)."""
-    project = project_rows.get(conn, project_id)
-    if project is None:
-        project_rows.insert(conn, project_id, name, metadata, clock.now_iso())
-        project = project_rows.get(conn, project_id)
-    return project  # type: ignore[return-value]
+    project_rows.add_missing(conn, project_id, name, clock.now_iso(), metadata)
+    return require_project(conn, project_id)
 
 
 def create(

@@ -91,7 +91,6 @@ def create(
     """A new task; metadata linking a Claude task names ``claude_session`` (the Claude
     session the command runs in) when it names none. ``project_dir``: the folder whose
     project (created if new) the task is in, when ``project_id`` names none."""
-    from vybe.actions.projects import ensure as ensure_project
 
     here = os.path.abspath(project_dir) if project_id is None and project_dir else None
     project_id = here or project_id
@@ -110,7 +109,7 @@ def create(
 
     def run(conn: sqlite3.Connection) -> dict:
         if here is not None:
-            ensure_project(conn, here, os.path.basename(here) or "/")
+            project_rows.add_missing(conn, here, os.path.basename(here) or "/", clock.now_iso())
         if project_id is not None and project_rows.get(conn, project_id) is None:
             raise NotFound(
                 f"no project {project_id!r}",
@@ -140,7 +139,6 @@ def create_plan(
     """An approved plan's steps as tasks of the folder's project (created if new), in order,
     each (title, description, after_previous) depending on the one before when it says so;
     once per request id (a plan approved twice replays the first)."""
-    from vybe.actions.projects import ensure as ensure_project
 
     project_id = os.path.abspath(project_dir)
     for title, description, _ in steps:
@@ -149,7 +147,9 @@ def create_plan(
     limits.metadata_value(metadata)
 
     def run(conn: sqlite3.Connection) -> dict:
-        ensure_project(conn, project_id, os.path.basename(project_id) or "/")
+        project_rows.add_missing(
+            conn, project_id, os.path.basename(project_id) or "/", clock.now_iso()
+        )
         made: list[dict] = []
         at = clock.now_iso()
         for step, (title, description, after) in enumerate(steps, 1):

@@ -11,18 +11,14 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def insert(conn: sqlite3.Connection, project_id: str, name: str, metadata: Any, at: str) -> None:
-    conn.execute(
-        "INSERT INTO projects (id, name, metadata, created_at) VALUES (?, ?, ?, ?)",
-        (project_id, name, strict_json(metadata) if metadata is not None else None, at),
-    )
-
-
-def add_missing(conn: sqlite3.Connection, project_id: str, name: str, at: str) -> None:
+def add_missing(
+    conn: sqlite3.Connection, project_id: str, name: str, at: str, metadata: Any = None
+) -> None:
     """The project, made with this name when it is missing (one statement, nothing read)."""
     conn.execute(
-        "INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING",
-        (project_id, name, at),
+        "INSERT INTO projects (id, name, metadata, created_at) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (id) DO NOTHING",
+        (project_id, name, strict_json(metadata) if metadata is not None else None, at),
     )
 
 
