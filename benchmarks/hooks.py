@@ -11,10 +11,13 @@ interleaved, with where a hook's time goes on the server: a bare ``import psycop
 import and one connection, a prompt with the local service switched off (the hook process
 connects itself), and the time inside each hook process (capture mode). A server store's
 hooks are run by the local service (vybe.cli.service), which the first of them starts.
+Then agents typing at once on one machine (``--typists``, 8 by default): prompts a second
+and each prompt's p50 and p99, through a service of one worker and of the default number,
+as hook processes and as the service's requests alone.
 
 Run: .venv/bin/python benchmarks/hooks.py [--runs 30] [--events 100000] [--memories 10000]
        [--typed 1000] [--instructions]   (also each command's instruction count under
-       valgrind, if installed) [--postgres]
+       valgrind, if installed) [--postgres [--typists 8]]
 """
 
 from __future__ import annotations
@@ -22,16 +25,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from _common import Run, compile_vybe, instructions, interleaved, report_hook_errors
+from _common import Run, at_once, compile_vybe, instructions, interleaved, report_hook_errors
 
 VYBE = str(Path(sys.executable).with_name("vybe"))
 NOW = "2026-08-01T10:00:00.000000Z"
@@ -212,6 +218,58 @@ def driver_runs(env: dict[str, str]) -> dict[str, Run]:
     }
 
 
+def typing_at_once(env: dict[str, str], project: str, typists: int, direct: bool) -> str:
+    """``typists`` agents typing 20 prompts each one after another, all at once, through
+    the service this environment starts: prompts a second, p50 and p99. Each prompt is a
+    hook process, or with ``direct`` the request that process would send (the service's own
+    capacity, without the processes' start competing for the machine)."""
+    from vybe.integrations import service_link
+
+    took: list[float] = []
+
+    def typist(n: int) -> None:
+        for k in range(20):
+            payload = {"hook_event_name": "UserPromptSubmit", "prompt": f"step {k} of {n}"}
+            raw = json.dumps(payload | {"session_id": f"typist{n}", "cwd": project})
+            start = time.perf_counter()
+            if direct:
+                request = {"kind": "hook", "env": env, "cwd": project, "raw": raw}
+                reply = service_link.ask(request | {"invocation": f"{n}_{k}_{direct}"})
+                assert reply is not None and "answer" in reply, reply
+            else:
+                subprocess.run([VYBE, "hook", "run", "claude"], input=raw.encode(), env=env)
+            took.append(time.perf_counter() - start)
+
+    subprocess.run([VYBE, "hook", "run", "claude"], input=b"{}", env=env)  # starts the service
+    time.sleep(2.0)  # its start (imports) done
+    wall = at_once([threading.Thread(target=typist, args=(n,)) for n in range(typists)])
+    took.sort()
+    p50, p99 = took[len(took) // 2], took[int(len(took) * 0.99)]
+    return f"{len(took) / wall:6.1f} prompts/s, p50 {p50 * 1000:4.0f} ms, p99 {p99 * 1000:4.0f} ms"
+
+
+def concurrency(env: dict[str, str], home: Path, project: str, typists: int) -> None:
+    """``typing_at_once`` through a service of one worker and one of the default number
+    (each its own config folder, so its own service), by hook processes and direct."""
+    from vybe.cli import service
+
+    print(f"{typists} agents typing at once (20 prompts each) through the local service:")
+    for workers in (1, service.WORKERS):
+        folder = home / f"pgconfig-{workers}"
+        shutil.copytree(env["VYBE_CONFIG_DIR"], folder, dirs_exist_ok=True)
+        here = {**env, "VYBE_CONFIG_DIR": str(folder), "VYBE_SERVICE_WORKERS": str(workers)}
+        here.pop("VYBE_HOOK_CAPTURE", None)
+        saved = dict(os.environ)
+        os.environ.update(here)  # the service this environment names (service_link reads it)
+        try:
+            for direct, how in ((False, "hook processes"), (True, "requests alone")):
+                figures = typing_at_once(here, project, typists, direct)
+                print(f"  {workers} worker(s), {how:14} {figures}")
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=30)
@@ -220,6 +278,7 @@ def main() -> None:
     parser.add_argument("--typed", type=int, default=1000)
     parser.add_argument("--instructions", action="store_true")
     parser.add_argument("--postgres", action="store_true", help="also on a PostgreSQL server")
+    parser.add_argument("--typists", type=int, default=8, help="agents typing at once (pg)")
     args = parser.parse_args()
     compile_vybe()
     with tempfile.TemporaryDirectory() as folder:
@@ -249,6 +308,7 @@ def main() -> None:
                 print("inside the hook process on PostgreSQL (after its start), median:")
                 for event, ms in inside.items():
                     print(f"  {event:26} {ms:7.1f} ms")
+                concurrency(pg_env, home, project, args.typists)
         else:
             measure(args, runs)
         report_hook_errors(home / "config")

@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from _common import at_once
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.fakes, tests.postgres
 from tests.fakes.brain import PARSERS, serve
 from tests.fakes.servers import FakeServer, Response, anthropic_events, anthropic_reply
@@ -202,12 +204,7 @@ def concurrent_memory(location: str) -> None:
             threading.Thread(target=timed, args=(proxy.url, body(1000 + n, 3)))
             for n in range(CONCURRENT)
         ]
-        started = time.perf_counter()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        took = time.perf_counter() - started
+        took = at_once(threads)
         peak = tracemalloc.get_traced_memory()[1] - base
         tracemalloc.stop()
     print(

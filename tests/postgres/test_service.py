@@ -11,6 +11,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -25,6 +26,7 @@ import pytest
 
 from tests.cli.test_startup_imports import HEAVY, HOOK_ONLY
 from tests.conftest import VYBE
+from vybe.cli import service
 from vybe.integrations import service_link
 
 
@@ -86,6 +88,14 @@ class Machine:
                 return int(text)
         return None
 
+    def workers(self) -> list[int]:
+        """The pids of the service's workers (the children of the process holding its lock)."""
+        pid = self.pid()
+        try:
+            return [int(w) for w in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except (OSError, ValueError):
+            return []
+
     def sockets(self) -> list[str]:
         return glob.glob(os.path.join(self.folder, "*.sock"))
 
@@ -121,7 +131,9 @@ def prompt_events(vybe: Any) -> list[str]:
 def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        if Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z":
+            return False  # ended, not yet reaped (by whoever adopted it)
+    except (ProcessLookupError, FileNotFoundError):
         return False
     with contextlib.suppress(ChildProcessError):  # a child of ours: reaped once it ended
         if os.waitpid(pid, os.WNOHANG)[0] == pid:
@@ -131,18 +143,20 @@ def alive(pid: int) -> bool:
 
 @contextlib.contextmanager
 def killing(machine: Machine) -> Iterator[list[int]]:
-    """SIGKILL the machine's service at random moments (every 20-300 ms) while the block
-    runs; the pids killed."""
+    """SIGKILL a process of the machine's service at random moments (every 20-300 ms) while
+    the block runs: its supervisor or one of its workers; the pids killed."""
     stop, kills = threading.Event(), []
 
     def killer() -> None:
         while not stop.is_set():
             time.sleep(random.uniform(0.02, 0.3))
             pid = machine.pid()
-            if pid is not None and alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                    kills.append(pid)
+            if pid is None or not alive(pid):
+                continue
+            pid = random.choice([pid, *machine.workers()])
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                kills.append(pid)
 
     hunter = threading.Thread(target=killer)
     hunter.start()
@@ -232,6 +246,56 @@ def test_sigkill_of_the_service_at_random_moments_loses_and_doubles_no_prompt(vy
     assert recorded(vybe, "b") == [f"b {n}" for n in range(per_session)]
     events = prompt_events(vybe)
     assert sorted(events) == sorted(["start", *(f"{s} {n}" for s in sessions for n in range(30))])
+
+
+def test_a_caller_that_sends_nothing_holds_up_no_other_agent(vybe, machine):
+    machine.prompt("first")
+    before = machine.service()["served"]
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.connect(machine.sockets()[0])  # a worker waits READ_SECONDS for its request
+    try:
+        start = time.monotonic()
+        machine.prompt("not kept waiting")
+        took = time.monotonic() - start
+    finally:
+        silent.close()
+    assert took < service.READ_SECONDS / 2, took
+    assert machine.service()["served"] == before + 1  # answered by another worker
+    assert recorded(vybe) == ["first", "not kept waiting"]
+
+
+def test_a_killed_worker_is_replaced_and_its_service_answers_on(vybe, machine):
+    machine.prompt("first")
+    status = machine.service()
+    assert status["workers"] == service.WORKERS
+    workers = machine.workers()
+    assert len(workers) == service.WORKERS
+    os.kill(workers[0], signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while (len(machine.workers()) < service.WORKERS or workers[0] in machine.workers()) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.05)
+    assert workers[0] not in machine.workers() and len(machine.workers()) == service.WORKERS
+    for n in range(3):
+        machine.prompt(f"then {n}")
+    assert machine.service()["pid"] == status["pid"]
+    assert machine.service()["served"] == status["served"] + 3
+    assert recorded(vybe) == ["first", "then 0", "then 1", "then 2"]
+
+
+def test_the_workers_of_a_killed_service_go_and_the_next_hook_starts_another(vybe, machine):
+    machine.prompt("first")
+    pid = machine.service()["pid"]
+    workers = machine.workers()
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(alive(w) for w in workers)
+    machine.prompt("after it died")  # nobody answers: runs itself, and starts another
+    assert machine.service()["pid"] != pid
+    assert recorded(vybe) == ["first", "after it died"]
 
 
 def test_a_hook_run_twice_under_one_invocation_records_its_prompt_once(vybe, machine):

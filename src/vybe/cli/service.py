@@ -7,19 +7,27 @@ Started on demand by the first hook that finds none, detached; it takes the fold
 file (a second one exits at once, after asking the one there for its key: one of another
 vybe refuses it and exits, and the new one takes its place), binds its socket under a
 temporary name and renames it into place (a caller never connects to a half-made one),
-and serves one request at a time, each with its caller's environment and working folder,
-exactly as the hook process would have run it. It answers only once the handler has
-returned, so every write a hook acknowledges is committed on the server. It exits after
+and forks ``VYBE_SERVICE_WORKERS`` workers (4) that accept on that one socket, so agents of
+one machine do not queue behind each other's commits. A worker serves one request at a
+time, each with its caller's environment and working folder (process-wide state: hence
+processes, not threads), exactly as the hook process would have run it, on connections of
+its own (the supervisor, which forks them, never opens one). It answers only once the
+handler has returned, so every write a hook acknowledges is committed on the server.
+
+The supervisor replaces a worker that died, and the service exits after
 ``VYBE_SERVICE_IDLE_S`` seconds without a request (600), when its config folder is gone,
-or when a caller of another key reaches it; killed, it leaves a socket nobody answers on,
-and the next caller starts a new one.
+or when a caller of another key reaches it; a worker whose supervisor was killed finishes
+its request and exits, leaving a socket nobody answers on, and the next caller starts a
+new service.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import mmap
 import os
+import signal
 import socket
 import struct
 import time
@@ -30,26 +38,64 @@ from vybe.integrations import service_link
 TICK_SECONDS = 1.0  # how often an idle service looks at its idle time and config folder
 READ_SECONDS = 5.0  # a caller that connects and sends nothing is dropped after this long
 TAKEOVER_SECONDS = 3.0  # how long a new service waits for an old one to let go of the lock
+WORKERS_VARIABLE = "VYBE_SERVICE_WORKERS"
+WORKERS, WORKERS_MAX = 4, 32
+# How long a stopping service waits for its workers' requests in flight before it kills them.
+FINISH_SECONDS = 2 * READ_SECONDS
+
+
+class Shared:
+    """What the service's processes share, in an anonymous shared mapping made before they
+    fork: when a request was last answered, whether to stop, and each worker's count."""
+
+    HEAD = struct.Struct("dq")  # last answered (time.monotonic, one clock for all), stop
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.map = mmap.mmap(-1, self.HEAD.size + 8 * workers)
+        self.touch()
+
+    def touch(self) -> None:
+        struct.pack_into("d", self.map, 0, time.monotonic())
+
+    def last(self) -> float:
+        return float(struct.unpack_from("d", self.map, 0)[0])
+
+    def stop(self) -> None:
+        struct.pack_into("q", self.map, 8, 1)
+
+    def stopping(self) -> bool:
+        return bool(struct.unpack_from("q", self.map, 8)[0])
+
+    def count(self, slot: int) -> None:
+        at = self.HEAD.size + 8 * slot
+        struct.pack_into("q", self.map, at, struct.unpack_from("q", self.map, at)[0] + 1)
+
+    def served(self) -> int:
+        return sum(struct.unpack_from(f"{self.workers}q", self.map, self.HEAD.size))
 
 
 class Service:
-    """The socket, the lock, and what doctor is told."""
+    """The socket, the lock, the workers, and what doctor is told."""
 
-    def __init__(self, key: str, path: str, idle: float) -> None:
+    def __init__(self, key: str, path: str, idle: float, workers: int) -> None:
         self.key, self.path, self.idle = key, path, idle
         self.config_dir = config.config_dir()
         self.started = time.time()
-        self.served = 0
+        self.supervisor = os.getpid()
+        self.shared = Shared(workers)
+        self.workers: dict[int, int] = {}  # pid -> slot
         self.listener: socket.socket | None = None
         self.inode = 0
 
     def status(self) -> dict:
         return {
-            "pid": os.getpid(),
+            "pid": self.supervisor,
             "key": self.key,
             "socket": self.path,
             "started_at": self.started,
-            "served": self.served,
+            "served": self.shared.served(),
+            "workers": self.shared.workers,
             "idle_exit_s": self.idle,
         }
 
@@ -68,39 +114,85 @@ class Service:
         listener.settimeout(TICK_SECONDS)
         self.listener = listener
 
-    def still_wanted(self, last: float) -> bool:
-        if time.monotonic() - last > self.idle or not os.path.isdir(self.config_dir):
-            return False
+    def ours(self) -> bool:
+        """The socket at the path is still the one this service bound."""
         try:
             return os.stat(self.path).st_ino == self.inode
         except OSError:
             return False
 
-    def serve(self) -> None:
+    def still_wanted(self) -> bool:
+        if self.shared.stopping() or time.monotonic() - self.shared.last() > self.idle:
+            return False
+        return os.path.isdir(self.config_dir) and self.ours()
+
+    def supervise(self, lock: int) -> None:
+        """Keep a worker in every slot until the service is no longer wanted, then let the
+        workers finish what they are answering."""
+        for slot in range(self.shared.workers):
+            self.spawn(slot, lock)
+        while self.still_wanted():
+            time.sleep(TICK_SECONDS)
+            for slot in self.reap():
+                self.spawn(slot, lock)
+        self.shared.stop()
+        deadline = time.monotonic() + FINISH_SECONDS
+        while self.workers and time.monotonic() < deadline:
+            time.sleep(0.05)
+            self.reap()
+        for pid in self.workers:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+
+    def reap(self) -> list[int]:
+        """The slots of workers that have ended."""
+        freed = []
+        for pid in list(self.workers):
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            freed.append(self.workers.pop(pid))
+        return freed
+
+    def spawn(self, slot: int, lock: int) -> None:
+        try:
+            pid = os.fork()
+        except OSError:
+            return
+        if pid:
+            self.workers[pid] = slot
+            return
+        code = 1
+        try:  # the worker: the lock stays the supervisor's alone, so that its death frees it
+            os.close(lock)
+            self.work(slot)
+            code = 0
+        finally:
+            os._exit(code)
+
+    def work(self, slot: int) -> None:
         assert self.listener is not None
-        last = time.monotonic()
-        while True:
+        while not self.shared.stopping() and os.getppid() == self.supervisor:
             try:
                 conn, _ = self.listener.accept()
             except TimeoutError:
-                if not self.still_wanted(last):
+                if not self.ours():
                     return
                 continue
             with conn:
-                carry_on = self.handle(conn)
-            last = time.monotonic()
+                carry_on = self.handle(conn, slot)
+            self.shared.touch()
             if not carry_on:
-                return
+                self.shared.stop()
 
     def leave(self) -> None:
         """Take the socket away (when it is still ours) before the process ends."""
-        try:
-            if os.stat(self.path).st_ino == self.inode:
+        if self.ours():
+            with contextlib.suppress(OSError):
                 os.unlink(self.path)
-        except OSError:
-            pass
 
-    def handle(self, conn: socket.socket) -> bool:
+    def handle(self, conn: socket.socket, slot: int) -> bool:
         """Answer one request; False when this service must stop (a caller of another key)."""
         conn.settimeout(READ_SECONDS)
         try:
@@ -118,7 +210,7 @@ class Service:
             reply(conn, {"key": self.key, "status": self.status()})
             return True
         answer = run_as_caller(request)
-        self.served += 1
+        self.shared.count(slot)
         reply(conn, {"key": self.key, "answer": answer})
         return True
 
@@ -222,8 +314,17 @@ def idle_seconds() -> float:
         return service_link.IDLE_SECONDS
 
 
+def worker_count() -> int:
+    """``VYBE_SERVICE_WORKERS`` (1 to 32), else 4: requests answered at once."""
+    try:
+        return min(WORKERS_MAX, max(1, int(os.environ.get(WORKERS_VARIABLE) or "")))
+    except ValueError:
+        return WORKERS
+
+
 def warm_up() -> None:
-    """Load what every request needs before the first one arrives."""
+    """Load what every request needs before the first one arrives (before the workers
+    fork: they start warm; nothing here connects to a server)."""
     import vybe.cli.main
     import vybe.store.postgres  # noqa: F401
     from vybe.cli import hook_run  # noqa: F401
@@ -243,11 +344,11 @@ def main() -> None:
     lock = take_lock(path, key)
     if lock is None:
         return
-    service = Service(key, path, idle_seconds())
+    service = Service(key, path, idle_seconds(), worker_count())
     try:
         warm_up()
         service.bind()
-        service.serve()
+        service.supervise(lock)
     finally:
         service.leave()
         os.close(lock)
