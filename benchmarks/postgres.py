@@ -2,8 +2,9 @@
 system's; as root it runs as nobody), with the settings printed:
 
 - 16 writers' commit rate through vybe on PostgreSQL, against 16 processes making raw
-  single-row inserts into PostgreSQL, against vybe on a store whose event ids are not
-  kept in commit order (what that lock costs), and against vybe on SQLite;
+  single-row inserts into PostgreSQL, against raw transactions of a mutation's shape (the
+  same round trips, reads and writes, in hand-written SQL), against vybe on a store whose
+  event ids are not kept in commit order (what that lock costs), and against vybe on SQLite;
 - `claim --next` throughput with 16 claimers over a queue of tasks;
 - `resume --peek` on 1M events on PostgreSQL against an empty store (goal: at most 2x);
 - the hook path (`vybe hook run claude`, a prompt) on PostgreSQL against a bare
@@ -45,6 +46,36 @@ def raw_pg_writer(url: str, n: int, count: int, start: multiprocessing.Event) ->
     start.wait()
     for _ in range(count):
         conn.execute("INSERT INTO raw (writer, payload) VALUES (%s, %s)", (n, payload))
+    conn.close()
+
+
+# A transaction of a vybe mutation's shape in raw SQL, round trip by round trip (its mean
+# over vybe_writer's cycle): BEGIN with the clock, the request id looked up, the task read,
+# the task updated, its event inserted, the request id recorded, COMMIT.
+SHAPED_TABLES = (
+    "CREATE TABLE items (id INT PRIMARY KEY, version INT, payload TEXT)",
+    "CREATE TABLE requests (writer INT, rid TEXT, result TEXT, PRIMARY KEY (writer, rid))",
+)
+
+
+def raw_shaped_writer(url: str, n: int, count: int, start: multiprocessing.Event) -> None:
+    """The floor for a mutation's work: what any client pays for the same round trips."""
+    import psycopg
+
+    conn = psycopg.connect(url)
+    payload = "x" * RAW_PAYLOAD
+    conn.execute("INSERT INTO items VALUES (%s, 0, %s) ON CONFLICT DO NOTHING", (n, payload))
+    conn.commit()
+    start.wait()
+    for k in range(count):
+        rid = f"writer{n}-{k}"
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT now()")
+        conn.execute("SELECT result FROM requests WHERE writer = %s AND rid = %s", (n, rid))
+        conn.execute("SELECT * FROM items WHERE id = %s", (n,)).fetchone()
+        conn.execute("UPDATE items SET version = version + 1 WHERE id = %s", (n,))
+        conn.execute("INSERT INTO raw (writer, payload) VALUES (%s, %s)", (n, payload))
+        conn.execute("INSERT INTO requests VALUES (%s, %s, %s)", (n, rid, payload))
+        conn.execute("COMMIT")
     conn.close()
 
 
@@ -144,17 +175,25 @@ def main() -> int:
         server_admin.execute(
             "CREATE TABLE raw (id BIGSERIAL PRIMARY KEY, writer INT, payload TEXT)"
         )
+        for statement in SHAPED_TABLES:
+            server_admin.execute(statement)
         server_admin.close()
         sqlite_path = str(Path(folder) / "vybe.db")
         open_store(sqlite_path).close()
         floor = commit_rate(raw_pg_writer, raw, args.count)
+        shaped = commit_rate(raw_shaped_writer, raw, args.count)
         on_pg = commit_rate(vybe_writer, database(server, "writers"), args.count)
         unordered = commit_rate(vybe_writer, without_commit_order(server), args.count)
         on_sqlite = commit_rate(vybe_writer, sqlite_path, args.count)
         print(f"16 writers, {args.count} commits each (commits/s):")
         print(f"  raw single-row inserts, PostgreSQL {floor:8.0f}")
         print(
-            f"  vybe on PostgreSQL                 {on_pg:8.0f}  {on_pg / floor:.2f}x the raw floor"
+            f"  raw transactions of a mutation's shape (7 round trips) {shaped:8.0f}"
+            f"  {shaped / floor:.2f}x the raw floor"
+        )
+        print(
+            f"  vybe on PostgreSQL                 {on_pg:8.0f}  {on_pg / floor:.2f}x the raw"
+            f" floor, {on_pg / shaped:.2f}x raw transactions of its shape"
         )
         print(
             f"  vybe on PostgreSQL, event ids not in commit order {unordered:8.0f}"

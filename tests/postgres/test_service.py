@@ -284,6 +284,17 @@ def test_a_killed_worker_is_replaced_and_its_service_answers_on(vybe, machine):
     assert recorded(vybe) == ["first", "then 0", "then 1", "then 2"]
 
 
+def test_a_service_without_a_config_folder_stays_between_prompts(vybe, machine):
+    machine.env["VYBE_CONFIG_DIR"] = os.path.join(machine.tmp, "never made")
+    machine.prompt("first")
+    status = machine.service()
+    time.sleep(service.TICK_SECONDS * 2.5)  # the supervisor has looked for the folder
+    machine.prompt("a while later")
+    assert machine.service()["pid"] == status["pid"]
+    assert machine.service()["served"] == status["served"] + 1
+    assert recorded(vybe) == ["first", "a while later"]
+
+
 def test_the_workers_of_a_killed_service_go_and_the_next_hook_starts_another(vybe, machine):
     machine.prompt("first")
     pid = machine.service()["pid"]

@@ -81,6 +81,9 @@ class Service:
     def __init__(self, key: str, path: str, idle: float, workers: int) -> None:
         self.key, self.path, self.idle = key, path, idle
         self.config_dir = config.config_dir()
+        # A config folder that was there and is gone ends the service; one never made (a
+        # store named by VYBE_DB_URL alone) does not.
+        self.had_config = os.path.isdir(self.config_dir)
         self.started = time.time()
         self.supervisor = os.getpid()
         self.shared = Shared(workers)
@@ -124,7 +127,8 @@ class Service:
     def still_wanted(self) -> bool:
         if self.shared.stopping() or time.monotonic() - self.shared.last() > self.idle:
             return False
-        return os.path.isdir(self.config_dir) and self.ours()
+        gone = self.had_config and not os.path.isdir(self.config_dir)
+        return not gone and self.ours()
 
     def supervise(self, lock: int) -> None:
         """Keep a worker in every slot until the service is no longer wanted, then let the
