@@ -47,6 +47,9 @@ DIRECTIVE = re.compile(
     r"\[\[(bash|brief|search|mcp|find|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S
 )
 SEARCH_PLACEHOLDER = "'<words>'"  # as shell_word quotes it in the search hint's line
+# Blocks of a user message the harness wrote, never what the person typed: its reminders,
+# and (2.1.332, in the same message as the next prompt) a slash command run before it.
+HARNESS_BLOCKS = ("<system-reminder>", "<local-command-", "<command-name>")
 SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
 CHECKPOINT_TURN = "<context-checkpoint-request>"  # vybe.context.protocol.REQUEST_OPEN
 REPO = Path(__file__).resolve().parent.parent
@@ -279,7 +282,7 @@ class Anthropic(FakeServer):
         prompt = "\n".join(
             b.get("text", "")
             for b in last
-            if b.get("type") == "text" and not b.get("text", "").startswith("<system-reminder>")
+            if b.get("type") == "text" and not b.get("text", "").startswith(HARNESS_BLOCKS)
         )
         if results:
             content = self._after_tool(body, messages, results[-1])

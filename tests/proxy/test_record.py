@@ -8,6 +8,8 @@ import json
 import socket
 import sqlite3
 
+import pytest
+
 from tests.fakes.servers import (
     FakeServer,
     Response,
@@ -18,8 +20,10 @@ from tests.fakes.servers import (
     responses_reply,
     scripted,
 )
+from tests.integrations.test_claude_transcript import LOCAL_COMMAND_LINES
 from tests.proxy.talk import post
 from vybe.context.recorder import record_user
+from vybe.proxy.inputs import harness_label
 from vybe.store.record import SqliteRecord
 
 CLAUDE = "624a4a58-b34c-462d-a70d-13421c8125a8"
@@ -114,6 +118,33 @@ def test_a_request_sent_again_after_a_429_records_its_inputs_once_and_the_429_pa
         again.read()
         rows = proxy.rows(f"claude:{CLAUDE}", 2)
     assert shape(rows) == [("user", "go on"), ("assistant", "ok")]
+
+
+def test_a_prompt_resent_with_a_harness_reminder_before_it_is_recorded_once(recorded):
+    too_long = anthropic_error(400, "invalid_request_error", "prompt is too long")
+    replies = [anthropic_reply("ok"), too_long, anthropic_reply("fine")]
+    with FakeServer(scripted(replies)) as upstream:
+        proxy = recorded(upstream.url)
+        first = [user("start"), said("ok")]
+        for messages in (
+            [user("start")],
+            [*first, user("go on")],
+            [*first, user(REMINDER, "go on")],
+        ):
+            post(proxy.url, "/v1/messages", claude_body(messages), HEADERS)[1].read()
+        rows = proxy.rows(f"claude:{CLAUDE}", 5)
+    assert [r.type for r in rows] == ["user", "assistant", "user", "harness", "assistant"]
+    assert [rows[0].text, rows[1].text, rows[2].text, rows[4].text] == [
+        "start",
+        "ok",
+        "go on",
+        "fine",
+    ]
+
+
+@pytest.mark.parametrize("text", [*LOCAL_COMMAND_LINES, "<command-name>/compact</command-name>"])
+def test_what_claude_code_writes_around_a_slash_command_is_harness_input(text):
+    assert harness_label(text) is not None
 
 
 def test_the_same_words_typed_in_two_turns_are_two_inputs(recorded):

@@ -36,7 +36,13 @@ STAMP = "claude_import"
 INTERRUPTED = (r"^\[Request interrupted by user[^\]]*\]$", "[Request interrupted by user")
 COMMAND = (r"<command-name>\s*(/?[^<\s]+)\s*</command-name>", "<command-name>")
 COMMAND_ARGS = r"(?s)<command-args>(.*?)</command-args>"
-NOT_TYPED = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "Caveat:")
+NOT_TYPED = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-stdout>",
+    "Caveat:",
+)
 
 
 def _search(pattern: tuple[str, str], text: str) -> Any:
