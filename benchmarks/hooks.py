@@ -218,11 +218,12 @@ def driver_runs(env: dict[str, str]) -> dict[str, Run]:
     }
 
 
-def typing_at_once(env: dict[str, str], project: str, typists: int, direct: bool) -> str:
+def typing_at_once(env: dict[str, str], project: str, typists: int, direct: bool, tag: str) -> str:
     """``typists`` agents typing 20 prompts each one after another, all at once, through
     the service this environment starts: prompts a second, p50 and p99. Each prompt is a
     hook process, or with ``direct`` the request that process would send (the service's own
-    capacity, without the processes' start competing for the machine)."""
+    capacity, without the processes' start competing for the machine). ``tag`` makes each
+    run's sessions new: a prompt sent again under its invocation would only be replayed."""
     from vybe.integrations import service_link
 
     took: list[float] = []
@@ -230,11 +231,11 @@ def typing_at_once(env: dict[str, str], project: str, typists: int, direct: bool
     def typist(n: int) -> None:
         for k in range(20):
             payload = {"hook_event_name": "UserPromptSubmit", "prompt": f"step {k} of {n}"}
-            raw = json.dumps(payload | {"session_id": f"typist{n}", "cwd": project})
+            raw = json.dumps(payload | {"session_id": f"typist{n}-{tag}", "cwd": project})
             start = time.perf_counter()
             if direct:
                 request = {"kind": "hook", "env": env, "cwd": project, "raw": raw}
-                reply = service_link.ask(request | {"invocation": f"{n}_{k}_{direct}"})
+                reply = service_link.ask(request | {"invocation": f"{n}_{k}_{tag}"})
                 assert reply is not None and "answer" in reply, reply
             else:
                 subprocess.run([VYBE, "hook", "run", "claude"], input=raw.encode(), env=env)
@@ -263,7 +264,7 @@ def concurrency(env: dict[str, str], home: Path, project: str, typists: int) -> 
         os.environ.update(here)  # the service this environment names (service_link reads it)
         try:
             for direct, how in ((False, "hook processes"), (True, "requests alone")):
-                figures = typing_at_once(here, project, typists, direct)
+                figures = typing_at_once(here, project, typists, direct, f"{workers}{how[0]}")
                 print(f"  {workers} worker(s), {how:14} {figures}")
         finally:
             os.environ.clear()

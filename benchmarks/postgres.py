@@ -62,10 +62,9 @@ def raw_shaped_writer(url: str, n: int, count: int, start: multiprocessing.Event
     """The floor for a mutation's work: what any client pays for the same round trips."""
     import psycopg
 
-    conn = psycopg.connect(url)
+    conn = psycopg.connect(url, autocommit=True)  # as the store's: its own BEGIN and COMMIT
     payload = "x" * RAW_PAYLOAD
     conn.execute("INSERT INTO items VALUES (%s, 0, %s) ON CONFLICT DO NOTHING", (n, payload))
-    conn.commit()
     start.wait()
     for k in range(count):
         rid = f"writer{n}-{k}"

@@ -110,7 +110,7 @@ def state() -> dict:
             " it exits, and the next hook starts this vybe's",
         }
     status = reply["status"]
-    detail = f"pid {status['pid']}, {status.get('workers', 1)} workers,"
+    detail = f"pid {status['pid']}, {status['workers']} workers,"
     detail += f" {status['served']} requests served, on {status['socket']};"
     detail += f" exits after {status['idle_exit_s']:g} s without one"
     return {"state": "running", "detail": detail, **status}
