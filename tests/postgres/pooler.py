@@ -13,12 +13,11 @@ import contextlib
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.postgres.server import Server, _demote, free_port
+from tests.postgres.server import Server, _demote, free_port, scratch
 
 BINARY = "/usr/sbin/pgbouncer"
 
@@ -100,7 +99,7 @@ class Pooler:
 
 @contextlib.contextmanager
 def running(server: Server) -> Iterator[Pooler]:
-    folder = Path(tempfile.mkdtemp(prefix="vybe-pgbouncer-"))
+    folder = scratch("vybe-pgbouncer-")
     pooler = Pooler(folder, server)
     try:
         pooler.configure()

@@ -2,7 +2,10 @@
 
 The binaries come from the `pgserver` package (a test dependency that ships them) or, where
 it is missing, from the system's /usr/lib/postgresql/*/bin. PostgreSQL refuses to run as
-root, so as root the cluster belongs to, and the server runs as, the unprivileged `nobody`.
+root, so as root the cluster belongs to, and the server runs as, the unprivileged `nobody`,
+who cannot enter root's home or a `mktemp -d` folder (700), where a clone and its virtualenv
+often are: as root, the server runs from a copy of pgserver's binaries made once per build in
+a folder every user can enter (SHARED), and keeps its data there too.
 It listens on 127.0.0.1 only, on a free port, with trust authentication (a test may add
 addresses to listen on and networks to trust, as tests/postgres/test_fleet_load.py's hosts in
 network namespaces of their own need).
@@ -12,17 +15,25 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
+import importlib.metadata
 import importlib.util
 import os
 import pwd
 import shutil
 import socket
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 UNPRIVILEGED = "nobody"
+# Where the server's files are when it runs as nobody: ours alone to write, all to enter.
+SHARED = Path("/var/tmp") / f"vybe-postgres-{os.geteuid()}"
+# What the server needs of pgserver's wheel, by its place in site-packages: the install, and
+# the libraries its binaries find by a path relative to their own ($ORIGIN/../../../).
+SHIPPED = ("pgserver/pginstall", "pgserver.libs")
 # The server as installed, on 127.0.0.1 only, with room for two hundred clients: every
 # commit is written to the log before it is acknowledged and flushed to disk (fsync).
 SETTINGS = {
@@ -40,8 +51,8 @@ SETTINGS = {
 FAST = {"fsync": "off", "full_page_writes": "off"}
 
 
-def binaries() -> Path:
-    """The folder holding initdb, pg_ctl and postgres."""
+def installed() -> Path:
+    """The folder holding initdb, pg_ctl and postgres, where they were installed."""
     spec = importlib.util.find_spec("pgserver")  # found, not imported: no side effects
     if spec and spec.submodule_search_locations:
         shipped = Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
@@ -51,6 +62,82 @@ def binaries() -> Path:
     if system:
         return Path(system[-1]).parent
     raise RuntimeError("no PostgreSQL binaries: install the test extra (pgserver)")
+
+
+def binaries() -> Path:
+    """The folder of the binaries the server runs: as root, where nobody can reach them
+    (the system's are; pgserver's, inside a virtualenv, are copied to SHARED)."""
+    found = installed()
+    if _demote() is None or found.parent.name != "pginstall":
+        return found
+    return copy_for_all(found.parents[2], shared()) / SHIPPED[0] / "bin"
+
+
+def shared() -> Path:
+    """SHARED, made once: refused if it is not our own folder or others may write in it."""
+    with contextlib.suppress(FileExistsError):
+        SHARED.mkdir(mode=0o755)
+        SHARED.chmod(0o755)  # whatever the umask
+    found = SHARED.lstat()
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid() or found.st_mode & 0o022:
+        raise RuntimeError(f"{SHARED} is not a folder of ours that only we may write")
+    return SHARED
+
+
+def _build(site: Path) -> str:
+    """pgserver's version and a digest of its shipped files (name, size, time)."""
+    try:
+        version = importlib.metadata.version("pgserver")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    digest = hashlib.sha256()
+    for part in SHIPPED:
+        for path in sorted((site / part).rglob("*")):
+            found = path.lstat()
+            digest.update(
+                f"{path.relative_to(site)} {found.st_size} {found.st_mtime_ns}\n".encode()
+            )
+    return f"{version}-{digest.hexdigest()[:16]}"
+
+
+def copy_for_all(site: Path, into: Path) -> Path:
+    """A copy of pgserver's binaries and libraries from ``site`` (the site-packages folder
+    pgserver is in) in ``into``, laid out as there, that every user may read and run; one
+    per build, made whole in a staging folder, then renamed into place, so workers starting
+    at once make it once and none sees it half made."""
+    target = into / f"pgserver-{_build(site)}"
+    if target.is_dir():
+        return target
+    staging = Path(tempfile.mkdtemp(prefix=".pgserver-", dir=into))
+    try:
+        for part in SHIPPED:
+            shutil.copytree(site / part, staging / part, symlinks=True)
+        for path in [staging, *staging.rglob("*")]:
+            _open_to_all(path)
+        with contextlib.suppress(OSError):  # another worker's copy is there already
+            staging.rename(target)
+        if not target.is_dir():
+            raise RuntimeError(f"could not make {target}")
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _open_to_all(path: Path) -> None:
+    """Readable by all, and enterable or runnable by all where its owner may."""
+    found = path.lstat()
+    if stat.S_ISLNK(found.st_mode):
+        return
+    wanted = stat.S_IRUSR | stat.S_IWUSR | stat.S_IRGRP | stat.S_IROTH
+    if stat.S_ISDIR(found.st_mode) or found.st_mode & stat.S_IXUSR:
+        wanted |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+    path.chmod(wanted)
+
+
+def scratch(prefix: str) -> Path:
+    """A fresh folder for a server's files: in SHARED as root (nobody runs the server),
+    else in the temporary folder."""
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=shared() if _demote() else None))
 
 
 def free_port() -> int:
@@ -135,7 +222,7 @@ def running(
     settings: dict[str, str] | None = None, trusted: Sequence[str] = ()
 ) -> Iterator[Server]:
     """A started server in a fresh folder, stopped and removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="vybe-pg-"))
+    folder = scratch("vybe-pg-")
     server = Server(folder, settings, trusted)
     try:
         server.init()
