@@ -1,17 +1,33 @@
 """`vybe doctor` says whether Claude Code's ANTHROPIC_BASE_URL and each Codex provider's
-base_url point at a vybe proxy that answers; it asks only this machine."""
+base_url point at a vybe proxy that answers; it asks only this machine. Only nothing
+answering there is a failure: another model server there is said, not failed."""
 
 from __future__ import annotations
 
 import socket
 
+import pytest
+
+from tests.fakes.servers import FakeServer, Response
 from vybe.proxy.relay import Options, ProxyServer
 
 
-def checks_of(vybe, **env: str) -> dict[str, dict]:
+def doctor(vybe, **env: str) -> dict:
     vybe.env.update(env)
-    data = vybe.ok("doctor")
+    return vybe.ok("doctor")
+
+
+def checks_of(vybe, **env: str) -> dict[str, dict]:
+    data = doctor(vybe, **env)
     return {c["name"]: c for c in data["checks"] if c["name"].startswith("proxy_")}
+
+
+def codex_provider(home, url: str):
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[model_providers.gateway]\nname = "g"\nbase_url = "{url}/v1"\nwire_api = "responses"\n'
+    )
+    return str(home)
 
 
 def dead_port() -> int:
@@ -44,3 +60,25 @@ def test_a_local_base_url_where_nothing_answers_fails_and_a_remote_one_is_not_as
 def test_no_base_url_is_no_failure(vybe):
     vybe.env.pop("ANTHROPIC_BASE_URL", None)
     assert checks_of(vybe)["proxy_claude"]["ok"]
+
+
+@pytest.mark.parametrize(
+    "probe",
+    [Response(body={"data": []}), Response(status=404, body={"error": "not found"})],
+    ids=["answers-200", "answers-404"],
+)
+def test_a_model_server_that_is_not_a_vybe_proxy_is_said_and_is_no_failure(vybe, tmp_path, probe):
+    """A local gateway (LiteLLM, Ollama, a test's fake server) answers, whatever its status:
+    the client's requests reach a model, only vybe's checkpoints are not in the way."""
+    with FakeServer(lambda received: Response(), probe=probe) as server:
+        data = doctor(
+            vybe,
+            ANTHROPIC_BASE_URL=server.url,
+            CODEX_HOME=codex_provider(tmp_path / "codex", server.url),
+        )
+    found = {c["name"]: c for c in data["checks"] if c["name"].startswith("proxy_")}
+    for name in ("proxy_claude", "proxy_codex_gateway"):
+        assert found[name]["ok"], found[name]
+        assert "a model server answers there; not a vybe proxy" in found[name]["detail"]
+    assert data["ok"], [c for c in data["checks"] if not c["ok"]]
+    assert [r.path for r in server.received] == ["/.vybe-proxy", "/.vybe-proxy"]

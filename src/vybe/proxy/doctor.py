@@ -4,8 +4,10 @@ requests, and whether a vybe proxy answers there.
 Claude Code's is ``ANTHROPIC_BASE_URL``; Codex's, each ``[model_providers.<name>]`` entry's
 ``base_url`` in its config.toml (the table is read by the caller). Only a base URL on this
 machine is asked (``GET /.vybe-proxy``, a short timeout): the doctor reaches no network. A
-base URL elsewhere, or none, is the person's choice and no failure; one on this machine
-where nothing answers is (the client's requests would fail).
+base URL elsewhere, or none, is the person's choice and no failure, and so is a local model
+server that is not a vybe proxy (LiteLLM, Ollama, a company's gateway): it is said, not
+failed. Only a base URL on this machine where nothing answers HTTP is a failure (the
+client's requests would fail).
 """
 
 from __future__ import annotations
@@ -21,9 +23,13 @@ LOCAL = ("127.0.0.1", "localhost", "::1")
 TIMEOUT = 1.0
 
 
-def answers(url: str) -> bool | None:
-    """Whether a vybe proxy answers at ``url`` (True / False), or None for a URL not on this
-    machine (not asked)."""
+# What answers at a base URL on this machine.
+PROXY, OTHER, NOTHING = "proxy", "other", "nothing"
+
+
+def answers(url: str) -> str | None:
+    """Who answers at ``url``: a vybe proxy (PROXY), another HTTP server (OTHER) or nothing
+    (NOTHING); None for a URL not on this machine (not asked)."""
     parts = urlsplit(url)
     if parts.scheme != "http" or parts.hostname not in LOCAL:
         return None
@@ -31,25 +37,36 @@ def answers(url: str) -> bool | None:
     try:
         conn.request("GET", wire.PROBE_PATH)
         response = conn.getresponse()
-        body = json.loads(response.read(1024) or b"null")
-    except (OSError, http.client.HTTPException, ValueError):
-        return False
+        body = response.read(1024)
+    except (OSError, http.client.HTTPException):
+        return NOTHING
     finally:
         conn.close()
-    return response.status == 200 and isinstance(body, dict) and body.get("vybe_proxy") is True
+    return PROXY if response.status == 200 and _says_proxy(body) else OTHER
+
+
+def _says_proxy(body: bytes) -> bool:
+    try:
+        found = json.loads(body or b"null")
+    except ValueError:
+        return False
+    return isinstance(found, dict) and found.get("vybe_proxy") is True
+
+
+DETAILS = {
+    None: "not on this machine, not asked",
+    PROXY: "a vybe proxy answers there",
+    OTHER: "a model server answers there; not a vybe proxy, so vybe's checkpoints are not"
+    " in the way",
+    NOTHING: "nothing answers there (start the server it names, or: vybe proxy --upstream …)",
+}
 
 
 def _check(name: str, url: str | None, where: str) -> dict[str, Any]:
     if not url:
         return {"name": name, "ok": True, "detail": f"{where} is not set: no proxy in the way"}
     found = answers(url)
-    if found is None:
-        detail = f"{where} = {url}: not on this machine, not asked"
-    elif found:
-        detail = f"{where} = {url}: a vybe proxy answers there"
-    else:
-        detail = f"{where} = {url}: no vybe proxy answers there (start: vybe proxy --upstream …)"
-    return {"name": name, "ok": found is not False, "detail": detail}
+    return {"name": name, "ok": found != NOTHING, "detail": f"{where} = {url}: {DETAILS[found]}"}
 
 
 def checks(environ: dict[str, str], codex_config: dict[str, Any]) -> list[dict[str, Any]]:
