@@ -16,7 +16,7 @@ import os
 import sys
 import time
 
-from vybe import config, jsonio
+from vybe import config, jsonio, stdout
 from vybe.errors import acting
 from vybe.integrations.hooks import MAX_INPUT_BYTES, Hook, log_failure, parse, render
 
@@ -39,9 +39,7 @@ def run_handler(argv: list[str], process_ends: bool = False) -> int:
         raw = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         answer = run(target, raw, process_ends)
         if answer:  # UTF-8 whatever the locale (its encoding could not write a brief's "é")
-            sys.stdout.flush()
-            sys.stdout.buffer.write((answer + "\n").encode("utf-8", "backslashreplace"))
-            sys.stdout.flush()
+            stdout.write((answer + "\n").encode("utf-8", "backslashreplace"))
     except BaseException as error:  # a hook must never block or break the agent
         log_failure("?", "?", error)
     return 0

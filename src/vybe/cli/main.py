@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 
-from vybe import __version__, clock
+from vybe import __version__, clock, stdout
 from vybe.cli import output
 from vybe.cli.flags import split_globals
 from vybe.errors import InvalidInput, VybeError, acting
@@ -106,8 +105,9 @@ def overview() -> dict[str, object]:
     return {"version": __version__, "commands": names(every()), "schema_hint": "vybe schema"}
 
 
-def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
-    """Find the command, parse its line, run its operation; help is plain text."""
+def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str, str | None]:
+    """Find the command, parse its line, run its operation; help is plain text. The third
+    value is the request id of a write that was done (None for a read)."""
     from vybe.cli import commands, parsers
     from vybe.operations.model import Alias
 
@@ -121,11 +121,12 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
     invocation = Invocation(flags, writes=op.writes_with(values))
     try:
         result = op.call(invocation, values)
+        done = invocation.request_id if invocation.writes else None
         if values.get("format") == "text":
-            return 0, op.as_text(result).rstrip("\n")
+            return 0, op.as_text(result).rstrip("\n"), done
         if values.get("jsonl") and op.listing:
-            return 0, output.lines(result, op.listing)
-        return 0, output.success(result)
+            return 0, output.lines(result, op.listing), done
+        return 0, output.success(result), done
     finally:
         invocation.close()
 
@@ -133,37 +134,43 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
 def run(argv: list[str]) -> tuple[int, str]:
     """One command line: the exit code and what goes to stdout (the JSON envelope, or the
     plain text of --help)."""
+    code, text, _ = answer(argv)
+    return code, text
+
+
+def answer(argv: list[str]) -> tuple[int, str, str | None]:
+    """``run``'s exit code and stdout, and the request id of the write it did, if any."""
     from vybe.cli.parsers import HelpRequested
 
     try:
         flags, rest = split_globals(_utf8_arguments(argv))
         if rest == ["--version"]:
-            return 0, output.success({"version": __version__})
+            return 0, output.success({"version": __version__}), None
         if not rest:
-            return 0, output.success(overview())
+            return 0, output.success(overview()), None
         return _dispatch(flags, rest)
     except HelpRequested as help_:
-        return 0, help_.text.rstrip("\n")
+        return 0, help_.text.rstrip("\n"), None
     except VybeError as error:
-        return error.exit_code, output.failure(error)
+        return error.exit_code, output.failure(error), None
     except KeyboardInterrupt:
-        return 130, output.failure(VybeError("interrupted", code="INTERRUPTED"))
+        return 130, output.failure(VybeError("interrupted", code="INTERRUPTED")), None
+    except stdout.Lost as lost:  # a command that prints as it goes (chat) lost its stdout
+        return 1, output.failure(VybeError(f"stdout could not be written: {lost}")), None
     except Exception as exc:  # an unexpected failure: a stable code, details on stderr
         import traceback
 
         traceback.print_exc(file=sys.stderr)
-        return 1, output.failure(
-            VybeError(f"internal error: {type(exc).__name__}: {exc}", code="INTERNAL")
-        )
+        failed = VybeError(f"internal error: {type(exc).__name__}: {exc}", code="INTERNAL")
+        return 1, output.failure(failed), None
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run and print; the exit code is the command's even when stdout is closed or full
-    (the envelope is lost then, but 0 still says the write happened, 1 that it did not)."""
-    code, text = run(sys.argv[1:] if argv is None else argv)
+    """Run and print; when stdout cannot take the result (closed, full, a reader gone), one
+    line on stderr says what the command did and the exit is ``output.UNPRINTED``."""
+    code, text, done = answer(sys.argv[1:] if argv is None else argv)
     try:
         output.emit(text)
-    except (OSError, ValueError) as exc:  # closed, full, a broken pipe
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            sys.stderr.write(f"vybe: the result could not be printed ({exc}); exit {code}\n")
+    except (OSError, ValueError) as exc:
+        return output.unprinted(exc, code, done)
     return code

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 
+from vybe import stdout
 from vybe.errors import VybeError
 
 SCHEMA_VERSION = "v1"
+# The exit status when stdout could not take the result (docs/cli.md): sysexits' EX_IOERR.
+UNPRINTED = 74
 
 
 def _dump(payload: object) -> str:
@@ -59,14 +63,23 @@ def emit(text: str) -> None:
 
 
 def write(text: str) -> None:
-    """Write UTF-8 whatever the locale; a lone surrogate becomes its JSON escape, not a crash."""
-    data = text.encode("utf-8", "backslashreplace")
-    if sys.stdout is None:  # the descriptor was closed before vybe started
-        raise OSError("stdout is closed")
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
+    """Write UTF-8 whatever the locale; a lone surrogate becomes its JSON escape, not a crash.
+    OSError or ValueError when stdout cannot take it (vybe.stdout)."""
+    stdout.write(text.encode("utf-8", "backslashreplace"))
+
+
+def unprinted(error: Exception, code: int, done: str | None) -> int:
+    """Say on stderr, in one line, that the result was lost and what the command did (its
+    exit ``code``; ``done``, the request id of the write it made); UNPRINTED."""
+    if code != 0:
+        did = f"the command failed (exit {code}) and its error was lost"
+    elif done:
+        did = f"the command was done: run it again with --request-id {done} for its result"
     else:
-        sys.stdout.flush()
-        buffer.write(data)
-    sys.stdout.flush()
+        did = "the command was done and changed nothing"
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(
+            f"vybe: stdout could not take the result ({error}); {did}; exit {UNPRINTED}\n"
+        )
+        sys.stderr.flush()
+    return UNPRINTED

@@ -12,6 +12,7 @@ after its commit, the command run here replays it rather than doing it twice.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -77,10 +78,13 @@ def by_service(argv: list[str]) -> int | None:
     code, text, logged = found
     from vybe.cli import output
 
-    try:
-        if logged:
+    if logged:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
             sys.stderr.write(str(logged))
+    try:
         output.emit(str(text))
-    except (OSError, ValueError, AttributeError):  # closed, full: the exit code still says
-        pass
+    except (OSError, ValueError) as exc:
+        return output.unprinted(
+            exc, int(code), flags.get("request_id") or os.environ.get("VYBE_REQUEST_ID")
+        )
     return int(code)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from vybe import config, jsonio
+from vybe import config, jsonio, stdout
 from vybe.errors import acting
 from vybe.text import shorten, to_os
 
@@ -120,8 +120,7 @@ def run(process_ends: bool = False) -> int:
     except (AttributeError, OSError, ValueError):
         raw = b""
     try:  # UTF-8 bytes whatever the locale: under LC_ALL=C its "·" could not be encoded
-        sys.stdout.buffer.write((line(raw, process_ends) + "\n").encode("utf-8"))
-        sys.stdout.flush()
-    except (AttributeError, OSError, ValueError):
-        pass
+        stdout.write((line(raw, process_ends) + "\n").encode("utf-8"))
+    except stdout.Lost:  # Claude Code stopped reading: nothing to tell it
+        return 0
     return 0
