@@ -10,7 +10,9 @@ The config files are the user's (``~/.config/vybe/config.yaml``) and the machine
 (``/etc/vybe/config.yaml``): never one in the working folder, where any project's own
 ``config.yaml`` (``db_path: app.db``) would take over the store and the person's prompts.
 What vybe writes in its folder is the user's alone: the folder is 700 and files 600,
-whatever the umask (``make_private_dir``, ``private_opener``).
+whatever the umask (``make_private_dir``, ``private_opener``). Every file vybe writes
+outside the store (these, the agents' settings, what the hooks keep) is written whole or
+not at all (``write_whole``).
 """
 
 from __future__ import annotations
@@ -109,6 +111,76 @@ def make_private_dir(path: str) -> None:
 def private_opener(path: str, flags: int) -> int:
     """``open(..., opener=private_opener)``: a file vybe creates is 600 whatever the umask."""
     return os.open(path, flags, 0o600)
+
+
+def write_whole(
+    path: str,
+    data: str | bytes,
+    *,
+    mode: int | None = 0o600,
+    keep_mode: bool = False,
+    exclusive: bool = False,
+    dir_fd: int | None = None,
+) -> bool:
+    """Write ``path`` whole or not at all, the one way vybe writes a file outside the store:
+    a temporary file in the same folder, written, flushed and fsynced, then renamed over
+    ``path`` and the folder fsynced, so a kill at any instant leaves the old file or the
+    new one, never a part (a temporary ``.NAME.*.tmp`` may be left beside it).
+
+    ``mode``: the file's, whatever the umask (600: what vybe keeps is the user's alone;
+    None: as the umask makes a new file); ``keep_mode``: an existing file keeps its own (an
+    agent's settings file). ``exclusive``: only when there is no file yet (linked into
+    place, never over one); whether it was written. ``dir_fd``: ``path`` is a name in that
+    open folder (the chat agent's confined writes)."""
+    folder = os.path.dirname(path) or "."
+    temporary = os.path.join(
+        folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
+    )
+    if keep_mode:
+        try:  # noqa: SIM105 (contextlib is kept off the hook path)
+            mode = os.stat(path, dir_fd=dir_fd).st_mode & 0o777
+        except FileNotFoundError:
+            pass
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    made = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+    fd = os.open(temporary, made, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
+    try:
+        try:
+            _write_all(fd, payload)
+            if mode is not None:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if exclusive:
+            try:
+                os.link(temporary, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            except FileExistsError:
+                return False
+        else:
+            os.replace(temporary, path, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    finally:
+        try:  # noqa: SIM105 (contextlib is kept off the hook path)
+            os.unlink(temporary, dir_fd=dir_fd)  # still there after a link or a failure
+        except FileNotFoundError:
+            pass
+    _sync_folder(folder, dir_fd)
+    return True
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _sync_folder(folder: str, dir_fd: int | None) -> None:
+    """The rename made durable: the folder's entry flushed as the file's bytes were."""
+    fd = os.open(folder, os.O_RDONLY, dir_fd=dir_fd)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _read_text(path: str) -> str:
@@ -232,12 +304,9 @@ def read_settings(path: str) -> dict[str, Any]:
         pass
     values = checked(path, parse(path))
     document = jsonio.dumps({"path": path, "stamp": stamp, "settings": values})
-    try:
-        draft = f"{cache}.{os.getpid()}.tmp"
-        with open(draft, "w", encoding="utf-8", opener=private_opener) as file:
-            file.write(document)
-        os.replace(draft, cache)
-    except OSError:
+    try:  # noqa: SIM105 (contextlib is kept off the hook path)
+        write_whole(cache, document)
+    except OSError:  # best effort: a folder that cannot be written leaves each run to parse
         pass
     return values
 
@@ -257,10 +326,7 @@ def write_default_agent(agent: str) -> str:
         if raw.partition(":")[0].strip() != "default_agent" or raw[:1] in " \t#"
     ]
     make_private_dir(config_dir())
-    draft = f"{path}.{os.getpid()}.tmp"  # replaced whole: never a half-written config
-    with open(draft, "w", encoding="utf-8", opener=private_opener) as file:
-        file.write("\n".join([*kept, line]) + "\n")
-    os.replace(draft, path)
+    write_whole(path, "\n".join([*kept, line]) + "\n")
     return path
 
 

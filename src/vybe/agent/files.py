@@ -23,6 +23,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from vybe import config
 from vybe.errors import InvalidInput
 
 MAX_LINES = 2000
@@ -177,26 +178,10 @@ def read(
     return text or "(empty file)"
 
 
-def _replace(folder: int, path: object, name: str, data: bytes, mode: int | None) -> None:
+def _replace(folder: int, name: str, data: bytes, mode: int | None) -> None:
     """Write ``data`` to a new file beside ``name`` and rename it over ``name``: a reader
     sees the old file or the new one, and whatever ``name`` was (a link) is not written."""
-    temporary = f".{name}.vybe-{os.getpid()}-{os.urandom(4).hex()}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    fd = os.open(temporary, flags, 0o666 if mode is None else 0o600, dir_fd=folder)
-    try:
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with os.fdopen(os.dup(fd), "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.rename(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary, dir_fd=folder)
-        raise
-    finally:
-        os.close(fd)
+    config.write_whole(name, data, mode=mode, dir_fd=folder)
 
 
 def _existing(folder: int, path: object, name: str) -> os.stat_result | None:
@@ -222,7 +207,7 @@ def write(workdir: Path, path: object, content: object) -> str:
     try:
         before = _existing(folder, path, parts[-1])
         mode = stat.S_IMODE(before.st_mode) if before else None
-        _replace(folder, path, parts[-1], content.encode("utf-8"), mode)
+        _replace(folder, parts[-1], content.encode("utf-8"), mode)
     finally:
         os.close(folder)
     return f"wrote {len(content.encode('utf-8'))} bytes to {workdir.resolve().joinpath(*parts)}"
@@ -246,7 +231,7 @@ def edit(workdir: Path, path: object, old_text: object, new_text: object) -> str
             where = "does not occur" if found == 0 else f"occurs {found} times"
             raise InvalidInput(f"old_text {where} in {path}; give a unique piece of the file")
         changed = text.replace(old_text, new_text, 1).encode("utf-8")
-        _replace(folder, path, parts[-1], changed, stat.S_IMODE(info.st_mode))
+        _replace(folder, parts[-1], changed, stat.S_IMODE(info.st_mode))
     finally:
         os.close(folder)
     return f"edited {workdir.resolve().joinpath(*parts)}"

@@ -64,8 +64,7 @@ def capture(folder: str, target: str, raw: bytes, started: float, answer: str) -
         config.make_private_dir(folder)
         stamp = time.time_ns()
         path = os.path.join(folder, f"{stamp}-{target}-{event}.json")
-        with open(path, "wb", opener=config.private_opener) as handle:
-            handle.write(raw)
+        config.write_whole(path, raw)
         line = {"target": target, "event": event, "ms": (time.perf_counter() - started) * 1000}
         line.update(at_ns=stamp, answered=bool(answer))
         timings = os.path.join(folder, "timings.jsonl")

@@ -104,7 +104,9 @@ def rewritten(text: str) -> str:
 
 
 def main() -> int:
-    DOC.write_text(rewritten(DOC.read_text(encoding="utf-8")), encoding="utf-8")
+    from vybe import config
+
+    config.write_whole(str(DOC), rewritten(DOC.read_text(encoding="utf-8")), keep_mode=True)
     sys.stdout.write(f"wrote {DOC}\n")
     return 0
 

@@ -105,10 +105,7 @@ def state_path(db_path: str, record_session: str) -> str:
 
 def _remember(path: str, where: dict[str, Any]) -> None:
     os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    with open(temporary, "w", encoding="utf-8", opener=config.private_opener) as handle:
-        handle.write(jsonio.dumps(where))
-    os.replace(temporary, path)
+    config.write_whole(path, jsonio.dumps(where))
 
 
 def _still_looking(path: str) -> None:

@@ -105,12 +105,8 @@ def ensure() -> bool:
     if where.exists():
         return False
     config.make_private_dir(str(where.parent))
-    try:
-        with open(where, "x", encoding="utf-8", opener=config.private_opener) as file:
-            file.write(json.dumps(to_json(DEFAULT), indent=2) + "\n")
-    except FileExistsError:  # another process wrote it meanwhile
-        return False
-    return True
+    document = json.dumps(to_json(DEFAULT), indent=2) + "\n"
+    return config.write_whole(str(where), document, exclusive=True)  # not over another's
 
 
 def load() -> tuple[dict[str, tuple[HookSpec, ...]], Path | None]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import time
 
-from vybe import jsonio
+from vybe import config, jsonio
 from vybe.text import to_os
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
@@ -53,13 +53,7 @@ def keep(db_path: str, row: MessageRow, event: dict[str, Any]) -> str:
         "tokens": row.tokens,
         "event": event,
     }
-    temporary = os.path.join(where, f".{name}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(jsonio.dumps(document, ensure_ascii=False))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, os.path.join(where, name))
+    config.write_whole(os.path.join(where, name), jsonio.dumps(document, ensure_ascii=False))
     return os.path.join(where, name)
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from vybe import locks
+from vybe import config, locks
 from vybe.errors import InvalidInput, VybeError
 
 
@@ -45,28 +44,6 @@ def render(document: dict) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Temp file in the same folder, fsync, rename over, fsync the folder: all or nothing."""
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    folder = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(folder)
-    finally:
-        os.close(folder)
-
-
 def update(path: Path, change: Callable[[dict], dict], *, dry_run: bool = False) -> bool:
     """Apply ``change`` to the file's object under the lock; True when the text changed.
 
@@ -81,5 +58,5 @@ def update(path: Path, change: Callable[[dict], dict], *, dry_run: bool = False)
         after = change(json.loads(json.dumps(before)))
         changed = render(after) != render(before)
         if changed and not dry_run:
-            write_atomic(path, render(after))
+            config.write_whole(str(path), render(after), keep_mode=True)
         return changed

@@ -206,24 +206,25 @@ def _load_record() -> dict[str, Any]:
 
 def _write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    settings_file.write_atomic(path, data.decode("utf-8"))
+    config.write_whole(str(path), data, keep_mode=True)
 
 
 def apply(changes: list[Change]) -> None:
-    """Write each changed file; the first time setup touches one, keep what it held."""
+    """Write each changed file; the first time setup touches one, keep what it held. The
+    record is written first: setup killed before a file is written leaves a record whose
+    undo finds that file as it was, never a file the record does not know."""
     record = _load_record()
-    for change in (c for c in changes if c.changed):
+    changed = [c for c in changes if c.changed]
+    for change in changed:
         kept = record["files"].get(str(change.path))
-        before = change.before
-        entry = {
-            "before": kept["before"] if kept else _encode(before),
+        record["files"][str(change.path)] = {
+            "before": kept["before"] if kept else _encode(change.before),
             "after_sha256": sha256_hex(change.after),
         }
-        _write(change.path, change.after)
-        record["files"][str(change.path)] = entry
     config.make_private_dir(config.config_dir())
-    with open(_record_path(), "w", encoding="utf-8", opener=config.private_opener) as handle:
-        json.dump(record, handle, indent=2)
+    config.write_whole(str(_record_path()), json.dumps(record, indent=2))
+    for change in changed:
+        _write(change.path, change.after)
 
 
 def _encode(data: bytes | None) -> str | None:
@@ -248,7 +249,9 @@ def undo() -> list[dict[str, Any]]:
         path = Path(name)
         now = _read(path)
         before = None if entry["before"] is None else base64.b64decode(entry["before"])
-        if now is not None and sha256_hex(now) == entry["after_sha256"]:
+        if now == before:  # never written (setup was stopped first), or put back already
+            done.append({"path": name, "restored": "as it was before setup"})
+        elif now is not None and sha256_hex(now) == entry["after_sha256"]:
             if before is None:
                 path.unlink()
             else:
