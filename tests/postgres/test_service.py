@@ -515,3 +515,25 @@ def test_sigkill_of_the_service_never_doubles_a_command_without_a_request_id(vyb
     assert kills
     titles = [t for (t,) in vybe.sql("SELECT title FROM tasks ORDER BY created_at, id")]
     assert sorted(titles) == sorted(f"t{n}" for n in range(25))
+
+
+def test_a_command_the_service_ran_into_a_full_stdout_names_the_request_id_to_replay(vybe, machine):
+    """The service did the write; the caller's stdout could not take its envelope: one
+    line on stderr, exit 74 (docs/cli.md), and the request id made for the line replays
+    the first result."""
+    machine.prompt("warm it up")
+    served = machine.service()["served"]
+    env = {k: v for k, v in machine.env.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [VYBE, "task", "create", "--title", "unprinted", "--agent", "a"], env=env,
+            stdout=full, stderr=subprocess.PIPE, check=False, timeout=60,
+        )  # fmt: skip
+    assert machine.service()["served"] == served + 1  # the service ran it
+    lines = done.stderr.decode().splitlines()
+    assert done.returncode == 74 and len(lines) == 1, lines
+    request_id = lines[0].split("--request-id ", 1)[1].split()[0]
+    code, replayed, _ = command(machine, "task", "create", "--title", "unprinted", "--agent",
+                                "a", "--request-id", request_id)  # fmt: skip
+    assert code == 0
+    assert [i for (i,) in vybe.sql("SELECT id FROM tasks")] == [replayed["data"]["task"]["id"]]
