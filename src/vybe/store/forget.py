@@ -434,9 +434,10 @@ def forget_text(
         counts[table] = len(found)
         if not (apply and found):
             continue
+        width = len(columns)
         changes = [
-            (*(scrubbed(row[i], text) for i in range(len(columns))), *row[len(columns) :])
-            for row in found
+            (*(scrubbed(v, text) for v in values[:width]), *values[width:])
+            for values in (tuple(row) for row in found)
         ]
         sets = ", ".join(f"{c} = ?" for c in columns)
         if table == "tasks":  # a writer holding the old version retries
