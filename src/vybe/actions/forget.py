@@ -122,7 +122,7 @@ def forget(
     was = rows.secure_delete(store.conn, True)
     try:
         counts = store.transact(partial(_forget, store.dialect, selection, tables))
-        wal = rows.truncate_wal(store.conn)
+        wal = rows.truncate_wal(store.conn) if any(counts.values()) else None
     finally:
         rows.secure_delete(store.conn, bool(was))
     return _result(selection, counts, dry_run, wal)
