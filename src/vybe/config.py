@@ -242,6 +242,53 @@ def exclusion_settings(path: str, privacy: dict[str, Any]) -> dict[str, list[str
 RETAINED = ("messages", "events", "checkpoint_attempts")
 
 
+# The checked settings read last, and the file and stamp they were read from: what a hook
+# loaded already costs a later look a stat (read_settings keeps it here).
+_LOADED: list[Any] = []
+
+
+def loaded_values() -> dict[str, Any]:
+    """The config file's checked settings, read again only when the file changed."""
+    found = next((p for p in config_files() if os.path.isfile(p)), None)
+    if found is None:
+        return {}
+    if _LOADED and _LOADED[0] == (found, _stamp(found)):
+        return _LOADED[1]
+    return read_settings(found)
+
+
+def recording_off() -> bool:
+    """``VYBE_RECORD=off``: nothing of this session is recorded."""
+    return os.environ.get("VYBE_RECORD", "").strip().lower() == "off"
+
+
+def excluded_tools() -> frozenset[str]:
+    """The tools whose calls and outputs are not recorded (privacy.exclude_tools)."""
+    return frozenset(loaded_values().get("exclude_tools", ()))
+
+
+def excluded_project(folder: str) -> bool:
+    """Whether ``folder`` is, or is inside, a folder privacy.exclude_projects names (a glob
+    matches the folder or any folder it is in; fnmatch, and with it re, only then)."""
+    path = os.path.abspath(folder)
+    for pattern in loaded_values().get("exclude_projects", ()):
+        if any(mark in pattern for mark in "*?["):
+            from fnmatch import fnmatchcase
+
+            if any(fnmatchcase(place, pattern) for place in _and_parents(path)):
+                return True
+        elif path == pattern or path.startswith(pattern.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _and_parents(path: str) -> list[str]:
+    places = [path]
+    while os.path.dirname(places[-1]) != places[-1]:
+        places.append(os.path.dirname(places[-1]))
+    return places
+
+
 def retention_settings(path: str, retention: dict[str, Any]) -> dict[str, dict[str, int]]:
     """``retention:``'s ages in seconds, by kind of row (none set: nothing)."""
     from vybe.clock import parse_duration
@@ -282,10 +329,12 @@ def read_settings(path: str) -> dict[str, Any]:
         with open(cache, encoding="utf-8") as file:
             cached = jsonio.loads(file.read())
         if cached["path"] == path and cached["stamp"] == stamp and cached["form"] == CACHE_FORM:
+            _LOADED[:] = [(path, stamp), cached["settings"]]
             return cached["settings"]
     except (OSError, ValueError, KeyError, TypeError):
         pass
     values = checked(path, parse(path))
+    _LOADED[:] = [(path, stamp), values]
     document = jsonio.dumps({"path": path, "stamp": stamp, "form": CACHE_FORM, "settings": values})
     try:
         draft = f"{cache}.{os.getpid()}.tmp"
