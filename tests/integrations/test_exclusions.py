@@ -165,3 +165,17 @@ def test_a_proxy_with_recording_off_relays_and_records_nothing(vybe):
         out, err = process.communicate(timeout=20)
     assert json.loads(out)["data"]["recorded"] is False, err
     assert vybe.dump() == before
+
+
+def test_a_chat_with_recording_off_answers_and_leaves_no_word_in_the_store(vybe):
+    from tests.fakes.servers import FakeServer, openai_reply
+
+    vybe.initialized()
+    before = vybe.dump()
+    vybe.env["VYBE_RECORD"] = "off"
+    with FakeServer(lambda r: openai_reply("a reply")) as server:
+        flags = ["--model", "local", "--base-url", server.url + "/v1", "--window", "8000"]
+        data = vybe.ok("chat", "--once", PROMPT, "--no-stream", *flags)
+    assert data["reply"] == "a reply"
+    assert PROMPT in json.dumps(server.posts[0].body)
+    assert vybe.dump() == before
