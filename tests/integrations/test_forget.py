@@ -110,9 +110,13 @@ def test_forget_session_blanks_its_record_and_leaves_other_sessions(vybe, agent,
         "SELECT content_text FROM messages WHERE session_id NOT LIKE 'claude:%' ORDER BY id"
     )
 
+    vybe.ok("session", "checkpoint", CLAUDE_SESSION, "--scripted")
+
     data = vybe.ok("forget", "--session", CLAUDE_SESSION)
 
     assert data["forgotten"]["messages"] > 5
+    assert data["forgotten"]["checkpoints"] == 1 and data["forgotten"]["checkpoint_attempts"] >= 1
+    assert vybe.sql("SELECT COUNT(*) FROM checkpoints") == [(0,)]
     assert data["forgotten"]["events"] >= 1  # the hook's user_prompt event
     texts = vybe.sql(
         "SELECT DISTINCT content_text FROM messages WHERE session_id = ?", (CLAUDE_SESSION,)
@@ -186,3 +190,23 @@ def test_bad_input_is_refused_and_changes_nothing(vybe, agent, tmp_path, args):
     _plant_everywhere(vybe, agent, tmp_path)
     result = vybe.refused("INVALID_INPUT", *args)
     assert result.envelope["error_context"]["field"] in ("selector", "text", "before")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "UPDATE messages SET content_text = 'x'",
+        "DELETE FROM checkpoint_attempts",
+        "DELETE FROM checkpoints",
+        "DELETE FROM compaction_receipts",
+        "UPDATE events SET message = 'x'",
+    ],
+)
+def test_the_record_stays_append_only_outside_a_forget(vybe, agent, tmp_path, change):
+    vybe.ok("session", "import", "--claude", str(_planted_transcript(tmp_path)))
+    vybe.ok("session", "checkpoint", CLAUDE_SESSION, "--scripted")
+    vybe.task("a task, so the log holds an event")
+    before = vybe.dump()
+    with pytest.raises(Exception, match=r"append-only|are kept"):
+        vybe.sql(change)
+    assert vybe.dump() == before
