@@ -210,3 +210,19 @@ def test_the_record_stays_append_only_outside_a_forget(vybe, agent, tmp_path, ch
     with pytest.raises(Exception, match=r"append-only|are kept"):
         vybe.sql(change)
     assert vybe.dump() == before
+
+
+def test_a_forgotten_codex_session_never_comes_back_from_its_rollout(vybe, agent):
+    rollout = FIXTURES / "codex" / "rollout.jsonl"
+    first = vybe.ok("session", "import", "--codex", str(rollout))
+    session = first["session_id"]
+    (typed,) = vybe.sql(
+        "SELECT content_text FROM messages WHERE session_id = ? AND type = 'user' LIMIT 1",
+        (session,),
+    )[0]
+    assert len(typed) >= 8 and _occurrences(vybe, typed) > 0
+    vybe.ok("forget", "--session", session)
+
+    again = vybe.ok("session", "import", "--codex", str(rollout))
+    assert sum(again["imported"].values()) == 0
+    assert _occurrences(vybe, typed) == 0
