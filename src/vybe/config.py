@@ -35,8 +35,11 @@ HOOK_MANIFEST = "hooks.json"
 # still there (vybe reads only HOOK_MANIFEST).
 OLD_HOOK_MANIFEST = "hook-manifest.json"
 CONFIG_CACHE = "config-cache.json"
+# What the cache holds, numbered: a cache an older vybe made (without settings this one
+# reads, such as privacy and retention) is made again.
+CACHE_FORM = 2
 
-SECTIONS = ("models", "chat")  # the config's sections: each a mapping when present
+SECTIONS = ("models", "chat", "privacy", "retention")  # each a mapping when present
 
 
 def config_dir() -> str:
@@ -274,11 +277,110 @@ def checked(path: str, data: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(data.get(section) or {}, dict):
             wrong = data[section]
             raise config_invalid(path, section, f"must be a mapping of settings, not {wrong!r}")
-    return {
+    values = {
         key: check(path, key, data[key])
         for key, check in SCALARS.items()
         if data.get(key) is not None
     }
+    values.update(exclusion_settings(path, data.get("privacy") or {}))
+    values.update(retention_settings(path, data.get("retention") or {}))
+    return values
+
+
+# What is never recorded (privacy.exclude_projects, privacy.exclude_tools): checked here,
+# cached with the other settings, so a hook pays no more than it did.
+EXCLUSIONS = ("exclude_projects", "exclude_tools")
+
+
+def exclusion_settings(path: str, privacy: dict[str, Any]) -> dict[str, list[str]]:
+    """``privacy.exclude_projects`` (folders or globs) and ``privacy.exclude_tools`` (tool
+    names), each a list of text; a folder is made absolute (``~`` expanded)."""
+    found: dict[str, list[str]] = {}
+    for name in EXCLUSIONS:
+        value = privacy.get(name)
+        if value is None:
+            continue
+        key = f"privacy.{name}"
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise config_invalid(path, key, f"must be a list of text, not {value!r}")
+        if name == "exclude_projects":
+            value = [os.path.abspath(os.path.expanduser(v)) for v in value]
+        found[name] = value
+    return found
+
+
+# How long each kind of row is kept (retention: messages / events / checkpoint_attempts),
+# applied by `vybe maintain`; none set keeps everything.
+RETAINED = ("messages", "events", "checkpoint_attempts")
+
+
+# The checked settings read last, and the file and stamp they were read from: what a hook
+# loaded already costs a later look a stat (read_settings keeps it here).
+_LOADED: list[Any] = []
+
+
+def loaded_values() -> dict[str, Any]:
+    """The config file's checked settings, read again only when the file changed."""
+    found = next((p for p in config_files() if os.path.isfile(p)), None)
+    if found is None:
+        return {}
+    if _LOADED and _LOADED[0] == (found, _stamp(found)):
+        return _LOADED[1]
+    return read_settings(found)
+
+
+def recording_off() -> bool:
+    """``VYBE_RECORD=off``: nothing of this session is recorded."""
+    return os.environ.get("VYBE_RECORD", "").strip().lower() == "off"
+
+
+def excluded_tools() -> frozenset[str]:
+    """The tools whose calls and outputs are not recorded (privacy.exclude_tools)."""
+    return frozenset(loaded_values().get("exclude_tools", ()))
+
+
+def excluded_project(folder: str) -> bool:
+    """Whether ``folder`` is, or is inside, a folder privacy.exclude_projects names (a glob
+    matches the folder or any folder it is in; fnmatch, and with it re, only then)."""
+    path = os.path.abspath(folder)
+    for pattern in loaded_values().get("exclude_projects", ()):
+        if any(mark in pattern for mark in "*?["):
+            from fnmatch import fnmatchcase
+
+            if any(fnmatchcase(place, pattern) for place in _and_parents(path)):
+                return True
+        elif path == pattern or path.startswith(pattern.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _and_parents(path: str) -> list[str]:
+    places = [path]
+    while os.path.dirname(places[-1]) != places[-1]:
+        places.append(os.path.dirname(places[-1]))
+    return places
+
+
+def retention_settings(path: str, retention: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """``retention:``'s ages in seconds, by kind of row (none set: nothing)."""
+    from vybe.clock import parse_duration
+
+    ages: dict[str, int] = {}
+    for name, value in retention.items():
+        key = f"retention.{name}"
+        if name not in RETAINED:
+            raise config_invalid(path, key, f"is not one of {', '.join(RETAINED)}")
+        if value is None:
+            continue
+        try:
+            ages[name] = int(
+                parse_duration(value if isinstance(value, str) else "").total_seconds()
+            )
+        except ValueError:
+            raise config_invalid(
+                path, key, f"must be a duration such as 90d or 12w, not {value!r}"
+            ) from None
+    return {"retention": ages} if ages else {}
 
 
 def _stamp(path: str) -> list[int]:
@@ -298,12 +400,14 @@ def read_settings(path: str) -> dict[str, Any]:
     try:
         with open(cache, encoding="utf-8") as file:
             cached = jsonio.loads(file.read())
-        if cached["path"] == path and cached["stamp"] == stamp:
+        if cached["path"] == path and cached["stamp"] == stamp and cached["form"] == CACHE_FORM:
+            _LOADED[:] = [(path, stamp), cached["settings"]]
             return cached["settings"]
     except (OSError, ValueError, KeyError, TypeError):
         pass
     values = checked(path, parse(path))
-    document = jsonio.dumps({"path": path, "stamp": stamp, "settings": values})
+    _LOADED[:] = [(path, stamp), values]
+    document = jsonio.dumps({"path": path, "stamp": stamp, "form": CACHE_FORM, "settings": values})
     try:  # noqa: SIM105 (contextlib is kept off the hook path)
         write_whole(cache, document)
     except OSError:  # best effort: a folder that cannot be written leaves each run to parse
@@ -338,7 +442,15 @@ class Settings:
     A plain class, not a dataclass: every hook and command reads it, and the dataclasses
     module (with inspect) is kept off the start-up paths."""
 
-    __slots__ = ("agent", "busy_timeout_ms", "claim_lease", "config_file", "db_path", "db_url")
+    __slots__ = (
+        "agent",
+        "busy_timeout_ms",
+        "claim_lease",
+        "config_file",
+        "db_path",
+        "db_url",
+        "file_values",
+    )
 
     def __init__(
         self,
@@ -348,10 +460,12 @@ class Settings:
         busy_timeout_ms: int,
         config_file: str | None,
         db_url: str | None = None,
+        file_values: dict[str, Any] | None = None,
     ) -> None:
         self.db_path, self.agent, self.claim_lease = db_path, agent, claim_lease
         self.busy_timeout_ms, self.config_file = busy_timeout_ms, config_file
         self.db_url = db_url
+        self.file_values = file_values or {}  # the config file's checked settings
 
     @property
     def location(self) -> str:
@@ -436,6 +550,7 @@ def load(
         busy_timeout_ms=_busy(_env("VYBE_BUSY_TIMEOUT_MS"), file_values),
         config_file=found,
         db_url=as_url(url) if url is not None else None,
+        file_values=file_values,
     )
 
 

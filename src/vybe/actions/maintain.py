@@ -10,7 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from vybe import clock
-from vybe.actions import search
+from vybe.actions import forget, search
 from vybe.errors import InvalidInput
 from vybe.store import Store
 from vybe.store import events as event_rows
@@ -42,6 +42,8 @@ class Options(Row):
     request_retention: timedelta = timedelta(days=maintain_rows.REQUEST_RETENTION_DAYS)
     checkpoint: bool = True
     index_batches: int = 4
+    # config.yaml's retention: (kind of row, seconds kept), applied by each round
+    kept_for: tuple = ()
 
     def check(self) -> Options:
         if not 1 <= self.keep < self.threshold:
@@ -148,6 +150,7 @@ def _round(store: Store, agent: str, options: Options) -> dict:
     forgotten, requests_before = store.transact(
         partial(_older_than, maintain_rows.forget_requests, options.request_retention, limit)
     )
+    retained = forget.retain(store, _ages(options), dry_run=False)
     indexed = search.index_backlog(store, options.index_batches)
     wal = maintain_rows.checkpoint(store.conn) if options.checkpoint else None
     return {
@@ -155,6 +158,17 @@ def _round(store: Store, agent: str, options: Options) -> dict:
         "summarized": summaries,
         "pruned": {"deleted": pruned, "archived_before": cutoff},
         "request_ids_forgotten": {"deleted": forgotten, "created_before": requests_before},
+        "retention": retained,
         "search_index": indexed,
         "wal_checkpoint": wal,
     }
+
+
+def _ages(options: Options) -> dict[str, timedelta]:
+    return {kind: timedelta(seconds=seconds) for kind, seconds in options.kept_for}
+
+
+def retention_dry_run(store: Store, options: Options) -> dict:
+    """What a round's retention would forget, changing nothing (the other steps are
+    bounded housekeeping that loses nothing, and are not counted)."""
+    return {"dry_run": True, "retention": forget.retain(store, _ages(options), dry_run=True)}

@@ -90,6 +90,26 @@ class Screen:
 
 
 def chat(inv, v: dict) -> dict:
+    """A chat on the user's store; with VYBE_RECORD=off on one of its own in a private
+    temporary folder, removed when the chat ends (nothing of it is recorded)."""
+    from vybe import config
+
+    if not config.recording_off():
+        return _chat(inv, inv.store, v)
+    import os
+    import tempfile
+
+    from vybe.store import open_store
+
+    with tempfile.TemporaryDirectory(prefix="vybe-unrecorded-") as folder:
+        store = open_store(os.path.join(folder, "chat.db"))
+        try:
+            return _chat(inv, store, v)
+        finally:
+            store.close()
+
+
+def _chat(inv, store: Any, v: dict) -> dict:
     from pathlib import Path
 
     from vybe.agent.setup import start
@@ -103,7 +123,7 @@ def chat(inv, v: dict) -> dict:
     bash = BashPermission(v["allow_bash"], _ask_bash if asks else None)
     screen = Screen()
     run = start(
-        inv.store,
+        store,
         inv.agent,
         inv.settings.config_file,
         choice(v),

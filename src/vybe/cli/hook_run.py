@@ -18,7 +18,14 @@ import time
 
 from vybe import config, jsonio, stdout
 from vybe.errors import acting
-from vybe.integrations.hooks import MAX_INPUT_BYTES, Hook, log_failure, parse, render
+from vybe.integrations.hooks import (
+    MAX_INPUT_BYTES,
+    Hook,
+    log_failure,
+    not_recorded,
+    parse,
+    render,
+)
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -139,6 +146,11 @@ def answer_for(
         if settings is None:
             settings = config.load(os.environ.get("VYBE_AGENT") or target)
         hook = Hook(target, event, payload, acting(settings.agent), settings, invocation)
+        why = not_recorded(hook)
+        if why is not None:
+            from vybe.integrations.session_hooks import unrecorded
+
+            return render(target, event, unrecorded(hook, why))
         return render(target, event, handler(hook))
     except Exception as error:
         log_failure(target, event, error)

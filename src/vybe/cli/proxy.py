@@ -27,6 +27,7 @@ def listen_address(text: str) -> tuple[str, int]:
 def proxy(inv, v: dict) -> dict:
     import signal
 
+    from vybe import config
     from vybe.proxy.observer import Recorder
     from vybe.proxy.recorder import Writer
     from vybe.proxy.relay import Options, ProxyServer, note
@@ -48,9 +49,10 @@ def proxy(inv, v: dict) -> dict:
     def open_record() -> SqliteRecord:
         return SqliteRecord(open_store(settings.location, settings.busy_timeout_ms))
 
-    writer = Writer(open_record, note)
+    # VYBE_RECORD=off: every request relayed as it came, nothing of it recorded.
+    writer = None if config.recording_off() else Writer(open_record, note)
     rewriter = Rewriter(v["window"]) if v["checkpoints"] else None
-    recorder = Recorder(writer, options.where + options.prefix, rewriter)
+    recorder = Recorder(writer, options.where + options.prefix, rewriter) if writer else None
     server = ProxyServer(options, (host, port), recorder)
 
     def stop(signum: int, frame: object) -> None:
@@ -61,15 +63,23 @@ def proxy(inv, v: dict) -> dict:
         if host not in LOOPBACK and options.token is None:
             note(f"listening on {host}, beyond this machine, with no --token")
         note(f"relaying {server.url} to {options.where}")
+        if writer is None:
+            note("VYBE_RECORD=off: nothing this proxy relays is recorded")
         server.serve_forever(poll_interval=0.2)
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-        if not recorder.settle(SETTLE):
+        if recorder is not None and not recorder.settle(SETTLE):
             note(f"replies still streaming after {SETTLE:g} s are not recorded")
-        writer.close()
-    return {"listen": server.url, "upstream": options.where, "stopped": True}
+        if writer is not None:
+            writer.close()
+    return {
+        "listen": server.url,
+        "upstream": options.where,
+        "stopped": True,
+        "recorded": writer is not None,
+    }
 
 
 OPERATIONS = (

@@ -3,6 +3,8 @@ the session operations every surface offers, declared in vybe.operations.session
 
 from __future__ import annotations
 
+import os
+
 # pathlib and typing stay out: `vybe schema` loads this module for its declarations.
 from typing import TYPE_CHECKING
 
@@ -70,7 +72,7 @@ def import_(inv, v: dict) -> dict:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
     from vybe.actions.receipts import from_import
-    from vybe.integrations.importers import import_agent_file
+    from vybe.integrations.importers import import_agent_file, not_recorded
 
     claude, codex = v["claude_transcript"], v["codex_rollout"]
     if (claude is None) == (codex is None):
@@ -81,6 +83,10 @@ def import_(inv, v: dict) -> dict:
     given = codex if codex is not None else claude
     limits.text("path", given, limits.PATH_MAX, required=True)
     kind = "codex" if codex is not None else "claude"
+    path = os.path.expanduser(given)
+    why = not_recorded(kind, path) if os.path.isfile(path) else None
+    if why is not None:
+        return {"session_id": v["session_id"], "lines": 0, "imported": {}, "not_recorded": why}
     imported = import_agent_file(_record(inv), kind, given, v["session_id"])
     result = imported.result
     receipts = from_import(inv.store, result.session_id, inv.named or kind, result.compactions)

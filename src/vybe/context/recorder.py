@@ -7,6 +7,7 @@ with ``text``, ``tool_calls`` and ``usage``.
 
 from __future__ import annotations
 
+from vybe.config import excluded_tools
 from vybe.context.labels import harness_text, source_label, user_text
 from vybe.context.tokens import estimate, reply_tokens
 from vybe.context.types import MessageRow, check_session_id
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
         def name(self) -> str: ...
         @property
         def arguments(self) -> dict[str, Any]: ...
+
+
+# What the record keeps of an excluded tool's output (privacy.exclude_tools).
+NOT_RECORDED = "[not recorded: privacy.exclude_tools]"
 
 
 def unanswered(rows: list[MessageRow]) -> list[dict]:
@@ -76,8 +81,13 @@ def record_harness(record: Appends, session_id: str, dispatch: Dispatch, text: s
 def record_reply(
     record: Appends, session_id: str, text: str, calls: Sequence[ToolCall], data: dict | None = None
 ) -> MessageRow:
-    """A reply's text and tool calls (``data`` adds to what the row carries)."""
-    listed = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+    """A reply's text and tool calls (``data`` adds to what the row carries); a call of a
+    tool privacy.exclude_tools names keeps its id and name, not its arguments."""
+    excluded = excluded_tools()
+    listed = [
+        {"id": c.id, "name": c.name, "arguments": {} if c.name in excluded else c.arguments}
+        for c in calls
+    ]
     data = {"tool_calls": listed, **(data or {})} if listed else dict(data or {})
     return _append(
         record,
@@ -88,7 +98,7 @@ def record_reply(
             text,
             source="assistant",
             data=data,
-            tokens=reply_tokens(text, calls),
+            tokens=reply_tokens(text, [c for c in calls if c.name not in excluded]),
         ),
     )
 
@@ -119,7 +129,10 @@ def record_tool(
     is_error: bool = False,
     skill: str | None = None,
 ) -> MessageRow:
-    """The result of one tool call; ``skill`` names a skill whose text this output loaded."""
+    """The result of one tool call; ``skill`` names a skill whose text this output loaded.
+    The output of a tool privacy.exclude_tools names is NOT_RECORDED instead."""
+    if call.name in excluded_tools():
+        output = NOT_RECORDED
     data: dict[str, Any] = {"tool_call_id": call.id, "name": call.name}
     if is_error:
         data["is_error"] = True

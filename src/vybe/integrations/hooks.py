@@ -178,3 +178,15 @@ def exit_code(response: Any) -> int | None:
 
     found = re.search(EXIT_LINE, head)
     return int(found.group(1)) if found else None
+
+
+def not_recorded(hook: Hook) -> str | None:
+    """Why nothing of this hook's session is recorded (None: it is): ``VYBE_RECORD=off`` in
+    the agent's environment, or a working folder privacy.exclude_projects names."""
+    from vybe import config
+
+    if config.recording_off():
+        return "VYBE_RECORD=off"
+    if config.excluded_project(hook.cwd):
+        return "privacy.exclude_projects"
+    return None

@@ -37,3 +37,31 @@ def import_agent_file(record: Any, kind: str, given: str, session_id: str | None
     path = Path(given).expanduser()
     session = session_id or (f"{kind}:{name(path)}" if path.is_file() else "")
     return import_skipping_hooked(record, session, path, stamp, run)
+
+
+def _folder(kind: str, path: Any) -> str | None:
+    """The working folder an agent's file says its session ran in."""
+    from vybe.integrations.transcript_import import first_field
+
+    def pick(line: dict[str, Any]) -> Any:
+        if kind != "codex":
+            return line.get("cwd")
+        payload = line.get("payload")
+        return (
+            payload.get("cwd")
+            if line.get("type") == "session_meta" and isinstance(payload, dict)
+            else None
+        )
+
+    return first_field(path, pick)
+
+
+def not_recorded(kind: str, path: Any) -> str | None:
+    """Why nothing of an agent's file is imported (None: it is): ``VYBE_RECORD=off``, or a
+    session whose working folder privacy.exclude_projects names."""
+    from vybe import config
+
+    if config.recording_off():
+        return "VYBE_RECORD=off"
+    folder = _folder(kind, path)
+    return "privacy.exclude_projects" if folder and config.excluded_project(folder) else None

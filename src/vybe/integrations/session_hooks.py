@@ -272,6 +272,20 @@ def session_start(hook: Hook) -> str | None:
     return "\n\n".join(part for part in parts if part)
 
 
+NOT_RECORDING = "vybe is not recording this session ({why}): the brief above is read-only."
+
+
+def unrecorded(hook: Hook, why: str) -> str | None:
+    """A hook of a session vybe does not record: nothing is written; the session's start
+    gets the brief (read, not resumed: no cursor moves) and says once that recording is
+    off, a status question gets the brief, every other event nothing."""
+    if hook.event == "SessionStart":
+        return f"{brief_prompt(hook)}\n\n{NOT_RECORDING.format(why=why)}"
+    if hook.event == "UserPromptSubmit" and asks_for_status(hook.text("prompt")):
+        return brief_prompt(hook)
+    return None
+
+
 def _prompt_row(hook: Hook, prompt: str) -> MessageRow:
     from vybe.context.labels import user_text
     from vybe.context.tokens import estimate
@@ -400,7 +414,12 @@ def _preview(value: Any, limit: int) -> str:
 
 
 def tool_failure(hook: Hook, raw: Any, exit_code: int | None = None) -> str | None:
-    """Log a failed tool call with bounded previews, for recovery context later."""
+    """Log a failed tool call with bounded previews, for recovery context later (not one of
+    a tool privacy.exclude_tools names)."""
+    from vybe.config import excluded_tools
+
+    if (hook.text("tool_name") or "tool") in excluded_tools():
+        return None
     error = _preview(raw, ERROR_PREVIEW_CHARS)
     if exit_code is not None and not error.startswith("Exit code"):
         error = f"Exit code {exit_code}\n{error}"

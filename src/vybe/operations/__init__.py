@@ -14,6 +14,7 @@ Command = Operation | Alias  # what a command line names
 # The first word of a command -> the module that declares it.
 MODULES = {
     "maintain": "vybe.operations.maintain",
+    "forget": "vybe.operations.forget",
     "project": "vybe.operations.projects",
     "task": "vybe.operations.tasks",
     "done": "vybe.operations.tasks",

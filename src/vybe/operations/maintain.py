@@ -23,14 +23,18 @@ def _maintain(ctx, v: dict) -> dict:
         retention=v["retention"],
         prune_limit=v["prune_limit"],
         checkpoint=not v["no_checkpoint"],
+        kept_for=tuple(sorted(ctx.settings.file_values.get("retention", {}).items())),
     )
+    if v["dry_run"]:
+        return actions.retention_dry_run(ctx.store, options)
     return actions.maintain(ctx.store, ctx.agent, options, ctx.request_id)
 
 
 OPERATIONS = (
     Operation(
         "maintain",
-        "Memory gc, fold long task logs into summaries, prune archived events, checkpoint.",
+        "Memory gc, fold long task logs into summaries, prune archived events, forget what"
+        " config.yaml's retention: keeps no longer, checkpoint.",
         _maintain,
         params=(
             _count("gc_limit", "expired memories deleted at most", DEFAULTS.gc_limit),
@@ -52,11 +56,21 @@ OPERATIONS = (
             ),
             _count("prune_limit", "archived events pruned at most", DEFAULTS.prune_limit),
             Param("no_checkpoint", "boolean", "skip the WAL checkpoint"),
+            Param(
+                "dry_run",
+                "boolean",
+                "say what config.yaml's retention: would forget, change nothing",
+            ),
         ),
         writes=True,
+        peek="dry_run",
         surfaces=CLI_ONLY,
         result={"gc": "object", "summaries": "object"},
-        examples=("vybe maintain", "vybe maintain --keep 10 --retention 30d"),
+        examples=(
+            "vybe maintain",
+            "vybe maintain --dry-run",
+            "vybe maintain --keep 10 --retention 30d",
+        ),
     ),
 )
 ALIASES = ()
