@@ -91,11 +91,18 @@ $(E2E_CACHE)/node_modules/.installed: package.json package-lock.json
 	cd $(E2E_CACHE) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The Python clients (Aider, pinned in e2e/python-clients.txt) in a virtualenv of the repo's
+# own, beside the npm ones.
+$(E2E_CACHE)/aider-venv/.installed: e2e/python-clients.txt
+	python3 -m venv $(E2E_CACHE)/aider-venv
+	$(E2E_CACHE)/aider-venv/bin/python -m pip install --quiet -r e2e/python-clients.txt
+	touch $@
+
 # The interactive scenarios type into the CLIs through tmux (from Debian's packages).
 e2e-tools:
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; }
 
-e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed e2e-tools
+e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed $(E2E_CACHE)/aider-venv/.installed e2e-tools
 	E2E_CACHE=$(abspath $(E2E_CACHE)) $(PY) e2e/run.py
 
 # The same suite against the newest Claude Code and Codex on the npm registry, resolved each

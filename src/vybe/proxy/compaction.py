@@ -7,7 +7,9 @@ Which request is a compaction is decided from what the pinned clients send
   message ends with ``REMINDER`` below (2.1.197 adds "Tool calls will be rejected and you
   will fail the task." after it: the REMINDER within its last ``TAIL`` characters);
 - Codex (0.171): ``client_metadata["x-codex-turn-metadata"]`` is a JSON string whose
-  ``request_kind`` is ``"compaction"``, or the last input item holds ``CODEX_MARK``.
+  ``request_kind`` is ``"compaction"``, or the last input item holds ``CODEX_MARK``;
+- Aider (0.86.2): its weak model's summary of older history, a system message that starts
+  with its summarize prompt and one user message (vybe.proxy.scaffolding).
 
 Anything else is no compaction, and is relayed untouched. A compaction is answered by the
 engine's checkpoint turn on the session's record, against the same upstream model with the
@@ -15,7 +17,8 @@ client's own credentials (mind.md / memo.md, the checks, one repair, the fallbac
 reply, in the shape the client reads, is the checkpoint as the engine shows it to a model
 (its recollection: the MIND with its Mission, the person's ticked messages verbatim from
 the record, the NOW, where to search the whole record). Claude Code keeps the part inside
-``<summary>``; Codex keeps the whole text.
+``<summary>``; Codex keeps the whole text, Aider too (after its own first line, as the
+summary of older history it sends from then on, which names the session).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from vybe.context.record import Record
 from vybe.llm.base import Message, Model
 from vybe.llm.models import resolve
 from vybe.llm.responses import item_text
-from vybe.proxy import upstream, wire
+from vybe.proxy import scaffolding, upstream, wire
 from vybe.proxy.relay import Answer
 
 REMINDER = (
@@ -39,8 +42,8 @@ REMINDER = (
     "followed by a <summary> block."
 )
 CODEX_MARK = "CONTEXT CHECKPOINT COMPACTION"
-CLAUDE, CODEX = "claude", "codex"
-API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES}
+CLAUDE, CODEX, AIDER = "claude", "codex", scaffolding.AIDER
+API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES, AIDER: wire.CHAT}
 TAIL = 300
 PIECE = 400  # characters of the summary in each streamed delta
 LATEST_EACH = 2_000
@@ -78,9 +81,12 @@ def _last_input_text(body: dict[str, Any]) -> str:
 
 
 def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
-    """Whose compaction request this is (``claude`` or ``codex``), or None for any other."""
+    """Whose compaction request this is (``claude``, ``codex``, ``aider``), or None for any
+    other."""
     if not wire.is_generation(path):
         return None
+    if api == wire.CHAT:
+        return AIDER if scaffolding.is_summary_request(body.get("messages")) else None
     if api == wire.ANTHROPIC:
         last = _last_user_text(body.get("messages"))
         return CLAUDE if REMINDER in last.rstrip()[-(len(REMINDER) + TAIL) :] else None
@@ -91,7 +97,10 @@ def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
 def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
     """The request as the conversation it carries, the compaction prompt taken out (what is
     new in it is recorded before the checkpoint): Codex's last input, or the last text block
-    of Claude's last user message (a system message may follow it)."""
+    of Claude's last user message (a system message may follow it); Aider's summary request
+    carries no conversation of its own (its older turns, as one text, are recorded)."""
+    if client == AIDER:
+        return {**body, "messages": []}
     if client == CODEX:
         items = body.get("input")
         return {**body, "input": items[:-1] if isinstance(items, list) else []}
@@ -118,7 +127,8 @@ def checkpoint(
     follows its recollection word for word (each message within ``LATEST_EACH`` tokens)."""
     limits = ModelLimits(window=resolve(model.name).window)
     engine = Engine(record, model, limits)
-    system = upstream.system_of(API[client], body)
+    # Aider's summary request has its summarize prompt for a system prompt, not the agent's.
+    system = "" if client == AIDER else upstream.system_of(API[client], body)
     attempt = engine.checkpoint_now(session_id, system, keep=0)
     if attempt.outcome != "accepted":
         return None
@@ -138,11 +148,37 @@ def _shown(message: Message) -> str:
     return f"[{message.role}]\n{cut(message.content, LATEST_EACH)}{calls}"
 
 
+def _named(session_id: str) -> str:
+    return f"vybe checkpoint of session {session_id}, taken from its record."
+
+
 def claude_text(recollection: str, session_id: str) -> str:
-    return (
-        f"<analysis>\nvybe checkpoint of session {session_id}, taken from its record.\n"
-        f"</analysis>\n\n<summary>\n{recollection}\n</summary>"
-    )
+    return f"<analysis>\n{_named(session_id)}\n</analysis>\n\n<summary>\n{recollection}\n</summary>"
+
+
+def _completion(text: str, model: str) -> dict[str, Any]:
+    """The Chat Completions reply that carries the summary."""
+    message = {"role": "assistant", "content": text}
+    usage = {"prompt_tokens": 0, "completion_tokens": len(text) // 4}
+    return {
+        "id": "chatcmpl-vybe-checkpoint",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {**usage, "total_tokens": len(text) // 4},
+    }
+
+
+def _chat_events(completion: dict[str, Any]) -> Iterator[bytes]:
+    text = completion["choices"][0]["message"]["content"]
+    base = {"id": completion["id"], "object": "chat.completion.chunk", "model": completion["model"]}
+    opened = {"role": "assistant", "content": ""}
+    deltas = [opened, *({"content": piece} for piece in _pieces(text))]
+    for delta in deltas:
+        chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
+    last = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    yield f"data: {json.dumps({**last, 'usage': completion['usage']})}\n\ndata: [DONE]\n\n".encode()
 
 
 def _event(kind: str, **fields: Any) -> bytes:
@@ -231,6 +267,9 @@ def answer(client: str, recollection: str, session_id: str, body: dict[str, Any]
     if client == CODEX:
         reply = _response(recollection, model)
         events = _codex_events(reply)
+    elif client == AIDER:
+        reply = _completion(f"{_named(session_id)}\n\n{recollection}", model)
+        events = _chat_events(reply)
     else:
         reply = _message(claude_text(recollection, session_id), model)
         events = _claude_events(reply)

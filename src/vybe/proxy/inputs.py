@@ -18,7 +18,7 @@ from typing import Any
 
 from vybe.llm.openai_compat import _arguments
 from vybe.llm.responses import item_text
-from vybe.proxy import wire
+from vybe.proxy import scaffolding, wire
 from vybe.tuples import Row
 
 # Text a client's harness puts in a user-role message: (how it starts, what it is).
@@ -135,11 +135,27 @@ def _anthropic(messages: Any) -> list[Item]:
     return talk.items
 
 
-def _chat(messages: Any) -> list[Item]:
+def _chat(messages: Any, start: int = 0) -> list[Item]:
+    """The items of a Chat Completions conversation from ``start`` on; a client's own
+    scaffolding (vybe.proxy.scaffolding) is harness input, its canned replies left out."""
     talk = Conversation()
-    for message in _dicts(messages):
+    listed = messages if isinstance(messages, list) else []
+    labels = scaffolding.aider(listed)
+    system = scaffolding.system_text(listed) if labels else ""
+    examples: list[str] = []
+    for place, message in enumerate(listed[start:], start):
+        if not isinstance(message, dict):
+            continue
         role, content = message.get("role"), message.get("content")
-        if role == "assistant":
+        label = labels.get(place)
+        if label == scaffolding.EXAMPLES:
+            examples.append(f"[{role}]\n{_tool_text(content)}")
+            if labels.get(place + 1) != scaffolding.EXAMPLES:
+                talk.harness("\n\n".join(examples), label)
+        elif label is not None:
+            if label != scaffolding.ACK:
+                talk.harness(_tool_text(content), label)
+        elif role == "assistant":
             asked = _dicts(message.get("tool_calls"))
             functions = [(c.get("id"), c.get("function")) for c in asked]
             calls = tuple(
@@ -150,6 +166,8 @@ def _chat(messages: Any) -> list[Item]:
             talk.reply(_tool_text(content), calls)
         elif role == "tool":
             talk.result(message.get("tool_call_id"), content)
+        elif role == "user" and system:
+            talk.typed(scaffolding.without_reminder(_tool_text(content), system))
         elif role == "user":
             talk.typed(_tool_text(content))
     return talk.items
@@ -184,17 +202,20 @@ def items_of(api: str, body: dict[str, Any]) -> list[Item]:
     return _read(api, _conversation(api, body))
 
 
-def _read(api: str, conversation: Any) -> list[Item]:
+def _read(api: str, conversation: Any, start: int = 0) -> list[Item]:
+    if api == wire.CHAT:
+        return _chat(conversation, start)
+    if isinstance(conversation, list):
+        conversation = conversation[start:]
     if api == wire.ANTHROPIC:
         return _anthropic(conversation)
-    if api == wire.CHAT:
-        return _chat(conversation)
     return _responses(conversation)
 
 
-def _replying(api: str, entry: Any) -> bool:
-    """Whether a raw message or input item is (part of) a reply."""
-    if not isinstance(entry, dict):
+def _replying(api: str, entry: Any, scaffold: bool = False) -> bool:
+    """Whether a raw message or input item is (part of) a reply (a client's canned reply
+    to its own scaffolding, ``scaffold``, is none)."""
+    if not isinstance(entry, dict) or scaffold:
         return False
     if api == wire.RESPONSES:
         kind = entry.get("type", "message")
@@ -208,12 +229,17 @@ def tail_of(api: str, body: dict[str, Any]) -> list[Item]:
     conversation = _conversation(api, body)
     if not isinstance(conversation, list):
         return _read(api, conversation)
+    labels = scaffolding.aider(conversation) if api == wire.CHAT else {}
+
+    def replying(place: int) -> bool:
+        return _replying(api, conversation[place], place in labels)
+
     start = len(conversation)
-    while start > 0 and not _replying(api, conversation[start - 1]):
+    while start > 0 and not replying(start - 1):
         start -= 1
-    while start > 0 and _replying(api, conversation[start - 1]):
+    while start > 0 and replying(start - 1):
         start -= 1
-    return _read(api, conversation[start:])
+    return _read(api, conversation, start)
 
 
 def _digest(*parts: str) -> str:

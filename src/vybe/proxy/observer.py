@@ -25,7 +25,7 @@ from vybe.proxy.tee import UNREADABLE, Tee
 
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 REBUILD = 900.0  # seconds a rebuild may take (its checkpoint turn calls the model)
-CLIENTS = {"claude": "claude", "codex": "codex"}
+CLIENTS = {"claude": "claude", "codex": "codex", "aider": "aider"}
 
 
 def client_of(session_id: str) -> str:
@@ -129,6 +129,8 @@ class Recorder:
         if session_id is None:
             return None
         client = compaction.client_of(api, path, body)
+        if client == compaction.AIDER:
+            return None  # its summary comes back as a harness input of the next request
         conversation = compaction.without_prompt(client, body) if client else body
         recording = self._begin(api, session_id, conversation)
         if self.rewriter is not None and not client:

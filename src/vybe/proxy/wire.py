@@ -12,6 +12,8 @@ import hashlib
 import json
 from typing import Any
 
+from vybe.proxy import scaffolding
+
 ANTHROPIC, CHAT, RESPONSES = "anthropic", "chat", "responses"
 # The one path the proxy answers itself (``vybe doctor`` asks whether a base URL is a proxy).
 PROBE_PATH = "/.vybe-proxy"
@@ -92,8 +94,9 @@ def _first_message(api: str, body: dict[str, Any]) -> Any:
 
 def session_of(api: str, headers: Any, body: dict[str, Any]) -> str | None:
     """The record session of a request: ``claude:<id>`` and ``codex:<id>`` (the ids the hooks
-    use, so a session is one session whoever records it), a client's ``x-vybe-session``
-    header, else ``proxy:<hash of the first user message>``; None when there is none."""
+    use, so a session is one session whoever records it), ``aider:<id>`` (its first typed
+    prompt's, vybe.proxy.scaffolding), a client's ``x-vybe-session`` header, else
+    ``proxy:<hash of the first user message>``; None when there is none."""
     named = headers.get(SESSION_HEADER)
     if named:
         return f"proxy:{named}"
@@ -101,6 +104,10 @@ def session_of(api: str, headers: Any, body: dict[str, Any]) -> str | None:
         return f"claude:{claude}"
     if api == RESPONSES and (codex := _codex_session(body)):
         return f"codex:{codex}"
+    if api == CHAT and isinstance(messages := body.get("messages"), list):
+        aider = scaffolding.aider_session(messages)
+        if aider is not None:
+            return aider
     first = _first_message(api, body)
     if first is None:
         return None
