@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+import aider
 import proxied
 from checks import Checks
 from clients import TEXT, Claude, Codex, Tmux, wait_for
@@ -799,4 +800,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "claude-proxy": proxied.claude_proxy,
     "claude-proxy-hooked": proxied.claude_proxy_hooked,
     "codex-proxy": proxied.codex_proxy,
+    "aider-proxy": aider.aider_proxy,
 }

@@ -140,3 +140,25 @@ def test_aiders_summary_request_is_answered_by_a_checkpoint_that_names_its_sessi
     assert any(REQUEST_OPEN in json.dumps(p.body) for p in upstream.posts)
     assert not any(scaffolding.SUMMARIZE in json.dumps(p.body) for p in upstream.posts)
     assert [r.type for r in proxy.rows(session, 5)].count("assistant") == 1  # no summary row
+
+
+def test_aider_asking_to_summarise_vybes_checkpoint_again_gets_it_again_with_no_turn(
+    recorded, upstream
+):
+    proxy = recorded(upstream.url)
+    first = captured("first")
+    session = wire.session_of(wire.CHAT, {}, first)
+    post(proxy.url, PATH, first)[1].read()
+    proxy.rows(session, 5)
+    reply = json.loads(post(proxy.url, PATH, captured("summary"), timeout=60)[1].read())
+    text = reply["choices"][0]["message"]["content"]
+    turns = len(upstream.posts)
+    body = captured("summary")
+    again = [
+        body["messages"][0],
+        {"role": "user", "content": f"# USER\n{scaffolding.SUMMARY}{text}\n"},
+    ]
+    assert wire.session_of(wire.CHAT, {}, {"messages": again}) == session
+    _, response = post(proxy.url, PATH, {**body, "messages": again}, timeout=60)
+    assert json.loads(response.read())["choices"][0]["message"]["content"] == text
+    assert len(upstream.posts) == turns

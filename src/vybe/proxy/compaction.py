@@ -124,14 +124,16 @@ def checkpoint(
 ) -> str | None:
     """The session's checkpoint, or None when the turn failed. The client keeps nothing but
     the summary: everything but the newest turn moves into the checkpoint, and that turn
-    follows its recollection word for word (each message within ``LATEST_EACH`` tokens)."""
+    follows its recollection word for word (each message within ``LATEST_EACH`` tokens).
+    Aider asking to summarise vybe's own checkpoint again gets it again, with no turn."""
     limits = ModelLimits(window=resolve(model.name).window)
-    engine = Engine(record, model, limits)
-    # Aider's summary request has its summarize prompt for a system prompt, not the agent's.
-    system = "" if client == AIDER else upstream.system_of(API[client], body)
-    attempt = engine.checkpoint_now(session_id, system, keep=0)
-    if attempt.outcome != "accepted":
-        return None
+    if not (client == AIDER and scaffolding.resummarising(body.get("messages"))):
+        engine = Engine(record, model, limits)
+        # Aider's summary request has its summarize prompt for a system prompt, not its own.
+        system = "" if client == AIDER else upstream.system_of(API[client], body)
+        attempt = engine.checkpoint_now(session_id, system, keep=0)
+        if attempt.outcome != "accepted":
+            return None
     budget = compute(limits)
     view = load(record, session_id)
     latest = [_shown(m) for m in messages(view, budget)[1:]]

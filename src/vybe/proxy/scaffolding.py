@@ -126,6 +126,16 @@ def is_summary_request(messages: Any) -> bool:
     )
 
 
+def resummarising(messages: Any) -> bool:
+    """Whether a summary request summarises nothing but vybe's own checkpoint (Aider asks
+    again when the summary it got is longer than its history budget)."""
+    if not is_summary_request(messages):
+        return False
+    text = text_of(messages[1])
+    only = text.startswith("# USER\n" + SUMMARY) and "\n# ASSISTANT\n" not in text
+    return only and NAMED.search(text) is not None
+
+
 def _digest(text: str) -> str:
     return hashlib.sha256(text.strip().encode("utf-8", "replace")).hexdigest()[:24]
 
