@@ -29,6 +29,8 @@ FILLER = tuple(
     f"{w} [[long: 400]]" for w in ("read the lexer", "list the tokens", "check the errors")
 )
 QUESTION = "what is the mission?"
+RESUMED = "go on with the parser"
+WINDOW = 20_000  # tokens: rewrite mode checkpoints a few long turns in
 SUMMARIZE = "*Briefly* summarize this partial conversation about programming."
 SUMMARY = "I spoke to you previously about a number of things.\n"
 FLAGS = (
@@ -154,4 +156,60 @@ def aider_proxy(checks: Checks) -> Sandbox:
     finally:
         code, out, _ = proxy.stop()
     checks.that("aider #40: vybe proxy stops on SIGTERM with its envelope", code == 0, out)
+    return box
+
+
+def aider_checkpoints(checks: Checks) -> Sandbox:
+    """Rewrite mode: vybe keeps Aider's session inside a small window with its checkpoints."""
+    server = fakes.Chat(server_log("aider-checkpoints")).start()
+    box = Sandbox("aider-checkpoints", server, capture=False)
+    proxy = Proxy(box, "--checkpoints", "--window", str(WINDOW))
+    aider = Aider(box, proxy)
+    session = session_of(MISSION)
+    steps = ("port the lexer", "port the parser", "test it", "bench it", "tidy", "ship", "redo")
+    more = [f"{w} [[long: 1500]]" for w in steps]
+    try:
+        done = aider.session([MISSION, *more, QUESTION])
+        checks.that(
+            "aider #40: aider goes on working through vybe proxy --checkpoints",
+            done.returncode == 0 and f"reply to: {QUESTION}" in done.stdout,
+            done.stdout[-800:] + done.stderr[-800:],
+        )
+        checks.that(
+            "aider #40: in rewrite mode vybe's own checkpoint turn went upstream",
+            any(fakes.is_checkpoint_turn(b) for b in posts(box.server)),
+        )
+        asked = [b for b in main_requests(box) if QUESTION in json.dumps(b)]
+        sent = "\n".join(fakes.strings_of(asked[-1])) if asked else ""
+        checks.that(
+            "aider #40: the request for the last turn carries the Mission and the constraint"
+            " byte for byte, from vybe's checkpoint, and not the history it replaced",
+            f"- {MISSION}" in sent
+            and f"\n{MISSION}\n</user-message>" in sent
+            and sent.count("word399") < len(more),
+            sent[:1500],
+        )
+        estimates = [
+            json.loads(r["content_json"]).get("request", {}).get("tokens", 0)
+            for r in box.messages(session)
+            if r["type"] == "assistant"
+        ]
+        checks.that(
+            "aider #40: every rewritten request stays inside the window (the engine's count)",
+            bool(estimates) and all(0 < e < WINDOW for e in estimates),
+            estimates,
+        )
+        again = aider.session([RESUMED], "--restore-chat-history")
+        checks.that(
+            "aider #40: in rewrite mode its weak model's summary request is answered by a"
+            " checkpoint, never sent upstream, and Aider goes on",
+            again.returncode == 0
+            and f"reply to: {RESUMED}" in again.stdout
+            and not any(SUMMARIZE in json.dumps(b) for b in posts(box.server)),
+            again.stdout[-800:] + again.stderr[-800:],
+        )
+        recorded_checks(checks, box, session, [MISSION, *more, QUESTION, RESUMED])
+    finally:
+        code, out, _ = proxy.stop()
+    checks.that("aider #40: vybe proxy --checkpoints stops on SIGTERM", code == 0, out)
     return box

@@ -801,4 +801,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "claude-proxy-hooked": proxied.claude_proxy_hooked,
     "codex-proxy": proxied.codex_proxy,
     "aider-proxy": aider.aider_proxy,
+    "aider-checkpoints": aider.aider_checkpoints,
 }
