@@ -674,3 +674,71 @@ class Chat(FakeServer):
             handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             handler.wfile.flush()
         handler.wfile.write(b"0\r\n\r\n")
+
+
+# ---------------------------------------------------------------- Gemini
+
+
+class Gemini(FakeServer):
+    """``POST …/models/<m>:generateContent`` and ``:streamGenerateContent?alt=sse`` (Gemini
+    CLI): streamed a part a word, each event flushed as it is written. A request asking for a
+    JSON answer (its routing classifier, its next-speaker check) gets one that fits; any
+    other is answered by its last user text, as the other servers answer."""
+
+    def answer(self, handler: Handler, body: dict[str, Any]) -> None:
+        path = handler.path.split("?", 1)[0]
+        if path.endswith(":countTokens"):
+            handler._json(200, {"totalTokens": 100})
+            return
+        if not path.endswith((":generateContent", ":streamGenerateContent")):
+            handler._json(404, {"error": {"code": 404, "message": "not found"}})
+            return
+        config = body.get("generationConfig") or {}
+        if config.get("responseJsonSchema") or config.get("responseMimeType"):
+            text, calls = json.dumps(_json_answer(config)), []
+        else:
+            users = [c for c in dicts_of(body.get("contents")) if c.get("role") == "user"]
+            parts = dicts_of(users[-1].get("parts")) if users else []
+            texts = [str(p.get("text")) for p in parts if "text" in p]
+            text, calls = _reply_text(texts[-1] if texts else "", None), []
+        self._send(handler, path.endswith(":streamGenerateContent"), text, calls)
+
+    def _send(self, handler: Handler, streamed: bool, text: str, calls: list) -> None:
+        usage = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
+        parts: list[dict[str, Any]] = [{"text": w} for w in re.findall(r"\S+\s*|\s+", text)]
+        parts += [{"functionCall": {"id": c, "name": n, "args": a}} for c, n, a in calls]
+        if not streamed:
+            content = {"role": "model", "parts": parts or [{"text": ""}]}
+            candidate = {"content": content, "finishReason": "STOP", "index": 0}
+            handler._json(200, {"candidates": [candidate], "usageMetadata": usage})
+            return
+        events = [
+            {"candidates": [{"content": {"role": "model", "parts": [p]}, "index": 0}]}
+            for p in parts
+        ]
+        events = events or [
+            {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}}]}
+        ]
+        events[-1]["candidates"][0]["finishReason"] = "STOP"
+        events[-1]["usageMetadata"] = usage
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        for event in events:
+            data = f"data: {json.dumps(event)}\r\n\r\n".encode()
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            handler.wfile.flush()
+        handler.wfile.write(b"0\r\n\r\n")
+
+
+def _json_answer(config: dict[str, Any]) -> dict[str, Any]:
+    """A JSON answer that fits the schema a side request asks for (its required fields)."""
+    schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+    answer: dict[str, Any] = {}
+    for name, spec in (schema.get("properties") or {}).items():
+        kind = str((spec or {}).get("type", "string")).lower()
+        answer[name] = (
+            10 if kind in ("integer", "number") else (False if kind == "boolean" else "user")
+        )
+    return answer

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import aider
+import gemini
 import proxied
 from checks import Checks
 from clients import TEXT, Claude, Codex, Tmux, wait_for
@@ -802,4 +803,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "codex-proxy": proxied.codex_proxy,
     "aider-proxy": aider.aider_proxy,
     "aider-checkpoints": aider.aider_checkpoints,
+    "gemini-proxy": gemini.gemini_proxy,
 }

@@ -16,6 +16,7 @@ import hashlib
 import json
 from typing import Any
 
+from vybe.llm import gemini
 from vybe.llm.openai_compat import _arguments
 from vybe.llm.responses import item_text
 from vybe.proxy import scaffolding, wire
@@ -37,6 +38,7 @@ HARNESS_STARTS = (
     ("Continue the conversation from where it left off", "compaction summary"),
     ("CRITICAL: Respond with TEXT ONLY", "compaction request"),
     ("Another language model started to solve this problem", "compaction summary"),
+    ("<session_context>", "session context"),  # Gemini CLI's date, OS and folders
 )
 
 
@@ -193,7 +195,31 @@ def _responses(inputs: Any) -> list[Item]:
     return talk.items
 
 
+def _gemini(contents: Any) -> list[Item]:
+    talk = Conversation()
+    for content in _dicts(contents):
+        parts = gemini.content_parts(content)
+        if content.get("role") == "model":
+            talk.reply(gemini.text_of(parts), tuple(_gemini_calls(parts)))
+            continue
+        for place, part in enumerate(parts):
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                call = str(response.get("id") or f"{response.get('name')}-{place}")
+                talk.names.setdefault(call, str(response.get("name")))
+                talk.result(call, response.get("response"))
+            elif "text" in part and not part.get("thought"):
+                talk.typed(str(part.get("text") or ""))
+    return talk.items
+
+
+def _gemini_calls(parts: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(c.id, c.name, c.arguments) for c in gemini.calls_of(parts)]
+
+
 def _conversation(api: str, body: dict[str, Any]) -> Any:
+    if api == wire.GEMINI:
+        return body.get("contents")
     return body.get("input") if api == wire.RESPONSES else body.get("messages")
 
 
@@ -209,6 +235,8 @@ def _read(api: str, conversation: Any, start: int = 0) -> list[Item]:
         conversation = conversation[start:]
     if api == wire.ANTHROPIC:
         return _anthropic(conversation)
+    if api == wire.GEMINI:
+        return _gemini(conversation)
     return _responses(conversation)
 
 
@@ -220,7 +248,7 @@ def _replying(api: str, entry: Any, scaffold: bool = False) -> bool:
     if api == wire.RESPONSES:
         kind = entry.get("type", "message")
         return kind in ("function_call", "reasoning") or entry.get("role") == "assistant"
-    return entry.get("role") == "assistant"
+    return entry.get("role") == ("model" if api == wire.GEMINI else "assistant")
 
 
 def tail_of(api: str, body: dict[str, Any]) -> list[Item]:

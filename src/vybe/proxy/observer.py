@@ -25,7 +25,7 @@ from vybe.proxy.tee import UNREADABLE, Tee
 
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 REBUILD = 900.0  # seconds a rebuild may take (its checkpoint turn calls the model)
-CLIENTS = {"claude": "claude", "codex": "codex", "aider": "aider"}
+CLIENTS = {"claude": "claude", "codex": "codex", "aider": "aider", "gemini": "gemini"}
 
 
 def client_of(session_id: str) -> str:
@@ -144,7 +144,7 @@ class Recorder:
         rewriter = self.rewriter
         assert rewriter is not None
         base = upstreams.base_of(self.upstream, path)
-        model = upstreams.model_for(api, base, str(body.get("model") or ""), headers)
+        model = upstreams.model_for(api, base, upstreams.model_name(path, body), headers)
         session_id = recording.session_id
 
         def rebuild(_: bytes) -> tuple[bytes, dict[str, Any]]:
