@@ -694,17 +694,27 @@ class Gemini(FakeServer):
             handler._json(404, {"error": {"code": 404, "message": "not found"}})
             return
         config = body.get("generationConfig") or {}
-        if config.get("responseJsonSchema") or config.get("responseMimeType"):
+        if is_checkpoint_turn(body):
+            text, calls = checkpoint_reply("gemini", body)
+        elif config.get("responseJsonSchema") or config.get("responseMimeType"):
             text, calls = json.dumps(_json_answer(config)), []
         else:
             users = [c for c in dicts_of(body.get("contents")) if c.get("role") == "user"]
             parts = dicts_of(users[-1].get("parts")) if users else []
             texts = [str(p.get("text")) for p in parts if "text" in p]
             text, calls = _reply_text(texts[-1] if texts else "", None), []
+            if any("functionResponse" in p for p in parts):
+                text = "done: the folder is listed"
+            elif texts and "[[big]]" in texts[-1]:  # a call near the window: it compresses next
+                calls = [("call-big", "list_directory", {"dir_path": "."})]
+                self._send(handler, path.endswith(":streamGenerateContent"), "", calls, 700_000)
+                return
         self._send(handler, path.endswith(":streamGenerateContent"), text, calls)
 
-    def _send(self, handler: Handler, streamed: bool, text: str, calls: list) -> None:
-        usage = {"promptTokenCount": 100, "candidatesTokenCount": 20, "totalTokenCount": 120}
+    def _send(
+        self, handler: Handler, streamed: bool, text: str, calls: list, tokens: int = 100
+    ) -> None:
+        usage = {"promptTokenCount": tokens, "candidatesTokenCount": 20, "totalTokenCount": tokens}
         parts: list[dict[str, Any]] = [{"text": w} for w in re.findall(r"\S+\s*|\s+", text)]
         parts += [{"functionCall": {"id": c, "name": n, "args": a}} for c, n, a in calls]
         if not streamed:

@@ -15,12 +15,13 @@ import json
 from typing import Any
 
 from checks import Checks
-from proxied import FILLER, MISSION, Proxy, server_log, typed
+from proxied import FILLER, MISSION, Proxy, posts, server_log, typed
 from sandbox import BIN, FAKE_KEY, Sandbox
 
 import fakes
 
 QUESTION = "what is the mission?"
+COMPRESSOR = "distilling chat history into a structured XML <state_snapshot>"
 
 
 class GeminiCli:
@@ -106,4 +107,71 @@ def gemini_proxy(checks: Checks) -> Sandbox:
     finally:
         code, out, _ = proxy.stop()
     checks.that("gemini #40: vybe proxy stops on SIGTERM with its envelope", code == 0, out)
+    return box
+
+
+def gemini_compress(checks: Checks) -> Sandbox:
+    """Its compression (above half its window: a tool call reports a context near it)
+    answered by vybe's checkpoint, and the check of the summary it asks for after it."""
+    server = fakes.Gemini(server_log("gemini-compress")).start()
+    box = Sandbox("gemini-compress", server, capture=False)
+    proxy = Proxy(box)
+    gemini = GeminiCli(box, proxy)
+    session = session_of(MISSION)
+    try:
+        gemini.turn(MISSION)
+        for words in FILLER:
+            gemini.turn(words, resume=True)
+        before = len(posts(box.server))
+        big = gemini.turn("list the folder [[big]]", resume=True)
+        later = posts(box.server)[before:]
+        checks.that(
+            "gemini #40: its compression is answered by vybe's checkpoint turn upstream, its"
+            " compressor's requests never sent as they came",
+            any(fakes.is_checkpoint_turn(b) for b in later)
+            and not any(COMPRESSOR in json.dumps(b) for b in posts(box.server)),
+            [list(b) for b in later],
+        )
+        checks.that(
+            "gemini #40: the turn goes on after the compression",
+            "done: the folder is listed" in str(big.get("response")),
+            big,
+        )
+        after = [
+            b
+            for b in later
+            if "functionResponse" in json.dumps(b.get("contents"))
+            and not fakes.is_checkpoint_turn(b)
+        ]
+        kept = "\n".join(fakes.strings_of(after[0])) if after else ""
+        checks.that(
+            "gemini #40: after its compression the next request carries the Mission and the"
+            " constraint byte for byte, from vybe's checkpoint",
+            f"- {MISSION}" in kept and f"\n{MISSION}\n</user-message>" in kept,
+            kept[:1500],
+        )
+        last = gemini.turn(QUESTION, resume=True)
+        checks.that(
+            "gemini #40: the session goes on after the compression, under its own name",
+            f"reply to: {QUESTION}" in str(last.get("response")),
+            last,
+        )
+        words = [MISSION, *FILLER, "list the folder [[big]]", QUESTION]
+        checks.that(
+            "gemini #40: the record holds every typed prompt exactly once, the summary it kept"
+            " as harness input",
+            typed(box, session) == words,
+            (typed(box, session), box.query("SELECT DISTINCT session_id FROM messages")),
+        )
+        attempts = box.query(
+            "SELECT outcome FROM checkpoint_attempts WHERE session_id = ?", session
+        )
+        checks.that(
+            "gemini #40: its compression is one accepted checkpoint (its check asks no turn)",
+            [a["outcome"] for a in attempts] == ["accepted"],
+            [dict(a) for a in attempts],
+        )
+    finally:
+        code, out, _ = proxy.stop()
+    checks.that("gemini #40: vybe proxy stops on SIGTERM after a compression", code == 0, out)
     return box

@@ -804,4 +804,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "aider-proxy": aider.aider_proxy,
     "aider-checkpoints": aider.aider_checkpoints,
     "gemini-proxy": gemini.gemini_proxy,
+    "gemini-compress": gemini.gemini_compress,
 }

@@ -9,7 +9,10 @@ Which request is a compaction is decided from what the pinned clients send
 - Codex (0.171): ``client_metadata["x-codex-turn-metadata"]`` is a JSON string whose
   ``request_kind`` is ``"compaction"``, or the last input item holds ``CODEX_MARK``;
 - Aider (0.86.2): its weak model's summary of older history, a system message that starts
-  with its summarize prompt and one user message (vybe.proxy.scaffolding).
+  with its summarize prompt and one user message (vybe.proxy.scaffolding);
+- Gemini CLI (0.61.0, ``/compress`` and its automatic compression): a system instruction
+  starting ``GEMINI_SYSTEM`` and a last user part ending ``GEMINI_ASK``; the request that
+  follows it, asking to check the summary (``GEMINI_VERIFY``), gets the same checkpoint.
 
 Anything else is no compaction, and is relayed untouched. A compaction is answered by the
 engine's checkpoint turn on the session's record, against the same upstream model with the
@@ -31,6 +34,7 @@ from vybe.context.assemble import load, messages
 from vybe.context.budget import ModelLimits, compute, cut
 from vybe.context.engine import Engine
 from vybe.context.record import Record
+from vybe.llm import gemini
 from vybe.llm.base import Message, Model
 from vybe.llm.models import resolve
 from vybe.llm.responses import item_text
@@ -42,8 +46,16 @@ REMINDER = (
     "followed by a <summary> block."
 )
 CODEX_MARK = "CONTEXT CHECKPOINT COMPACTION"
-CLAUDE, CODEX, AIDER = "claude", "codex", scaffolding.AIDER
-API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES, AIDER: wire.CHAT}
+CLAUDE, CODEX, AIDER, GEMINI = "claude", "codex", scaffolding.AIDER, "gemini"
+API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES, AIDER: wire.CHAT, GEMINI: wire.GEMINI}
+# Gemini CLI 0.61's compression: its compressor's system instruction, then the history and
+# the ask; then a second request, the summary it got and the ask to check it.
+GEMINI_SYSTEM = (
+    "You are a specialized system component responsible for distilling chat history into a"
+    " structured XML <state_snapshot>."
+)
+GEMINI_ASK = "First, reason in your scratchpad. Then, generate the updated <state_snapshot>."
+GEMINI_VERIFY = "Critically evaluate the <state_snapshot> you just generated."
 TAIL = 300
 PIECE = 400  # characters of the summary in each streamed delta
 LATEST_EACH = 2_000
@@ -87,11 +99,34 @@ def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
         return None
     if api == wire.CHAT:
         return AIDER if scaffolding.is_summary_request(body.get("messages")) else None
+    if api == wire.GEMINI:
+        return GEMINI if _gemini_compressing(body) else None
     if api == wire.ANTHROPIC:
         last = _last_user_text(body.get("messages"))
         return CLAUDE if REMINDER in last.rstrip()[-(len(REMINDER) + TAIL) :] else None
     compacting = _codex_kind(body) == "compaction" or CODEX_MARK in _last_input_text(body)
     return CODEX if api == wire.RESPONSES and compacting else None
+
+
+def _gemini_last(body: dict[str, Any]) -> str:
+    contents = body.get("contents")
+    last = contents[-1] if isinstance(contents, list) and contents else None
+    return gemini.text_of(gemini.content_parts(last)) if isinstance(last, dict) else ""
+
+
+def _gemini_compressing(body: dict[str, Any]) -> bool:
+    system = gemini.text_of(gemini.content_parts(body.get("systemInstruction")))
+    last = _gemini_last(body)
+    asked = last.rstrip().endswith(GEMINI_ASK) or last.startswith(GEMINI_VERIFY)
+    return system.lstrip().startswith(GEMINI_SYSTEM) and asked
+
+
+def _again(client: str, body: dict[str, Any]) -> bool:
+    """Whether the request asks again about vybe's own checkpoint: Aider summarising it
+    again, Gemini CLI asking to check it (answered with it again, no turn)."""
+    if client == AIDER:
+        return scaffolding.resummarising(body.get("messages"))
+    return client == GEMINI and _gemini_last(body).startswith(GEMINI_VERIFY)
 
 
 def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +136,10 @@ def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
     carries no conversation of its own (its older turns, as one text, are recorded)."""
     if client == AIDER:
         return {**body, "messages": []}
+    if client == GEMINI:  # the ask; when checking, the summary it got before it too
+        contents = body.get("contents")
+        listed = contents if isinstance(contents, list) else []
+        return {**body, "contents": listed[: -2 if _again(client, body) else -1]}
     if client == CODEX:
         items = body.get("input")
         return {**body, "input": items[:-1] if isinstance(items, list) else []}
@@ -125,12 +164,13 @@ def checkpoint(
     """The session's checkpoint, or None when the turn failed. The client keeps nothing but
     the summary: everything but the newest turn moves into the checkpoint, and that turn
     follows its recollection word for word (each message within ``LATEST_EACH`` tokens).
-    Aider asking to summarise vybe's own checkpoint again gets it again, with no turn."""
+    Asked again about vybe's own checkpoint (``_again``), it is given again, with no turn."""
     limits = ModelLimits(window=resolve(model.name).window)
-    if not (client == AIDER and scaffolding.resummarising(body.get("messages"))):
+    if not _again(client, body):
         engine = Engine(record, model, limits)
-        # Aider's summary request has its summarize prompt for a system prompt, not its own.
-        system = "" if client == AIDER else upstream.system_of(API[client], body)
+        # Aider's and Gemini CLI's requests have their summariser's system prompt, not theirs.
+        own = client in (CLAUDE, CODEX)
+        system = upstream.system_of(API[client], body) if own else ""
         attempt = engine.checkpoint_now(session_id, system, keep=0)
         if attempt.outcome != "accepted":
             return None
@@ -169,6 +209,28 @@ def _completion(text: str, model: str) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
         "usage": {**usage, "total_tokens": len(text) // 4},
     }
+
+
+def _candidate(text: str) -> dict[str, Any]:
+    """The Gemini response that carries the summary."""
+    content = {"role": "model", "parts": [{"text": text}]}
+    usage = {"promptTokenCount": 0, "candidatesTokenCount": len(text) // 4}
+    return {
+        "candidates": [{"content": content, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {**usage, "totalTokenCount": len(text) // 4},
+    }
+
+
+def _gemini_events(response: dict[str, Any]) -> Iterator[bytes]:
+    text = response["candidates"][0]["content"]["parts"][0]["text"]
+    pieces = _pieces(text)
+    for number, piece in enumerate(pieces, 1):
+        event: dict[str, Any] = {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": piece}]}}]
+        }
+        if number == len(pieces):
+            event = {**response, "candidates": [{**event["candidates"][0], "finishReason": "STOP"}]}
+        yield f"data: {json.dumps(event, ensure_ascii=False)}\r\n\r\n".encode()
 
 
 def _chat_events(completion: dict[str, Any]) -> Iterator[bytes]:
@@ -263,19 +325,27 @@ def _codex_events(response: dict[str, Any]) -> Iterator[bytes]:
     yield _event("response.completed", response=response)
 
 
-def answer(client: str, recollection: str, session_id: str, body: dict[str, Any]) -> Answer:
-    """The reply the client reads its summary from: streamed when it asked to stream."""
+def answer(
+    client: str, recollection: str, session_id: str, body: dict[str, Any], path: str = ""
+) -> Answer:
+    """The reply the client reads its summary from: streamed when it asked to stream (Gemini
+    asks by its path)."""
     model = str(body.get("model") or "")
+    streamed = bool(body.get("stream"))
     if client == CODEX:
         reply = _response(recollection, model)
         events = _codex_events(reply)
     elif client == AIDER:
         reply = _completion(f"{_named(session_id)}\n\n{recollection}", model)
         events = _chat_events(reply)
+    elif client == GEMINI:
+        reply = _candidate(f"{_named(session_id)}\n\n{recollection}")
+        events = _gemini_events(reply)
+        streamed = ":streamGenerateContent" in path
     else:
         reply = _message(claude_text(recollection, session_id), model)
         events = _claude_events(reply)
-    if body.get("stream"):
+    if streamed:
         headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         return Answer(200, headers, events, None)
     whole = json.dumps(reply, ensure_ascii=False).encode()

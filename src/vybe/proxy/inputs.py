@@ -39,7 +39,10 @@ HARNESS_STARTS = (
     ("CRITICAL: Respond with TEXT ONLY", "compaction request"),
     ("Another language model started to solve this problem", "compaction summary"),
     ("<session_context>", "session context"),  # Gemini CLI's date, OS and folders
+    ("vybe checkpoint of session ", "compaction summary"),  # vybe's, kept by the client
 )
+# Gemini CLI's canned reply to the summary it keeps after its compression: no model reply.
+GEMINI_ACK = "Got it. Thanks for the additional context!"
 
 
 class Item(Row):
@@ -200,7 +203,9 @@ def _gemini(contents: Any) -> list[Item]:
     for content in _dicts(contents):
         parts = gemini.content_parts(content)
         if content.get("role") == "model":
-            talk.reply(gemini.text_of(parts), tuple(_gemini_calls(parts)))
+            text, calls = gemini.text_of(parts), tuple(_gemini_calls(parts))
+            if calls or text != GEMINI_ACK:
+                talk.reply(text, calls)
             continue
         for place, part in enumerate(parts):
             response = part.get("functionResponse")

@@ -202,7 +202,7 @@ class Recorder:
             if not (recording.inputs_queued.wait(WAIT) and self.writer.flush(WAIT)):
                 return None
             base = upstreams.base_of(upstream, path)
-            name = str(body.get("model") or "")
+            name = upstreams.model_name(path, body)
             model = upstreams.model_for(compaction.API[client], base, name, headers)
             record = self.writer.open_record()
             try:
@@ -218,7 +218,7 @@ class Recorder:
             note(f"the checkpoint of {session_id} was not accepted; the client's own ran")
             return None
         note(f"answered the compaction of {session_id} with a vybe checkpoint")
-        return compaction.answer(client, text, session_id, body)
+        return compaction.answer(client, text, session_id, body, path)
 
 
 def _session(api: str, headers: Any, body: dict[str, Any]) -> str | None:

@@ -59,8 +59,9 @@ ACKS = frozenset(
     }
 )
 LABELS = frozenset({EXAMPLES, *(label for _, label in PAIRS)})
-# How vybe's checkpoint names its session when it answers Aider's summary request.
-NAMED = re.compile(r"vybe checkpoint of session (aider:[0-9a-f]{24})\b")
+# How vybe's checkpoint names its session when it answers Aider's summary request (or Gemini
+# CLI's compression).
+NAMED = re.compile(r"vybe checkpoint of session ((?:aider|gemini):[0-9a-f]{24})\b")
 
 
 def text_of(message: dict[str, Any]) -> str:

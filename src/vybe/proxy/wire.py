@@ -108,6 +108,9 @@ def _gemini_session(body: dict[str, Any]) -> str | None:
         for part in parts if isinstance(parts, list) else ():
             text = part.get("text") if isinstance(part, dict) else None
             if isinstance(text, str) and text.strip() and not text.startswith(GEMINI_CONTEXT):
+                named = scaffolding.NAMED.match(text)
+                if named and named.group(1).startswith("gemini:"):
+                    return named.group(1)  # the summary it keeps: vybe's, naming the session
                 return "gemini:" + hashlib.sha256(text.strip().encode()).hexdigest()[:24]
     return None
 
