@@ -81,7 +81,7 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) build src/*.egg-info
 
-# The real Claude Code and Codex CLIs (pinned in package.json / package-lock.json), installed
+# The real Claude Code, Codex and Gemini CLIs (pinned in package.json / package-lock.json), installed
 # from the npm registry into a cache folder, driven against fake model servers on 127.0.0.1.
 E2E_CACHE ?= .cache/e2e
 
@@ -91,15 +91,22 @@ $(E2E_CACHE)/node_modules/.installed: package.json package-lock.json
 	cd $(E2E_CACHE) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The Python clients (Aider, pinned in e2e/python-clients.txt) in a virtualenv of the repo's
+# own, beside the npm ones.
+$(E2E_CACHE)/aider-venv/.installed: e2e/python-clients.txt
+	python3 -m venv $(E2E_CACHE)/aider-venv
+	$(E2E_CACHE)/aider-venv/bin/python -m pip install --quiet -r e2e/python-clients.txt
+	touch $@
+
 # The interactive scenarios type into the CLIs through tmux (from Debian's packages).
 e2e-tools:
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; }
 
-e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed e2e-tools
+e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed $(E2E_CACHE)/aider-venv/.installed e2e-tools
 	E2E_CACHE=$(abspath $(E2E_CACHE)) $(PY) e2e/run.py
 
-# The same suite against the newest Claude Code and Codex on the npm registry, resolved each
-# time it runs, in a folder of its own (a package.json of its own there, so npm never walks
+# The same suite against the newest Claude Code, Codex and Gemini CLI on the npm registry
+# and the newest Aider on PyPI, resolved each time it runs, in a folder of its own (a package.json of its own there, so npm never walks
 # up to the pinned one).
 E2E_LATEST ?= .cache/e2e-latest
 
@@ -108,7 +115,9 @@ e2e-latest: $(STAMP) e2e-tools
 	echo '{"name": "vybe-e2e-latest", "private": true}' > $(E2E_LATEST)/package.json
 	rm -f $(E2E_LATEST)/package-lock.json
 	cd $(E2E_LATEST) && npm install --no-audit --no-fund --loglevel=error \
-		@anthropic-ai/claude-code@latest @openai/codex@latest
+		@anthropic-ai/claude-code@latest @openai/codex@latest @google/gemini-cli@latest
+	test -x $(E2E_LATEST)/aider-venv/bin/python || python3 -m venv $(E2E_LATEST)/aider-venv
+	$(E2E_LATEST)/aider-venv/bin/python -m pip install --quiet --upgrade aider-chat
 	E2E_CACHE=$(abspath $(E2E_LATEST)) $(PY) e2e/run.py
 
 # Hook time and MCP start inside `claude -p`, the pinned and the newest Claude Code side by

@@ -1,6 +1,7 @@
 """`vybe proxy`: the time it adds to a request, on a SQLite and a PostgreSQL store.
 
-Each round sends the same streamed Anthropic Messages turn once straight to a fake upstream
+Each round sends the same streamed Anthropic Messages turn (then Gemini CLI's
+streamGenerateContent turn) once straight to a fake upstream
 on 127.0.0.1 and once through a recording proxy to the same upstream, in turn, so a machine
 that speeds up or slows down weighs on both alike; the turns are those of 50 sessions of
 growing history (each request's new input and its reply are recorded). Printed: time to
@@ -16,6 +17,7 @@ Run: .venv/bin/python benchmarks/proxy.py [--requests 500] [--no-postgres]
 from __future__ import annotations
 
 import argparse
+import hashlib
 import http.client
 import json
 import statistics
@@ -71,12 +73,41 @@ def body(session: int, turn: int) -> bytes:
     return json.dumps(payload).encode()
 
 
-def timed(url: str, data: bytes) -> tuple[float, float]:
+GEMINI_PATH = "/v1beta/models/gemini-fake:streamGenerateContent?alt=sse"
+
+
+def gemini_reply(_received: object) -> Response:
+    """Gemini CLI's streamed reply: an event a sentence, the last with its finish and usage."""
+    pieces = [p + "." for p in REPLY.split(".") if p.strip()]
+    events = []
+    for number, piece in enumerate(pieces, 1):
+        candidate: dict = {"content": {"role": "model", "parts": [{"text": piece}]}}
+        event: dict = {"candidates": [candidate]}
+        if number == len(pieces):
+            candidate["finishReason"] = "STOP"
+            event["usageMetadata"] = {"promptTokenCount": 1200, "candidatesTokenCount": 90}
+        events.append(f"data: {json.dumps(event)}\r\n\r\n")
+    return Response(events=events)
+
+
+def gemini_body(session: int, turn: int) -> bytes:
+    """A Gemini CLI turn: its session context, then the session's turns (the first names it)."""
+    contents: list[dict] = [{"role": "user", "parts": [{"text": "<session_context>\nlinux"}]}]
+    for n in range(turn + 1):
+        text = f"session {session:04d}, step {n}"
+        contents.append({"role": "user", "parts": [{"text": text}]})
+        if n < turn:
+            contents.append({"role": "model", "parts": [{"text": REPLY}]})
+    config = {"temperature": 1}
+    return json.dumps({"contents": contents, "generationConfig": config}).encode()
+
+
+def timed(url: str, data: bytes, path: str = "/v1/messages") -> tuple[float, float]:
     """Milliseconds to the first byte of the reply's body and to its last."""
     host, port = url.removeprefix("http://").split(":")
     conn = http.client.HTTPConnection(host, int(port), timeout=30)
     start = time.perf_counter()
-    conn.request("POST", "/v1/messages", data, {"Content-Type": "application/json"})
+    conn.request("POST", path, data, {"Content-Type": "application/json"})
     response = conn.getresponse()
     response.read1(1)
     first = time.perf_counter()
@@ -107,17 +138,26 @@ def proxy_on(
         writer.close()
 
 
-def added(location: str, requests: int, label: str) -> None:
-    with FakeServer(upstream_reply) as upstream, proxy_on(location, upstream.url) as (proxy, w):
+def added(location: str, requests: int, label: str, wire: str = "anthropic") -> None:
+    """The time added on ``wire`` (``anthropic``: Claude Code's; ``gemini``: Gemini CLI's)."""
+    gemini = wire == "gemini"
+    reply, make, path = (
+        (gemini_reply, gemini_body, GEMINI_PATH)
+        if gemini
+        else (upstream_reply, body, "/v1/messages")
+    )
+    with FakeServer(reply) as upstream, proxy_on(location, upstream.url) as (proxy, w):
         samples: dict[str, list[tuple[float, float]]] = {"direct": [], "proxy": []}
         for n in range(requests + 5):
-            data = body(n % SESSIONS, n // SESSIONS)
-            pair = {"direct": timed(upstream.url, data), "proxy": timed(proxy.url, data)}
+            data = make(n % SESSIONS, n // SESSIONS)
+            direct, proxied = timed(upstream.url, data, path), timed(proxy.url, data, path)
             if n >= 5:  # warm-up left out
-                for name, times in pair.items():
-                    samples[name].append(times)
+                samples["direct"].append(direct)
+                samples["proxy"].append(proxied)
         w.flush()
-        rows = SqliteRecord(open_store(location)).messages("claude:bench-0000")
+        first = "session 0000, step 0"
+        named = "gemini:" + hashlib.sha256(first.encode()).hexdigest()[:24]
+        rows = SqliteRecord(open_store(location)).messages(named if gemini else "claude:bench-0000")
     print(f"{label}: {requests} requests, each direct and through the proxy, in turn")
     for index, what in ((0, "first byte"), (1, "last byte")):
         direct = [s[index] for s in samples["direct"]]
@@ -127,7 +167,7 @@ def added(location: str, requests: int, label: str) -> None:
             d, p = percentile(direct, share), percentile(proxied, share)
             cells.append(f"{name} {d:.2f} -> {p:.2f} ms (+{p - d:.2f})")
         print(f"  to the {what}: " + "; ".join(cells))
-    print(f"  session bench-0000 recorded {len(rows)} rows for its {requests // SESSIONS} turns")
+    print(f"  session 0000 recorded {len(rows)} rows for its {requests // SESSIONS} turns")
 
 
 def long_body(messages: int, extra: int) -> bytes:
@@ -218,6 +258,7 @@ def on_sqlite(requests: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         location = str(Path(folder) / "vybe.db")
         added(location, requests, "SQLite store")
+        added(location, requests, "SQLite store, the Gemini wire (Gemini CLI)", "gemini")
         long_histories(location)
         rewritten_histories(location)
         concurrent_memory(location)

@@ -577,3 +577,178 @@ def _command_output(text: str) -> str:
     """Codex wraps a command's output in a header ("Process exited with code 1 ... Output:")."""
     _, marker, rest = text.partition("Output:\n")
     return rest if marker else text
+
+
+# ---------------------------------------------------------------- OpenAI Chat Completions
+
+
+EDIT = re.compile(r"\[\[edit: (\S+)\]\]")
+
+
+class Chat(FakeServer):
+    """``POST …/chat/completions`` (Aider, through litellm): streamed in pieces when asked
+    (a delta a word), else one JSON reply. The reply is decided by the last user message,
+    as the other servers decide theirs (``[[edit: FILE]]``: FILE's new content in Aider's
+    whole-file format, an edit it applies, after which it summarises a long history); a
+    summary request (Aider's weak model) gets a paraphrase of its own, as a model would."""
+
+    def answer(self, handler: Handler, body: dict[str, Any]) -> None:
+        if not handler.path.split("?", 1)[0].endswith("/chat/completions"):
+            handler._json(404, {"error": {"message": "not found"}})
+            return
+        messages = dicts_of(body.get("messages"))
+        if is_checkpoint_turn(body):
+            text, calls = checkpoint_reply("openai", body)
+        else:
+            users = [m for m in messages if m.get("role") == "user"]
+            prompt = _input_text(users[-1]) if users else ""
+            system = (
+                _input_text(messages[0]) if messages and messages[0].get("role") == "system" else ""
+            )
+            edit = EDIT.search(prompt)
+            if "summarize this partial conversation" in system:
+                text = "I asked you about a number of things, summarised."
+            elif edit:
+                text = f"{edit.group(1)}\n```\ndef hello():\n    print('hi')\n```\n"
+            else:
+                text = _reply_text(prompt, None)
+            calls = []
+        self._send(handler, body, text, calls)
+
+    def _send(self, handler: Handler, body: dict[str, Any], text: str, calls: list) -> None:
+        cid, model = self.next_id("chatcmpl"), str(body.get("model") or "gpt-fake")
+        tool_calls = [
+            {
+                "index": i,
+                "id": c,
+                "type": "function",
+                "function": {"name": n, "arguments": json.dumps(a)},
+            }
+            for i, (c, n, a) in enumerate(calls)
+        ]
+        usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        if not body.get("stream"):
+            message: dict[str, Any] = {"role": "assistant", "content": text}
+            if tool_calls:
+                message["tool_calls"] = [
+                    {k: v for k, v in t.items() if k != "index"} for t in tool_calls
+                ]
+            choice = {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if calls else "stop",
+            }
+            handler._json(
+                200,
+                {
+                    "id": cid,
+                    "object": "chat.completion",
+                    "model": model,
+                    "choices": [choice],
+                    "usage": usage,
+                },
+            )
+            return
+        base = {"id": cid, "object": "chat.completion.chunk", "model": model}
+        words = re.findall(r"\S+\s*|\s+", text) or [""]
+        chunks = [
+            {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+        ]
+        chunks += [{**base, "choices": [{"index": 0, "delta": {"content": w}}]} for w in words]
+        if tool_calls:
+            chunks.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": tool_calls}}]})
+        finish = "tool_calls" if calls else "stop"
+        chunks.append(
+            {
+                **base,
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                "usage": usage,
+            }
+        )
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        for chunk in [*(f"data: {json.dumps(c)}\n\n" for c in chunks), "data: [DONE]\n\n"]:
+            data = chunk.encode()
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            handler.wfile.flush()
+        handler.wfile.write(b"0\r\n\r\n")
+
+
+# ---------------------------------------------------------------- Gemini
+
+
+class Gemini(FakeServer):
+    """``POST …/models/<m>:generateContent`` and ``:streamGenerateContent?alt=sse`` (Gemini
+    CLI): streamed a part a word, each event flushed as it is written. A request asking for a
+    JSON answer (its routing classifier, its next-speaker check) gets one that fits; any
+    other is answered by its last user text, as the other servers answer."""
+
+    def answer(self, handler: Handler, body: dict[str, Any]) -> None:
+        path = handler.path.split("?", 1)[0]
+        if path.endswith(":countTokens"):
+            handler._json(200, {"totalTokens": 100})
+            return
+        if not path.endswith((":generateContent", ":streamGenerateContent")):
+            handler._json(404, {"error": {"code": 404, "message": "not found"}})
+            return
+        config = body.get("generationConfig") or {}
+        if is_checkpoint_turn(body):
+            text, calls = checkpoint_reply("gemini", body)
+        elif config.get("responseJsonSchema") or config.get("responseMimeType"):
+            text, calls = json.dumps(_json_answer(config)), []
+        else:
+            users = [c for c in dicts_of(body.get("contents")) if c.get("role") == "user"]
+            parts = dicts_of(users[-1].get("parts")) if users else []
+            texts = [str(p.get("text")) for p in parts if "text" in p]
+            text, calls = _reply_text(texts[-1] if texts else "", None), []
+            if any("functionResponse" in p for p in parts):
+                text = "done: the folder is listed"
+            elif texts and "[[big]]" in texts[-1]:  # a call near the window: it compresses next
+                calls = [("call-big", "list_directory", {"dir_path": "."})]
+                self._send(handler, path.endswith(":streamGenerateContent"), "", calls, 700_000)
+                return
+        self._send(handler, path.endswith(":streamGenerateContent"), text, calls)
+
+    def _send(
+        self, handler: Handler, streamed: bool, text: str, calls: list, tokens: int = 100
+    ) -> None:
+        usage = {"promptTokenCount": tokens, "candidatesTokenCount": 20, "totalTokenCount": tokens}
+        parts: list[dict[str, Any]] = [{"text": w} for w in re.findall(r"\S+\s*|\s+", text)]
+        parts += [{"functionCall": {"id": c, "name": n, "args": a}} for c, n, a in calls]
+        if not streamed:
+            content = {"role": "model", "parts": parts or [{"text": ""}]}
+            candidate = {"content": content, "finishReason": "STOP", "index": 0}
+            handler._json(200, {"candidates": [candidate], "usageMetadata": usage})
+            return
+        events = [
+            {"candidates": [{"content": {"role": "model", "parts": [p]}, "index": 0}]}
+            for p in parts
+        ]
+        events = events or [
+            {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}}]}
+        ]
+        events[-1]["candidates"][0]["finishReason"] = "STOP"
+        events[-1]["usageMetadata"] = usage
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        for event in events:
+            data = f"data: {json.dumps(event)}\r\n\r\n".encode()
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            handler.wfile.flush()
+        handler.wfile.write(b"0\r\n\r\n")
+
+
+def _json_answer(config: dict[str, Any]) -> dict[str, Any]:
+    """A JSON answer that fits the schema a side request asks for (its required fields)."""
+    schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
+    answer: dict[str, Any] = {}
+    for name, spec in (schema.get("properties") or {}).items():
+        kind = str((spec or {}).get("type", "string")).lower()
+        answer[name] = (
+            10 if kind in ("integer", "number") else (False if kind == "boolean" else "user")
+        )
+    return answer

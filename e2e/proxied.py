@@ -31,8 +31,8 @@ CODEX_KEPT = "Another language model started to solve this problem"
 class Proxy:
     """``vybe proxy`` as a person starts it, in front of the sandbox's fake server."""
 
-    def __init__(self, box: Sandbox) -> None:
-        argv = [VYBE, "proxy", "--upstream", box.server.url, "--listen", "127.0.0.1:0"]
+    def __init__(self, box: Sandbox, *options: str) -> None:
+        argv = [VYBE, "proxy", "--upstream", box.server.url, "--listen", "127.0.0.1:0", *options]
         self.log = box.root / "proxy.log"
         self.process = subprocess.Popen(
             argv, env=box.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True

@@ -1,4 +1,4 @@
-"""``make e2e``: drive the real Claude Code and Codex CLIs against fake model servers.
+"""``make e2e``: drive the real Claude Code, Codex, Aider and Gemini CLI against fake model servers.
 
 Runs inside a private network namespace (``unshare -n``, only loopback up): nothing but
 127.0.0.1 can be reached, and no API key is needed. Prints PASS/FAIL per check and a
@@ -20,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import scenarios
+from aider import AIDER
 from capture import refresh_fixtures, version_of
 from checks import Checks
 from sandbox import BIN
@@ -39,11 +40,14 @@ def isolated() -> None:
 def main(argv: list[str]) -> int:
     capture = "--capture" in argv
     names = [a for a in argv if not a.startswith("--")] or list(scenarios.ALL)
-    for tool in ("claude", "codex"):
-        if not (BIN / tool).exists():
-            print(f"FAIL setup: {BIN / tool} is missing (make e2e installs it)")
+    for path in (BIN / "claude", BIN / "codex", BIN / "gemini", AIDER):
+        if not path.exists():
+            print(f"FAIL setup: {path} is missing (make e2e installs it)")
             return 1
     isolated()
+    for name, path in (("aider", AIDER), ("gemini", BIN / "gemini")):
+        shown = subprocess.run([str(path), "--version"], capture_output=True, text=True)
+        print(f"{name}: {shown.stdout.strip()}", flush=True)
     versions = {}
     for tool in ("claude", "codex"):
         shown = subprocess.run([str(BIN / tool), "--version"], capture_output=True, text=True)

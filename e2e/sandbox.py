@@ -71,7 +71,7 @@ class Sandbox:
             argv,
             cwd=kw.pop("cwd", self.project),
             env={**self.env, **kw.pop("env", {})},
-            stdin=subprocess.DEVNULL,
+            stdin=None if "input" in kw else subprocess.DEVNULL,
             capture_output=True,
             text=True,
             timeout=timeout,

@@ -9,6 +9,8 @@ import subprocess
 from collections.abc import Callable
 from typing import Any
 
+import aider
+import gemini
 import proxied
 from checks import Checks
 from clients import TEXT, Claude, Codex, Tmux, wait_for
@@ -799,4 +801,8 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "claude-proxy": proxied.claude_proxy,
     "claude-proxy-hooked": proxied.claude_proxy_hooked,
     "codex-proxy": proxied.codex_proxy,
+    "aider-proxy": aider.aider_proxy,
+    "aider-checkpoints": aider.aider_checkpoints,
+    "gemini-proxy": gemini.gemini_proxy,
+    "gemini-compress": gemini.gemini_compress,
 }

@@ -69,8 +69,57 @@ def from_responses(body: dict[str, Any]) -> Request:
     return Request(body.get("instructions", ""), tuple(messages), max_tokens=0)
 
 
-PARSERS = {"openai": from_openai, "anthropic": from_anthropic, "responses": from_responses}
-BUILDERS = {"openai": openai_reply, "anthropic": anthropic_reply, "responses": responses_reply}
+def from_gemini(body: dict[str, Any]) -> Request:
+    messages: list[Message] = []
+    for content in body["contents"]:
+        parts = content["parts"]
+        if content["role"] == "model":
+            text = "".join(p.get("text", "") for p in parts if not p.get("thought"))
+            calls = tuple(
+                ToolCall(
+                    p["functionCall"]["id"], p["functionCall"]["name"], p["functionCall"]["args"]
+                )
+                for p in parts
+                if "functionCall" in p
+            )
+            messages.append(Message("assistant", text, calls))
+            continue
+        for part in parts:
+            if "functionResponse" in part:
+                result = part["functionResponse"]
+                messages.append(
+                    Message("tool", result["response"]["output"], tool_call_id=result["id"])
+                )
+            else:
+                messages.append(Message("user", part.get("text", "")))
+    system = "".join(p["text"] for p in body.get("systemInstruction", {}).get("parts", ()))
+    return Request(system, tuple(messages), max_tokens=0)
+
+
+PARSERS = {
+    "openai": from_openai,
+    "anthropic": from_anthropic,
+    "responses": from_responses,
+    "gemini": from_gemini,
+}
+
+
+def gemini_reply(text: str, calls: list, usage: tuple[int, int, int]) -> Response:
+    """A Gemini answer, whole (the adapter takes a whole body to a streamed ask too)."""
+    parts: list[dict[str, Any]] = [{"text": text}] if text else []
+    parts += [{"functionCall": {"id": i, "name": n, "args": a}} for i, n, a in calls]
+    content = {"role": "model", "parts": parts or [{"text": ""}]}
+    tokens = {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1]}
+    candidate = {"content": content, "finishReason": "STOP"}
+    return Response(body={"candidates": [candidate], "usageMetadata": tokens})
+
+
+BUILDERS = {
+    "openai": openai_reply,
+    "anthropic": anthropic_reply,
+    "responses": responses_reply,
+    "gemini": gemini_reply,
+}
 
 
 def serve(model: Model, wire: str = "openai") -> Any:

@@ -7,7 +7,12 @@ Which request is a compaction is decided from what the pinned clients send
   message ends with ``REMINDER`` below (2.1.197 adds "Tool calls will be rejected and you
   will fail the task." after it: the REMINDER within its last ``TAIL`` characters);
 - Codex (0.171): ``client_metadata["x-codex-turn-metadata"]`` is a JSON string whose
-  ``request_kind`` is ``"compaction"``, or the last input item holds ``CODEX_MARK``.
+  ``request_kind`` is ``"compaction"``, or the last input item holds ``CODEX_MARK``;
+- Aider (0.86.2): its weak model's summary of older history, a system message that starts
+  with its summarize prompt and one user message (vybe.proxy.scaffolding);
+- Gemini CLI (0.61.0, ``/compress`` and its automatic compression): a system instruction
+  starting ``GEMINI_SYSTEM`` and a last user part ending ``GEMINI_ASK``; the request that
+  follows it, asking to check the summary (``GEMINI_VERIFY``), gets the same checkpoint.
 
 Anything else is no compaction, and is relayed untouched. A compaction is answered by the
 engine's checkpoint turn on the session's record, against the same upstream model with the
@@ -15,7 +20,8 @@ client's own credentials (mind.md / memo.md, the checks, one repair, the fallbac
 reply, in the shape the client reads, is the checkpoint as the engine shows it to a model
 (its recollection: the MIND with its Mission, the person's ticked messages verbatim from
 the record, the NOW, where to search the whole record). Claude Code keeps the part inside
-``<summary>``; Codex keeps the whole text.
+``<summary>``; Codex keeps the whole text, Aider too (after its own first line, as the
+summary of older history it sends from then on, which names the session).
 """
 
 from __future__ import annotations
@@ -28,10 +34,11 @@ from vybe.context.assemble import load, messages
 from vybe.context.budget import ModelLimits, compute, cut
 from vybe.context.engine import Engine
 from vybe.context.record import Record
+from vybe.llm import gemini
 from vybe.llm.base import Message, Model
 from vybe.llm.models import resolve
 from vybe.llm.responses import item_text
-from vybe.proxy import upstream, wire
+from vybe.proxy import scaffolding, upstream, wire
 from vybe.proxy.relay import Answer
 
 REMINDER = (
@@ -39,8 +46,16 @@ REMINDER = (
     "followed by a <summary> block."
 )
 CODEX_MARK = "CONTEXT CHECKPOINT COMPACTION"
-CLAUDE, CODEX = "claude", "codex"
-API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES}
+CLAUDE, CODEX, AIDER, GEMINI = "claude", "codex", scaffolding.AIDER, "gemini"
+API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES, AIDER: wire.CHAT, GEMINI: wire.GEMINI}
+# Gemini CLI 0.61's compression: its compressor's system instruction, then the history and
+# the ask; then a second request, the summary it got and the ask to check it.
+GEMINI_SYSTEM = (
+    "You are a specialized system component responsible for distilling chat history into a"
+    " structured XML <state_snapshot>."
+)
+GEMINI_ASK = "First, reason in your scratchpad. Then, generate the updated <state_snapshot>."
+GEMINI_VERIFY = "Critically evaluate the <state_snapshot> you just generated."
 TAIL = 300
 PIECE = 400  # characters of the summary in each streamed delta
 LATEST_EACH = 2_000
@@ -78,9 +93,14 @@ def _last_input_text(body: dict[str, Any]) -> str:
 
 
 def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
-    """Whose compaction request this is (``claude`` or ``codex``), or None for any other."""
+    """Whose compaction request this is (``claude``, ``codex``, ``aider``), or None for any
+    other."""
     if not wire.is_generation(path):
         return None
+    if api == wire.CHAT:
+        return AIDER if scaffolding.is_summary_request(body.get("messages")) else None
+    if api == wire.GEMINI:
+        return GEMINI if _gemini_compressing(body) else None
     if api == wire.ANTHROPIC:
         last = _last_user_text(body.get("messages"))
         return CLAUDE if REMINDER in last.rstrip()[-(len(REMINDER) + TAIL) :] else None
@@ -88,10 +108,38 @@ def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
     return CODEX if api == wire.RESPONSES and compacting else None
 
 
+def _gemini_last(body: dict[str, Any]) -> str:
+    contents = body.get("contents")
+    last = contents[-1] if isinstance(contents, list) and contents else None
+    return gemini.text_of(gemini.content_parts(last)) if isinstance(last, dict) else ""
+
+
+def _gemini_compressing(body: dict[str, Any]) -> bool:
+    system = gemini.text_of(gemini.content_parts(body.get("systemInstruction")))
+    last = _gemini_last(body)
+    asked = last.rstrip().endswith(GEMINI_ASK) or last.startswith(GEMINI_VERIFY)
+    return system.lstrip().startswith(GEMINI_SYSTEM) and asked
+
+
+def _again(client: str, body: dict[str, Any]) -> bool:
+    """Whether the request asks again about vybe's own checkpoint: Aider summarising it
+    again, Gemini CLI asking to check it (answered with it again, no turn)."""
+    if client == AIDER:
+        return scaffolding.resummarising(body.get("messages"))
+    return client == GEMINI and _gemini_last(body).startswith(GEMINI_VERIFY)
+
+
 def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
     """The request as the conversation it carries, the compaction prompt taken out (what is
     new in it is recorded before the checkpoint): Codex's last input, or the last text block
-    of Claude's last user message (a system message may follow it)."""
+    of Claude's last user message (a system message may follow it); Aider's summary request
+    carries no conversation of its own (its older turns, as one text, are recorded)."""
+    if client == AIDER:
+        return {**body, "messages": []}
+    if client == GEMINI:  # the ask; when checking, the summary it got before it too
+        contents = body.get("contents")
+        listed = contents if isinstance(contents, list) else []
+        return {**body, "contents": listed[: -2 if _again(client, body) else -1]}
     if client == CODEX:
         items = body.get("input")
         return {**body, "input": items[:-1] if isinstance(items, list) else []}
@@ -115,13 +163,17 @@ def checkpoint(
 ) -> str | None:
     """The session's checkpoint, or None when the turn failed. The client keeps nothing but
     the summary: everything but the newest turn moves into the checkpoint, and that turn
-    follows its recollection word for word (each message within ``LATEST_EACH`` tokens)."""
+    follows its recollection word for word (each message within ``LATEST_EACH`` tokens).
+    Asked again about vybe's own checkpoint (``_again``), it is given again, with no turn."""
     limits = ModelLimits(window=resolve(model.name).window)
-    engine = Engine(record, model, limits)
-    system = upstream.system_of(API[client], body)
-    attempt = engine.checkpoint_now(session_id, system, keep=0)
-    if attempt.outcome != "accepted":
-        return None
+    if not _again(client, body):
+        engine = Engine(record, model, limits)
+        # Aider's and Gemini CLI's requests have their summariser's system prompt, not theirs.
+        own = client in (CLAUDE, CODEX)
+        system = upstream.system_of(API[client], body) if own else ""
+        attempt = engine.checkpoint_now(session_id, system, keep=0)
+        if attempt.outcome != "accepted":
+            return None
     budget = compute(limits)
     view = load(record, session_id)
     latest = [_shown(m) for m in messages(view, budget)[1:]]
@@ -138,11 +190,59 @@ def _shown(message: Message) -> str:
     return f"[{message.role}]\n{cut(message.content, LATEST_EACH)}{calls}"
 
 
+def _named(session_id: str) -> str:
+    return f"vybe checkpoint of session {session_id}, taken from its record."
+
+
 def claude_text(recollection: str, session_id: str) -> str:
-    return (
-        f"<analysis>\nvybe checkpoint of session {session_id}, taken from its record.\n"
-        f"</analysis>\n\n<summary>\n{recollection}\n</summary>"
-    )
+    return f"<analysis>\n{_named(session_id)}\n</analysis>\n\n<summary>\n{recollection}\n</summary>"
+
+
+def _completion(text: str, model: str) -> dict[str, Any]:
+    """The Chat Completions reply that carries the summary."""
+    message = {"role": "assistant", "content": text}
+    usage = {"prompt_tokens": 0, "completion_tokens": len(text) // 4}
+    return {
+        "id": "chatcmpl-vybe-checkpoint",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {**usage, "total_tokens": len(text) // 4},
+    }
+
+
+def _candidate(text: str) -> dict[str, Any]:
+    """The Gemini response that carries the summary."""
+    content = {"role": "model", "parts": [{"text": text}]}
+    usage = {"promptTokenCount": 0, "candidatesTokenCount": len(text) // 4}
+    return {
+        "candidates": [{"content": content, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {**usage, "totalTokenCount": len(text) // 4},
+    }
+
+
+def _gemini_events(response: dict[str, Any]) -> Iterator[bytes]:
+    text = response["candidates"][0]["content"]["parts"][0]["text"]
+    pieces = _pieces(text)
+    for number, piece in enumerate(pieces, 1):
+        event: dict[str, Any] = {
+            "candidates": [{"content": {"role": "model", "parts": [{"text": piece}]}}]
+        }
+        if number == len(pieces):
+            event = {**response, "candidates": [{**event["candidates"][0], "finishReason": "STOP"}]}
+        yield f"data: {json.dumps(event, ensure_ascii=False)}\r\n\r\n".encode()
+
+
+def _chat_events(completion: dict[str, Any]) -> Iterator[bytes]:
+    text = completion["choices"][0]["message"]["content"]
+    base = {"id": completion["id"], "object": "chat.completion.chunk", "model": completion["model"]}
+    opened = {"role": "assistant", "content": ""}
+    deltas = [opened, *({"content": piece} for piece in _pieces(text))]
+    for delta in deltas:
+        chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        yield f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()
+    last = {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    yield f"data: {json.dumps({**last, 'usage': completion['usage']})}\n\ndata: [DONE]\n\n".encode()
 
 
 def _event(kind: str, **fields: Any) -> bytes:
@@ -225,16 +325,27 @@ def _codex_events(response: dict[str, Any]) -> Iterator[bytes]:
     yield _event("response.completed", response=response)
 
 
-def answer(client: str, recollection: str, session_id: str, body: dict[str, Any]) -> Answer:
-    """The reply the client reads its summary from: streamed when it asked to stream."""
+def answer(
+    client: str, recollection: str, session_id: str, body: dict[str, Any], path: str = ""
+) -> Answer:
+    """The reply the client reads its summary from: streamed when it asked to stream (Gemini
+    asks by its path)."""
     model = str(body.get("model") or "")
+    streamed = bool(body.get("stream"))
     if client == CODEX:
         reply = _response(recollection, model)
         events = _codex_events(reply)
+    elif client == AIDER:
+        reply = _completion(f"{_named(session_id)}\n\n{recollection}", model)
+        events = _chat_events(reply)
+    elif client == GEMINI:
+        reply = _candidate(f"{_named(session_id)}\n\n{recollection}")
+        events = _gemini_events(reply)
+        streamed = ":streamGenerateContent" in path
     else:
         reply = _message(claude_text(recollection, session_id), model)
         events = _claude_events(reply)
-    if body.get("stream"):
+    if streamed:
         headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         return Answer(200, headers, events, None)
     whole = json.dumps(reply, ensure_ascii=False).encode()

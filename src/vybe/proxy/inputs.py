@@ -16,9 +16,10 @@ import hashlib
 import json
 from typing import Any
 
+from vybe.llm import gemini
 from vybe.llm.openai_compat import _arguments
 from vybe.llm.responses import item_text
-from vybe.proxy import wire
+from vybe.proxy import scaffolding, wire
 from vybe.tuples import Row
 
 # Text a client's harness puts in a user-role message: (how it starts, what it is).
@@ -37,7 +38,11 @@ HARNESS_STARTS = (
     ("Continue the conversation from where it left off", "compaction summary"),
     ("CRITICAL: Respond with TEXT ONLY", "compaction request"),
     ("Another language model started to solve this problem", "compaction summary"),
+    ("<session_context>", "session context"),  # Gemini CLI's date, OS and folders
+    ("vybe checkpoint of session ", "compaction summary"),  # vybe's, kept by the client
 )
+# Gemini CLI's canned reply to the summary it keeps after its compression: no model reply.
+GEMINI_ACK = "Got it. Thanks for the additional context!"
 
 
 class Item(Row):
@@ -135,11 +140,27 @@ def _anthropic(messages: Any) -> list[Item]:
     return talk.items
 
 
-def _chat(messages: Any) -> list[Item]:
+def _chat(messages: Any, start: int = 0) -> list[Item]:
+    """The items of a Chat Completions conversation from ``start`` on; a client's own
+    scaffolding (vybe.proxy.scaffolding) is harness input, its canned replies left out."""
     talk = Conversation()
-    for message in _dicts(messages):
+    listed = messages if isinstance(messages, list) else []
+    labels = scaffolding.aider(listed)
+    system = scaffolding.system_text(listed) if labels else ""
+    examples: list[str] = []
+    for place, message in enumerate(listed[start:], start):
+        if not isinstance(message, dict):
+            continue
         role, content = message.get("role"), message.get("content")
-        if role == "assistant":
+        label = labels.get(place)
+        if label == scaffolding.EXAMPLES:
+            examples.append(f"[{role}]\n{_tool_text(content)}")
+            if labels.get(place + 1) != scaffolding.EXAMPLES:
+                talk.harness("\n\n".join(examples), label)
+        elif label is not None:
+            if label != scaffolding.ACK:
+                talk.harness(_tool_text(content), label)
+        elif role == "assistant":
             asked = _dicts(message.get("tool_calls"))
             functions = [(c.get("id"), c.get("function")) for c in asked]
             calls = tuple(
@@ -150,6 +171,8 @@ def _chat(messages: Any) -> list[Item]:
             talk.reply(_tool_text(content), calls)
         elif role == "tool":
             talk.result(message.get("tool_call_id"), content)
+        elif role == "user" and system:
+            talk.typed(scaffolding.without_reminder(_tool_text(content), system))
         elif role == "user":
             talk.typed(_tool_text(content))
     return talk.items
@@ -175,7 +198,33 @@ def _responses(inputs: Any) -> list[Item]:
     return talk.items
 
 
+def _gemini(contents: Any) -> list[Item]:
+    talk = Conversation()
+    for content in _dicts(contents):
+        parts = gemini.content_parts(content)
+        if content.get("role") == "model":
+            text, calls = gemini.text_of(parts), tuple(_gemini_calls(parts))
+            if calls or text != GEMINI_ACK:
+                talk.reply(text, calls)
+            continue
+        for place, part in enumerate(parts):
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                call = str(response.get("id") or f"{response.get('name')}-{place}")
+                talk.names.setdefault(call, str(response.get("name")))
+                talk.result(call, response.get("response"))
+            elif "text" in part and not part.get("thought"):
+                talk.typed(str(part.get("text") or ""))
+    return talk.items
+
+
+def _gemini_calls(parts: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(c.id, c.name, c.arguments) for c in gemini.calls_of(parts)]
+
+
 def _conversation(api: str, body: dict[str, Any]) -> Any:
+    if api == wire.GEMINI:
+        return body.get("contents")
     return body.get("input") if api == wire.RESPONSES else body.get("messages")
 
 
@@ -184,22 +233,27 @@ def items_of(api: str, body: dict[str, Any]) -> list[Item]:
     return _read(api, _conversation(api, body))
 
 
-def _read(api: str, conversation: Any) -> list[Item]:
+def _read(api: str, conversation: Any, start: int = 0) -> list[Item]:
+    if api == wire.CHAT:
+        return _chat(conversation, start)
+    if isinstance(conversation, list):
+        conversation = conversation[start:]
     if api == wire.ANTHROPIC:
         return _anthropic(conversation)
-    if api == wire.CHAT:
-        return _chat(conversation)
+    if api == wire.GEMINI:
+        return _gemini(conversation)
     return _responses(conversation)
 
 
-def _replying(api: str, entry: Any) -> bool:
-    """Whether a raw message or input item is (part of) a reply."""
-    if not isinstance(entry, dict):
+def _replying(api: str, entry: Any, scaffold: bool = False) -> bool:
+    """Whether a raw message or input item is (part of) a reply (a client's canned reply
+    to its own scaffolding, ``scaffold``, is none)."""
+    if not isinstance(entry, dict) or scaffold:
         return False
     if api == wire.RESPONSES:
         kind = entry.get("type", "message")
         return kind in ("function_call", "reasoning") or entry.get("role") == "assistant"
-    return entry.get("role") == "assistant"
+    return entry.get("role") == ("model" if api == wire.GEMINI else "assistant")
 
 
 def tail_of(api: str, body: dict[str, Any]) -> list[Item]:
@@ -208,12 +262,17 @@ def tail_of(api: str, body: dict[str, Any]) -> list[Item]:
     conversation = _conversation(api, body)
     if not isinstance(conversation, list):
         return _read(api, conversation)
+    labels = scaffolding.aider(conversation) if api == wire.CHAT else {}
+
+    def replying(place: int) -> bool:
+        return _replying(api, conversation[place], place in labels)
+
     start = len(conversation)
-    while start > 0 and not _replying(api, conversation[start - 1]):
+    while start > 0 and not replying(start - 1):
         start -= 1
-    while start > 0 and _replying(api, conversation[start - 1]):
+    while start > 0 and replying(start - 1):
         start -= 1
-    return _read(api, conversation[start:])
+    return _read(api, conversation, start)
 
 
 def _digest(*parts: str) -> str:

@@ -25,7 +25,7 @@ from vybe.proxy.tee import UNREADABLE, Tee
 
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 REBUILD = 900.0  # seconds a rebuild may take (its checkpoint turn calls the model)
-CLIENTS = {"claude": "claude", "codex": "codex"}
+CLIENTS = {"claude": "claude", "codex": "codex", "aider": "aider", "gemini": "gemini"}
 
 
 def client_of(session_id: str) -> str:
@@ -129,6 +129,8 @@ class Recorder:
         if session_id is None:
             return None
         client = compaction.client_of(api, path, body)
+        if client == compaction.AIDER:
+            return None  # its summary comes back as a harness input of the next request
         conversation = compaction.without_prompt(client, body) if client else body
         recording = self._begin(api, session_id, conversation)
         if self.rewriter is not None and not client:
@@ -142,7 +144,7 @@ class Recorder:
         rewriter = self.rewriter
         assert rewriter is not None
         base = upstreams.base_of(self.upstream, path)
-        model = upstreams.model_for(api, base, str(body.get("model") or ""), headers)
+        model = upstreams.model_for(api, base, upstreams.model_name(path, body), headers)
         session_id = recording.session_id
 
         def rebuild(_: bytes) -> tuple[bytes, dict[str, Any]]:
@@ -200,7 +202,7 @@ class Recorder:
             if not (recording.inputs_queued.wait(WAIT) and self.writer.flush(WAIT)):
                 return None
             base = upstreams.base_of(upstream, path)
-            name = str(body.get("model") or "")
+            name = upstreams.model_name(path, body)
             model = upstreams.model_for(compaction.API[client], base, name, headers)
             record = self.writer.open_record()
             try:
@@ -216,7 +218,7 @@ class Recorder:
             note(f"the checkpoint of {session_id} was not accepted; the client's own ran")
             return None
         note(f"answered the compaction of {session_id} with a vybe checkpoint")
-        return compaction.answer(client, text, session_id, body)
+        return compaction.answer(client, text, session_id, body, path)
 
 
 def _session(api: str, headers: Any, body: dict[str, Any]) -> str | None:

@@ -24,6 +24,7 @@ from vybe.context.labels import Dispatch, harness_text, user_text
 from vybe.context.record import MessageRow, Record
 from vybe.context.recorder import record_harness, record_reply, record_tool, record_user
 from vybe.llm.base import Reply, ToolCall
+from vybe.proxy import scaffolding
 from vybe.proxy.inputs import Item, items_of, keyed
 
 MARK = "proxy"
@@ -114,14 +115,16 @@ class Writer:
         """Queue a request's new inputs (those already recorded are left out in the writer);
         ``opening``: the request holds no reply (a first request, or one after a compaction).
         A session the record does not hold yet gets the whole conversation of ``body``, its
-        replies too (a session begun before the proxy was in the way), read here."""
+        replies too (a session begun before the proxy was in the way), read here. A client's
+        fixed scaffolding it sends with every request is recorded once, as it first came."""
 
         def write(record: Record) -> None:
             seen = self.seen(record, session_id)
             if seen.foreign:
                 return
             for key, item in new if seen.keys else keyed(items_of(api, body)):
-                if key in seen.keys or (opening and _resent(client, item, seen)):
+                fixed = opening or item.label in scaffolding.LABELS
+                if key in seen.keys or (fixed and _resent(client, item, seen)):
                     continue
                 row = _append(Marked(record, {"key": key}), session_id, client, item)
                 seen.keys.add(key)

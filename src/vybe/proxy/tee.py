@@ -1,7 +1,7 @@
 """The reply of one relayed request, rebuilt from the bytes that went to the client.
 
 A streamed reply (server-sent events) is folded by the model adapters' own folds
-(Anthropic Messages, Chat Completions, Responses): its pieces are kept as they pass and
+(Anthropic Messages, Chat Completions, Responses, Gemini): its pieces are kept as they pass and
 folded once the last went out (or at every ``FOLD_AT`` bytes), so no piece waits for
 parsing and a reply cut short is known as far as it came; a whole JSON reply is parsed at
 its end by the adapters' ``parse``, up to ``WHOLE_LIMIT`` bytes (a larger one is recorded as
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vybe.llm import anthropic, openai_compat, responses, sse
+from vybe.llm import anthropic, gemini, openai_compat, responses, sse
 from vybe.llm.base import Reply
 from vybe.llm.http import Broken
 from vybe.proxy import wire
@@ -38,6 +38,7 @@ PARSE = {
     wire.ANTHROPIC: anthropic.parse,
     wire.CHAT: openai_compat.parse,
     wire.RESPONSES: responses.parse,
+    wire.GEMINI: gemini.parse,
 }
 
 
@@ -68,6 +69,8 @@ class Fold:
             self.fold: Any = anthropic.Fold(None)
         elif api == wire.CHAT:
             self.fold = openai_compat.Fold(None)
+        elif api == wire.GEMINI:
+            self.fold = gemini.Fold(None)
         else:
             self.fold = responses.Fold(None)
 
@@ -77,6 +80,10 @@ class Fold:
             return
         event = json.loads(data)
         if not isinstance(event, dict):
+            return
+        if self.api == wire.GEMINI:  # each event a whole response with the next parts
+            self.fold.add(event)
+            self.ended = self.fold.finished
             return
         kind = str(event.get("type") or name)
         if self.api == wire.ANTHROPIC:

@@ -1,7 +1,7 @@
 """The upstream's model as the proxy's own requests reach it (a checkpoint turn), with the
 client's credentials, and a request body read and rewritten as the engine's neutral request.
 
-The model is the adapter of the request's API (Anthropic Messages, Chat Completions,
+The model is the adapter of the request's API (Anthropic Messages, Chat Completions, Gemini,
 Responses) at the upstream's base URL, named as the client named it, sending the client's
 own credentials headers. ``system_of`` and ``tools_of`` read what the engine needs of a
 request; ``rewritten`` puts the engine's conversation into the client's body, every other
@@ -13,16 +13,23 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vybe.llm import anthropic, openai_compat, responses
+from vybe.llm import anthropic, gemini, openai_compat, responses
 from vybe.llm.anthropic import AnthropicMessages
 from vybe.llm.base import Model, Request, ToolSpec
+from vybe.llm.gemini import Gemini
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
 from vybe.llm.responses import OpenAIResponses
 from vybe.proxy import wire
 
 # The client's headers the upstream knows it by, sent as the proxy's own requests' too.
-PASSED_HEADERS = ("authorization", "x-api-key", "anthropic-version", "anthropic-beta")
+PASSED_HEADERS = (
+    "authorization",
+    "x-api-key",
+    "anthropic-version",
+    "anthropic-beta",
+    "x-goog-api-key",
+)
 PASSED_PREFIXES = ("openai-", "chatgpt-")
 POLICY = RetryPolicy(attempts=2, base_delay=0.5)
 
@@ -39,15 +46,26 @@ def base_of(upstream: str, path: str) -> str:
     """The base URL the adapters append their endpoint to: the upstream and the request's
     path without its endpoint (``/v1/messages`` -> ``…/v1``)."""
     bare = path.split("?", 1)[0].rstrip("/")
+    if wire.api_of(path) == wire.GEMINI:
+        return upstream + bare.rsplit("/models/", 1)[0]
     for endpoint in ("/messages", "/chat/completions", "/responses"):
         if bare.endswith(endpoint):
             return upstream + bare.removesuffix(endpoint)
     return upstream + bare
 
 
+def model_name(path: str, body: dict[str, Any]) -> str:
+    """The model a request names: its body's ``model``, or Gemini's path (``models/<m>:…``)."""
+    if wire.api_of(path) == wire.GEMINI:
+        return path.split("?", 1)[0].rsplit("/models/", 1)[-1].split(":", 1)[0]
+    return str(body.get("model") or "")
+
+
 def model_for(api: str, base: str, name: str, headers: Any) -> Model:
     """The upstream's model, as the client asked for it, with the client's credentials."""
     passed = credentials(headers)
+    if api == wire.GEMINI:
+        return Gemini(name, base_url=base, headers=passed, policy=POLICY)
     if api == wire.RESPONSES:
         return OpenAIResponses(name, base_url=base, headers=passed, policy=POLICY)
     if api == wire.CHAT:
@@ -67,6 +85,9 @@ def system_of(api: str, body: dict[str, Any]) -> str:
     """The request's system prompt (Chat's system messages joined)."""
     if api == wire.RESPONSES:
         return str(body.get("instructions") or "")
+    if api == wire.GEMINI:
+        instruction = body.get("systemInstruction")
+        return gemini.text_of(gemini.content_parts(instruction))
     if api == wire.CHAT:
         messages = body.get("messages")
         listed = messages if isinstance(messages, list) else []
@@ -75,16 +96,23 @@ def system_of(api: str, body: dict[str, Any]) -> str:
     return _texts(body.get("system"))
 
 
+SCHEMA = {wire.ANTHROPIC: "input_schema", wire.GEMINI: "parametersJsonSchema"}
+
+
 def tools_of(api: str, body: dict[str, Any]) -> tuple[ToolSpec, ...]:
     """The request's function tools as the engine counts and offers them."""
     found = []
-    for tool in body.get("tools") or ():
+    listed = body.get("tools") or ()
+    if api == wire.GEMINI:
+        declared = [t.get("functionDeclarations") for t in listed if isinstance(t, dict)]
+        listed = [d for group in declared if isinstance(group, list) for d in group]
+    for tool in listed:
         if not isinstance(tool, dict):
             continue
         spec = tool.get("function") if api == wire.CHAT else tool
         if not isinstance(spec, dict) or not spec.get("name"):
             continue
-        schema = spec.get("input_schema" if api == wire.ANTHROPIC else "parameters")
+        schema = spec.get(SCHEMA.get(api, "parameters")) or spec.get("parameters")
         found.append(
             ToolSpec(
                 str(spec["name"]),
@@ -98,7 +126,12 @@ def tools_of(api: str, body: dict[str, Any]) -> tuple[ToolSpec, ...]:
 def rewritten(api: str, body: dict[str, Any], request: Request) -> bytes:
     """The client's body with the engine's conversation in place of its own."""
     name = str(body.get("model") or "")
-    if api == wire.CHAT:
+    if api == wire.GEMINI:
+        made = gemini.payload(request)
+        out = {**body, "contents": made["contents"]}
+        if "systemInstruction" in made:
+            out["systemInstruction"] = made["systemInstruction"]
+    elif api == wire.CHAT:
         messages = openai_compat.payload(name, request, "max_tokens")["messages"]
         out = {**body, "messages": messages}
     elif api == wire.RESPONSES:

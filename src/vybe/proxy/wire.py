@@ -1,8 +1,9 @@
-"""The three model APIs the proxy knows, by path: their error shape, and the session a
+"""The four model APIs the proxy knows, by path: their error shape, and the session a
 request belongs to (the client's own identity, as the real clients send it).
 
 Anthropic Messages (``/v1/messages``, ``/v1/messages/count_tokens``), OpenAI Chat
-Completions (``…/chat/completions``) and OpenAI Responses (``…/responses``). Any other path
+Completions (``…/chat/completions``), OpenAI Responses (``…/responses``) and Gemini
+(``…/models/<model>:generateContent``, ``:streamGenerateContent``, ``:countTokens``). Any other path
 is relayed as bytes and never read.
 """
 
@@ -12,9 +13,14 @@ import hashlib
 import json
 from typing import Any
 
-ANTHROPIC, CHAT, RESPONSES = "anthropic", "chat", "responses"
+from vybe.proxy import scaffolding
+
+ANTHROPIC, CHAT, RESPONSES, GEMINI = "anthropic", "chat", "responses", "gemini"
+GEMINI_METHODS = (":generateContent", ":streamGenerateContent", ":countTokens")
 # The one path the proxy answers itself (``vybe doctor`` asks whether a base URL is a proxy).
 PROBE_PATH = "/.vybe-proxy"
+# How Gemini CLI's own context (date, OS, folders) starts, the first user turn it sends.
+GEMINI_CONTEXT = "<session_context>"
 # A header any client may set to name its session (one the proxy cannot recognise otherwise).
 SESSION_HEADER = "x-vybe-session"
 
@@ -28,12 +34,14 @@ def api_of(path: str) -> str | None:
         return CHAT
     if bare.endswith("/responses"):
         return RESPONSES
+    if "/models/" in bare and bare.endswith(GEMINI_METHODS):
+        return GEMINI
     return None
 
 
 def is_generation(path: str) -> bool:
     """Whether the request asks for a reply (``count_tokens`` only counts)."""
-    return not path.split("?", 1)[0].rstrip("/").endswith("/count_tokens")
+    return not path.split("?", 1)[0].rstrip("/").endswith(("/count_tokens", ":countTokens"))
 
 
 ANTHROPIC_KINDS = {
@@ -51,6 +59,9 @@ def error_body(api: str | None, status: int, message: str, code: str) -> bytes:
     if api == ANTHROPIC:
         kind = ANTHROPIC_KINDS.get(status, "api_error")
         body: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": message}}
+    elif api == GEMINI:
+        kind = "INVALID_ARGUMENT" if status < 500 else "UNAVAILABLE"
+        body = {"error": {"code": status, "message": message, "status": kind}}
     else:
         kind = "invalid_request_error" if status < 500 else "api_error"
         body = {"error": {"message": message, "type": kind, "param": None, "code": code}}
@@ -81,6 +92,29 @@ def _codex_session(body: dict[str, Any]) -> str | None:
     return key if isinstance(key, str) and key else None
 
 
+def _gemini_session(body: dict[str, Any]) -> str | None:
+    """``gemini:<hash of the first typed prompt>``: Gemini CLI sends no session id. Its side
+    requests (a JSON answer asked for: the routing classifier, the next-speaker check) are
+    no turn of the session (None: relayed, not recorded)."""
+    config = body.get("generationConfig")
+    if isinstance(config, dict) and (
+        config.get("responseJsonSchema") or config.get("responseMimeType") == "application/json"
+    ):
+        return None
+    for content in body.get("contents") or ():
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if not isinstance(content, dict) or content.get("role") != "user":
+            continue
+        for part in parts if isinstance(parts, list) else ():
+            text = part.get("text") if isinstance(part, dict) else None
+            if isinstance(text, str) and text.strip() and not text.startswith(GEMINI_CONTEXT):
+                named = scaffolding.NAMED.match(text)
+                if named and named.group(1).startswith("gemini:"):
+                    return named.group(1)  # the summary it keeps: vybe's, naming the session
+                return "gemini:" + hashlib.sha256(text.strip().encode()).hexdigest()[:24]
+    return None
+
+
 def _first_message(api: str, body: dict[str, Any]) -> Any:
     items = body.get("input") if api == RESPONSES else body.get("messages")
     if isinstance(items, str):
@@ -92,8 +126,10 @@ def _first_message(api: str, body: dict[str, Any]) -> Any:
 
 def session_of(api: str, headers: Any, body: dict[str, Any]) -> str | None:
     """The record session of a request: ``claude:<id>`` and ``codex:<id>`` (the ids the hooks
-    use, so a session is one session whoever records it), a client's ``x-vybe-session``
-    header, else ``proxy:<hash of the first user message>``; None when there is none."""
+    use, so a session is one session whoever records it), ``aider:<id>`` (its first typed
+    prompt's, vybe.proxy.scaffolding), ``gemini:<id>`` (likewise), a client's
+    ``x-vybe-session`` header, else ``proxy:<hash of the first user message>``; None when
+    there is none."""
     named = headers.get(SESSION_HEADER)
     if named:
         return f"proxy:{named}"
@@ -101,6 +137,12 @@ def session_of(api: str, headers: Any, body: dict[str, Any]) -> str | None:
         return f"claude:{claude}"
     if api == RESPONSES and (codex := _codex_session(body)):
         return f"codex:{codex}"
+    if api == GEMINI:
+        return _gemini_session(body)
+    if api == CHAT and isinstance(messages := body.get("messages"), list):
+        aider = scaffolding.aider_session(messages)
+        if aider is not None:
+            return aider
     first = _first_message(api, body)
     if first is None:
         return None
