@@ -40,8 +40,9 @@ from vybe.errors import (
     DatabaseUnavailable,
     ReadOnlyViolation,
     VersionConflict,
+    VybeError,
 )
-from vybe.store import dialect
+from vybe.store import dialect, teams
 from vybe.store.base import CHECKED, SERIAL, SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
 from vybe.store.db import migration_files
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgresql")
+TEAM_AMBIGUOUS = "VY002"  # vybe_team(): a writer in several teams named none
 MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
 # A write's BEGIN for what it needs (Store.transact's ``isolation``): CHECKED waits for
 # rows another transaction holds and reads them anew; SERIAL fails one of two writes that
@@ -199,6 +201,15 @@ def begin(raw: Any, statement: str, limits: str = "") -> datetime:
     return cursor.fetchone()[0].astimezone(UTC)
 
 
+def team_setting(team: str | None) -> str:
+    """The ``SET LOCAL`` naming the team a transaction's new rows belong to, or nothing."""
+    if not team:
+        return ""
+    from vybe.store.teams import checked_name
+
+    return f"; SET LOCAL vybe.team = '{checked_name('team', team)}'"
+
+
 def _is_gone(exc: BaseException) -> bool:
     """The server cannot be reached, shut down, or dropped the connection."""
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
@@ -213,6 +224,12 @@ def translate(exc: BaseException, where: str) -> Exception:
         return ReadOnlyViolation(
             f"{where} refused a write: {exc}".strip(),
             suggested_action="use a role that may write to the vybe database",
+        )
+    if getattr(exc, "sqlstate", None) == TEAM_AMBIGUOUS:
+        return VybeError(
+            exc.diag.message_primary or str(exc),  # type: ignore[attr-defined]
+            code="TEAM_AMBIGUOUS",
+            suggested_action="name the team this agent writes to: VYBE_TEAM=<team>",
         )
     if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, *RETRIED)):
         return DatabaseLocked(
@@ -242,10 +259,12 @@ class PgStore(Store):
         self.url = url
         self.path = redact(url)
         self.busy_timeout_ms = busy_timeout_ms
-        # Every transaction's own limits: a lock held past the busy budget is DB_LOCKED.
+        # Every transaction's own limits: a lock held past the busy budget is DB_LOCKED;
+        # and the team its new rows belong to, where VYBE_TEAM names one (migration 0020).
         self.limits = (
             f"; SET LOCAL lock_timeout = {int(busy_timeout_ms)}"
             f"; SET LOCAL idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}"
+            f"{team_setting(os.environ.get('VYBE_TEAM'))}"
         )
         self._raw: Any = None
         self.conn = self._connect()
@@ -326,6 +345,7 @@ class PgStore(Store):
         the first applied)."""
         if not self.pending_migrations():
             return []
+        self._need_owner()
 
         def apply(conn: Connection) -> list[str]:
             raw = conn.raw
@@ -349,9 +369,30 @@ class PgStore(Store):
             from vybe.store.pg_reader import arrange
 
             arrange(raw)  # the role `vybe data query` reads as, granted the new tables
+            teams.arrange(raw)  # and the team members' role
             return done
 
         return self._transact(apply, "BEGIN")
+
+    def _need_owner(self) -> None:
+        """STORE_NEEDS_UPGRADE when a role other than the store's owner finds migrations
+        pending: a team member never changes the schema (nor could: it owns no table)."""
+        try:
+            row = self._live().raw.execute(
+                "SELECT pg_has_role(current_user, relowner, 'MEMBER'),"
+                " pg_get_userbyid(relowner) FROM pg_class"
+                " WHERE oid = to_regclass('schema_migrations')"
+            ).fetchone()
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+        if row is not None and not row[0]:
+            raise VybeError(
+                f"the store at {self.path} has migrations pending that only its owner"
+                f" ({row[1]}) may apply",
+                code="STORE_NEEDS_UPGRADE",
+                context={"database": self.path, "owner": row[1]},
+                suggested_action=f"have {row[1]} run `vybe upgrade` once",
+            )
 
     # --- transactions -------------------------------------------------------------
 
