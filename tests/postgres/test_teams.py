@@ -92,3 +92,169 @@ def test_raw_sql_as_team_b_sees_none_of_team_a_rows(teams):
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             raw.execute("INSERT INTO tasks (id, title, status, priority, created_at, updated_at,"
                         " version, team) VALUES ('t', 'x', 'pending', 0, '', '', 1, %s)", (TEAM_A,))
+
+
+# --- the cross-team matrix ---------------------------------------------------------------
+# Every declared operation that reads or writes the record, aimed by team B's role at team
+# A's rows: its parameters (the same on the command line and as an MCP tool's arguments;
+# {task}, {project}, {session} are team A's ids). Each shape must be refused or come back
+# without team A's data, and leave every team A row as it was.
+MATRIX: dict[str, list[dict]] = {
+    "artifacts add": [{"task_id": "{task}", "path": "x.txt"}],
+    "artifacts list": [{"task_id": "{task}"}],
+    "brief": [{}, {"task_id": "{task}"}],
+    "events": [{"all": True}, {"task_id": "{task}"}, {"kind": "progress", "all": True}],
+    "focus": [{}],
+    "maintain": [{"retention": "0d"}],
+    "memory delete": [{"key": "plan"}],
+    "memory gc": [{}],
+    "memory get": [{"key": "plan"}],
+    "memory list": [{}, {"include_superseded": True}],
+    "memory pin": [{"key": "plan"}],
+    "memory set": [{"key": "plan", "value": "bob's plan"}],
+    "project create": [{"name": "bob's", "project_id": "{project}"}],
+    "project delete": [{"project_id": "{project}", "force": True}],
+    "project focus": [{"project_id": "{project}"}],
+    "project get": [{"project_id": "{project}"}],
+    "project list": [{}],
+    "push": [{"document": '{"task_id": "{task}", "event": {"kind": "progress", "message": "x"}}'}],
+    "resume": [{}, {"focus_task_id": "{task}"}, {"peek": True}],
+    "search": [
+        {"query": "secret"},
+        {"query": "ALPHA", "mode": "literal"},
+        {"query": "words", "session_id": "{session}"},
+    ],
+    "session checkpoint": [{"session_id": "{session}", "scripted": True}],
+    "session context": [{"session_id": "{session}"}],
+    "session list": [{}],
+    "session receipts": [{"session_id": "{session}"}],
+    "session replay": [{"session_id": "{session}", "scripted": True}],
+    "session say": [{"session_id": "{session}", "text": "bob's words"}],
+    "session show": [{"session_id": "{session}"}],
+    "status": [{}],
+    "task assign": [{"task_id": "{task}", "to": "bob"}],
+    "task begin": [{"task_id": "{task}"}],
+    "task block": [{"task_id": "{task}", "reason": "x"}],
+    "task claim": [{"task_id": "{task}"}, {"next": True}],
+    "task create": [{"title": "bob's", "project_id": "{project}"}],
+    "task depend": [{"task_id": "{task}", "on": "{task}"}],
+    "task done": [{"task_id": "{task}", "force": True}],
+    "task get": [{"task_id": "{task}"}],
+    "task heartbeat": [{"task_id": "{task}"}],
+    "task list": [{}, {"status": "in_progress"}],
+    "task note": [{"task_id": "{task}", "message": "x"}],
+    "task set-status": [{"task_id": "{task}", "status": "completed", "force": True}],
+    "task undepend": [{"task_id": "{task}", "on": "{task}"}],
+}
+# Shapes of `vybe data query` (CLI only): every table, joins, sub-queries, the team tables.
+QUERIES = [
+    "SELECT * FROM {table}",
+    "SELECT t.title, e.message FROM tasks t JOIN events e ON e.task_id = t.id",
+    "SELECT (SELECT string_agg(content_text, ' ') FROM messages) AS words",
+    "WITH m AS (SELECT value FROM memory) SELECT * FROM m",
+    "SELECT count(*) AS n FROM tasks WHERE title LIKE 'ALPHA%'",
+    "SELECT vybe_teams(false) AS mine, vybe_sees_all() AS all",
+]
+# What needs no cross-team case, and why.
+EXEMPT = {
+    "admin grant": "the owner's only (test_admin_*)",
+    "admin list": "the owner's or a member's own teams (test_admin_*)",
+    "admin revoke": "the owner's only (test_admin_*)",
+    "admin team create": "the owner's only (test_admin_*)",
+    "chat": "a model's loop over the tools above",
+    "data query": "QUERIES, below",
+    "doctor": "reads no rows of the record",
+    "hook export": "reads the agents' settings, not the record",
+    "hook install": "writes the agents' settings, not the record",
+    "hook run": "runs the session commands above on its payload",
+    "hook uninstall": "writes the agents' settings, not the record",
+    "init": "creates the config folder; the migrations are the owner's",
+    "mcp": "the MCP tools: test_every_mcp_tool_*",
+    "proxy": "a model proxy; what it records is session say's",
+    "schema": "reads no rows",
+    "session import": "writes the importer's own team's rows from a local file, as session say",
+    "setup": "writes the agents' settings, not the record",
+    "statusline": "reads what status reads",
+    "store copy": "the owner's, from a file to a server",
+    "upgrade": "the owner's (STORE_NEEDS_UPGRADE for a member)",
+}
+
+
+def _filled(value: object, ids: dict[str, str]) -> object:
+    if isinstance(value, str) and ids:
+        return value.replace("{task}", ids["task"]).replace("{project}", ids["project"]).replace(
+            "{session}", ids["session"]
+        )
+    return value
+
+
+def _argv(name: str, params: dict, ids: dict[str, str]) -> list[str]:
+    argv = name.split()
+    for key, value in params.items():
+        flag = "--" + key.replace("_", "-")
+        argv += [flag] if value is True else [flag, str(_filled(value, ids))]
+    return argv
+
+
+def team_rows(owner: PgVybe, team: str = TEAM_A) -> dict[str, list]:
+    """Every row of ``team`` in every table, read as the owner."""
+    tables = [
+        r[0]
+        for r in owner.sql(
+            "SELECT table_name FROM information_schema.columns"
+            " WHERE table_schema = 'public' AND column_name = 'team' ORDER BY 1"
+        )
+    ]
+    return {t: owner.sql(f"SELECT * FROM {t} WHERE team = ? ORDER BY 1", (team,)) for t in tables}
+
+
+def _leaks(text: str, ids: dict[str, str]) -> list[str]:
+    return [marker for marker in (SECRET, TEAM_A) if marker in text]
+
+
+def test_team_a_finds_by_search_what_team_b_is_refused(teams):
+    a, b = teams
+    _write_team_a(a)
+    for shape in ({"query": "secret"}, {"query": "ALPHA", "mode": "literal"}):
+        argv = _argv("search", shape, {})
+        assert a.ok(*argv, agent="alice")["count"] > 0
+        assert b.ok(*argv, agent="alice")["count"] == 0
+
+
+def test_the_matrix_covers_every_declared_operation():
+    from vybe.cli.commands import every
+
+    declared = set(every().operations)
+    assert declared == set(MATRIX) | set(EXEMPT), declared ^ (set(MATRIX) | set(EXEMPT))
+
+
+@pytest.fixture
+def aimed(teams):
+    a, b = teams
+    ids = _write_team_a(a)
+    return a, b, ids, team_rows(a.owner)
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"), [(n, i) for n, shapes in MATRIX.items() for i in range(len(shapes))]
+)
+def test_team_b_gets_nothing_of_team_a_by_any_command(aimed, name, shape):
+    a, b, ids, before = aimed
+    result = b(*_argv(name, MATRIX[name][shape], ids), agent="alice")
+    text = json.dumps(result.envelope) + result.stderr
+    assert not _leaks(text, ids), (name, result.envelope)
+    assert team_rows(a.owner) == before, name
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_team_b_gets_nothing_of_team_a_by_data_query(aimed, query):
+    a, b, ids, before = aimed
+    tables = [r for (r,) in a.owner.sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")]
+    for table in tables if "{table}" in query else [None]:
+        result = b("data", "query", "--sql", query.replace("{table}", table or ""), "--limit", "1000")
+        text = json.dumps(result.envelope)
+        assert not _leaks(text, ids) and TEAM_A not in text, (table, result.envelope)
+        mine = a("data", "query", "--sql", query.replace("{table}", table or ""), "--limit", "1000")
+        assert mine.code == result.code, (table, mine.envelope)
+    assert team_rows(a.owner) == before
