@@ -258,3 +258,145 @@ def test_team_b_gets_nothing_of_team_a_by_data_query(aimed, query):
         mine = a("data", "query", "--sql", query.replace("{table}", table or ""), "--limit", "1000")
         assert mine.code == result.code, (table, mine.envelope)
     assert team_rows(a.owner) == before
+
+
+def test_data_query_keeps_the_callers_visibility_and_the_owner_sees_every_team(teams):
+    a, b = teams
+    _write_team_a(a)
+    b.ok("task", "create", "--title", "bob's own", agent="bob")
+    sql = "SELECT team, title FROM tasks ORDER BY team"
+    assert a.ok("data", "query", "--sql", sql)["rows"] == [
+        {"team": TEAM_A, "title": f"{SECRET} task"}
+    ]
+    assert b.ok("data", "query", "--sql", sql)["rows"] == [{"team": TEAM_B, "title": "bob's own"}]
+    assert [r["team"] for r in a.owner.ok("data", "query", "--sql", sql)["rows"]] == [
+        TEAM_A,
+        TEAM_B,
+    ]
+
+
+# --- vybe admin ----------------------------------------------------------------------------
+
+
+def test_admin_list_shows_the_owner_every_team_and_a_member_its_own(teams):
+    a, b = teams
+    everyone = a.owner.ok("admin", "list")["teams"]
+    assert {t["team"] for t in everyone} == {TEAM_A, TEAM_B}
+    mine = b.ok("admin", "list")["teams"]
+    assert mine == [
+        {"team": TEAM_B, "created_at": mine[0]["created_at"], "members": [
+            {"role": AGENT_B, "read_only": False}
+        ]}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "argv"),
+    [
+        ("TEAM_NOT_FOUND", ("admin", "grant", AGENT_B, "--team", "no_such_team")),
+        ("TEAM_NOT_FOUND", ("admin", "revoke", AGENT_B, "--team", "no_such_team")),
+        ("NOT_A_MEMBER", ("admin", "revoke", "nobody_here", "--team", TEAM_A)),
+        ("NOT_A_MEMBER", ("admin", "revoke", AGENT_B, "--team", TEAM_A)),
+        ("INVALID_INPUT", ("admin", "grant", "Robert'); DROP", "--team", TEAM_A)),
+        ("INVALID_INPUT", ("admin", "team", "create", "Team A")),
+        ("ROLE_TOO_POWERFUL", ("admin", "grant", "postgres", "--team", TEAM_A)),
+    ],
+)
+def test_admin_refuses_bad_input_and_changes_nothing(teams, code, argv):
+    a, _ = teams
+    roles = a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1")
+    a.owner.refused(code, *argv)
+    assert a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1") == roles
+
+
+def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server):
+    a, _ = teams
+    pg_server.admin("DROP ROLE IF EXISTS auditor")
+    pg_server.admin("CREATE ROLE auditor LOGIN BYPASSRLS")
+    try:
+        result = a.owner.refused("ROLE_TOO_POWERFUL", "admin", "grant", "auditor", "--team", TEAM_A)
+        assert result.envelope["error_context"]["rights"] == ["rolbypassrls"]
+    finally:
+        pg_server.admin("DROP ROLE auditor")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("admin", "team", "create", "team_c"),
+        ("admin", "grant", AGENT_B, "--team", TEAM_A),
+        ("admin", "revoke", AGENT_A, "--team", TEAM_A),
+    ],
+)
+def test_a_member_may_not_manage_teams(teams, argv):
+    _, b = teams
+    result = b.refused("NOT_STORE_OWNER", *argv)
+    assert result.envelope["error_context"]["role"] == AGENT_B
+
+
+def test_teams_need_a_server_and_a_file_stays_as_it_was(tmp_path):
+    from tests.conftest import Vybe
+
+    local = Vybe(tmp_path / "file")
+    local.ok("init")
+    local.refused("TEAMS_NEED_SERVER", "admin", "team", "create", "team_a")
+    assert local.ok("admin", "list")["teams"][0]["team"] == "default"
+
+
+def test_a_revoked_role_sees_nothing_more_and_writes_nowhere(teams):
+    a, _ = teams
+    _write_team_a(a)
+    a.owner.ok("admin", "revoke", AGENT_A, "--team", TEAM_A)
+    a.refused("NOT_A_MEMBER", "task", "list", agent="alice")
+    a.refused("NOT_A_MEMBER", "task", "create", "--title", "after", agent="alice")
+    with psycopg.connect(a.url, autocommit=True) as raw:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            raw.execute("SELECT * FROM tasks")
+
+
+def test_a_read_only_member_reads_its_team_and_writes_nothing(teams, tmp_path):
+    a, _ = teams
+    ids = _write_team_a(a)
+    a.owner.ok("admin", "grant", "auditor", "--team", TEAM_A, "--read-only")
+    auditor = Member(tmp_path / "auditor", a.owner.url, "auditor", a.owner)
+    try:
+        assert auditor.ok("task", "get", ids["task"], agent="eve")["task"]["title"].startswith(
+            SECRET
+        )
+        auditor.refused("READ_ONLY_VIOLATION", "task", "create", "--title", "x", agent="eve")
+        auditor.refused(
+            "READ_ONLY_VIOLATION", "task", "note", ids["task"], "--message", "x", agent="eve"
+        )
+    finally:
+        auditor.close()
+        a.owner.ok("admin", "revoke", "auditor", "--team", TEAM_A)
+
+
+def test_a_member_of_two_teams_names_the_one_it_writes_to(teams, tmp_path):
+    a, _ = teams
+    for team in (TEAM_A, TEAM_B):
+        a.owner.ok("admin", "grant", "team_ab_agent", "--team", team)
+    both = Member(tmp_path / "both", a.owner.url, "team_ab_agent", a.owner)
+    try:
+        both.refused("TEAM_AMBIGUOUS", "task", "create", "--title", "where?", agent="carol")
+        both.env["VYBE_TEAM"] = TEAM_B
+        made = both.ok("task", "create", "--title", "in b", agent="carol")["task"]["id"]
+        assert a.owner.sql("SELECT team FROM tasks WHERE id = ?", (made,)) == [(TEAM_B,)]
+        both.env["VYBE_TEAM"] = "team_c"
+        both.refused("READ_ONLY_VIOLATION", "task", "create", "--title", "x", agent="carol")
+        both.env["VYBE_TEAM"] = "bad name"
+        both.refused("INVALID_INPUT", "task", "list", agent="carol")
+    finally:
+        both.close()
+
+
+def test_a_member_finds_migrations_pending_and_leaves_them_to_the_owner(teams):
+    _, b = teams
+    b.owner.sql("DELETE FROM schema_migrations WHERE name = '0020_teams.sql'")
+    try:
+        result = b.refused("STORE_NEEDS_UPGRADE", "task", "list", agent="bob")
+        assert result.envelope["error_context"]["owner"] == "postgres"
+    finally:
+        b.owner.sql(
+            "INSERT INTO schema_migrations (name, applied_at) VALUES ('0020_teams.sql', 'x')"
+        )

@@ -335,6 +335,13 @@ class PgStore(Store):
             if conn.raw.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None:
                 return names
             applied = {r[0] for r in conn.raw.execute("SELECT name FROM schema_migrations")}
+        except pg_errors.InsufficientPrivilege:
+            raise VybeError(
+                f"the connecting role is in no team of the store at {self.path}",
+                code="NOT_A_MEMBER",
+                context={"database": self.path},
+                suggested_action="have the store's owner run `vybe admin grant ROLE --team T`",
+            ) from None
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         return [n for n in names if n not in applied]
