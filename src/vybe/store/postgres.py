@@ -385,11 +385,15 @@ class PgStore(Store):
         """STORE_NEEDS_UPGRADE when a role other than the store's owner finds migrations
         pending: a team member never changes the schema (nor could: it owns no table)."""
         try:
-            row = self._live().raw.execute(
-                "SELECT pg_has_role(current_user, relowner, 'MEMBER'),"
-                " pg_get_userbyid(relowner) FROM pg_class"
-                " WHERE oid = to_regclass('schema_migrations')"
-            ).fetchone()
+            row = (
+                self._live()
+                .raw.execute(
+                    "SELECT pg_has_role(current_user, relowner, 'MEMBER'),"
+                    " pg_get_userbyid(relowner) FROM pg_class"
+                    " WHERE oid = to_regclass('schema_migrations')"
+                )
+                .fetchone()
+            )
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         if row is not None and not row[0]:
@@ -518,7 +522,36 @@ class PgStore(Store):
                 "detail": "a standby: writes are refused" if recovering else "primary",
             },
             {"name": "migrations", "ok": not pending, "detail": pending or "up to date"},
+            self._transport_check(raw),
+            self._credentials_check(raw),
         ]
+
+    def _transport_check(self, raw: Any) -> dict[str, Any]:
+        """A server beyond this machine is reached over TLS, or doctor says it is not."""
+        host = raw.info.host or ""
+        local = host.startswith("/") or host in ("localhost", "127.0.0.1", "::1")
+        tls = bool(raw.pgconn.ssl_in_use)
+        if local or tls:
+            detail = "TLS" if tls else "this machine, without TLS"
+            return {"name": "transport", "ok": True, "detail": f"{detail} ({host})"}
+        return {
+            "name": "transport",
+            "ok": False,
+            "detail": f"{host} is reached without TLS: add sslmode=verify-full to the URL"
+            " (and sslrootcert, the server's CA)",
+        }
+
+    def _credentials_check(self, raw: Any) -> dict[str, Any]:
+        """The password comes from libpq's own places (PGPASSFILE, a service file,
+        PGPASSWORD), never the URL a config file or a command line shows."""
+        in_url = bool(psycopg.conninfo.conninfo_to_dict(self.url).get("password"))
+        return {
+            "name": "credentials",
+            "ok": not in_url,
+            "detail": "the URL holds a password: move it to ~/.pgpass (PGPASSFILE)"
+            if in_url
+            else f"connected as {raw.info.user}",
+        }
 
 
 def _script(name: str) -> str:
