@@ -427,3 +427,16 @@ def test_doctor_says_how_the_server_is_reached_and_whether_the_url_holds_a_passw
     found = {c["name"]: c for c in vybe.ok("doctor", "--db-url", with_password)["checks"]}
     assert not found["credentials"]["ok"] and "PGPASSFILE" in found["credentials"]["detail"]
     assert "hunter2" not in json.dumps(found)
+
+
+def test_a_members_own_temporary_tables_cannot_stand_in_for_the_memberships(teams):
+    a, b = teams
+    _write_team_a(a)
+    with psycopg.connect(b.url) as raw:
+        raw.execute(
+            "CREATE TEMP TABLE team_members (role TEXT, team TEXT, read_only INT, created_at TEXT)"
+        )
+        raw.execute("INSERT INTO pg_temp.team_members VALUES (current_user, %s, 0, '')", (TEAM_A,))
+        raw.execute("SET LOCAL search_path = pg_temp, public, pg_catalog")
+        assert raw.execute("SELECT count(*) FROM public.tasks").fetchone()[0] == 0
+        assert raw.execute("SELECT public.vybe_teams(false)").fetchone()[0] == [TEAM_B]
