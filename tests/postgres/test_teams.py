@@ -440,3 +440,28 @@ def test_a_members_own_temporary_tables_cannot_stand_in_for_the_memberships(team
         raw.execute("SET LOCAL search_path = pg_temp, public, pg_catalog")
         assert raw.execute("SELECT count(*) FROM public.tasks").fetchone()[0] == 0
         assert raw.execute("SELECT public.vybe_teams(false)").fetchone()[0] == [TEAM_B]
+
+
+def test_a_kept_connection_serves_only_the_role_and_team_it_was_made_for(teams, monkeypatch):
+    """The local service keeps its stores (keep_server_stores) and swaps each caller's
+    environment in: a caller whose libpq user or team differs gets a connection of its own."""
+    import vybe.store as stores
+
+    a, _ = teams
+    monkeypatch.setattr(stores, "_kept", {})
+    url = a.owner.url.replace("postgresql://postgres@", "postgresql://", 1)
+    monkeypatch.setenv("PGUSER", AGENT_A)
+    first = stores.open_store(url)
+    assert stores.open_store(url) is first
+    monkeypatch.setenv("PGUSER", AGENT_B)
+    second = stores.open_store(url)
+    monkeypatch.setenv("VYBE_TEAM", TEAM_B)
+    third = stores.open_store(url)
+    users = [
+        s.read_one(lambda c: c.execute("SELECT current_user").fetchone()[0])
+        for s in (first, second)
+    ]
+    assert users == [AGENT_A, AGENT_B] and third is not second
+    for store in (first, second, third):
+        store.kept = False
+        store.close()
