@@ -174,7 +174,7 @@ EXEMPT = {
     "hook run": "runs the session commands above on its payload",
     "hook uninstall": "writes the agents' settings, not the record",
     "init": "creates the config folder; the migrations are the owner's",
-    "mcp": "the MCP tools: test_every_mcp_tool_*",
+    "mcp": "the MCP tools, with the matrix's arguments: test_every_mcp_tool_*",
     "proxy": "a model proxy; what it records is session say's",
     "schema": "reads no rows",
     "session import": "writes the importer's own team's rows from a local file, as session say",
@@ -465,3 +465,35 @@ def test_a_kept_connection_serves_only_the_role_and_team_it_was_made_for(teams, 
     for store in (first, second, third):
         store.kept = False
         store.close()
+
+
+def test_every_mcp_tool_gives_team_b_nothing_of_team_a(aimed, tmp_path):
+    """The MCP server as team B's agent would run it (the SDK's client over stdio): every
+    tool of the matrix's operations, with the same arguments."""
+    from tests.integrations.test_mcp_server import Served
+    from vybe.cli.commands import every
+    from vybe.operations.model import MCP
+
+    a, b, ids, before = aimed
+    tools = {op.tool: n for n, op in every().operations.items() if MCP in op.surfaces}
+    assert set(tools.values()) <= set(MATRIX), set(tools.values()) - set(MATRIX)
+    answered = set()
+    with (tmp_path / "mcp-stderr.txt").open("w") as errlog:
+        served = Served(b, errlog)
+        try:
+            for tool, name in sorted(tools.items()):
+                for shape in MATRIX[name]:
+                    arguments = {k: _filled(v, ids) for k, v in shape.items()}
+
+                    async def call(session, tool=tool, arguments=arguments):
+                        return await session.call_tool(tool, arguments)
+
+                    result = served.run(call)
+                    text = json.dumps([c.model_dump() for c in result.content])
+                    assert not _leaks(text, ids), (tool, text)
+                    assert team_rows(a.owner) == before, tool
+                    if not result.is_error:
+                        answered.add(tool)
+        finally:
+            served.close()
+    assert {"task_list", "search", "memory_list", "events", "resume_brief"} <= answered
