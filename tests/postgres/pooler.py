@@ -20,6 +20,9 @@ from pathlib import Path
 from tests.postgres.server import Server, _demote, free_port, scratch
 
 BINARY = "/usr/sbin/pgbouncer"
+# The roles the suite connects as: the superuser, and the teams' roles of
+# tests/postgres/test_teams.py (PgBouncer lets in only the users its auth file lists).
+USERS = ("postgres", "team_owner", "team_a_agent", "team_b_agent", "team_ab_agent", "auditor")
 
 
 def available() -> bool:
@@ -36,7 +39,7 @@ class Pooler:
         self.version = ""
 
     def configure(self) -> None:
-        (self.folder / "users.txt").write_text('"postgres" ""\n')
+        (self.folder / "users.txt").write_text("".join(f'"{user}" ""\n' for user in USERS))
         settings = {
             "listen_addr": "127.0.0.1",
             "listen_port": str(self.port),

@@ -11,7 +11,8 @@ Elsewhere the hosts share the machine's network and the test runs all the same.
 Each agent (tests/postgres/fleet_agent.py) types numbered prompts through real hook
 processes and runs mutations with request ids, each replayed once later; afterwards every
 acknowledged write is in the store exactly once, every prompt recorded once and in order,
-every replay the first result, and no task claimed by two agents.
+every replay the first result, and no task claimed by two agents. Each host connects as a
+team's own role (`vybe admin`): its agents claim only their team's tasks, never the other's.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from tests.postgres.test_service import Machine, prompt_events, recorded
 
 SECONDS = float(os.environ.get("VYBE_FLEET_SECONDS", "20"))
 HOSTS, AGENTS = 2, 16
+# Host n connects as ROLES[n], a member of TEAMS[n].
+TEAMS, ROLES = ("team_a", "team_b"), ("team_a_agent", "team_b_agent")
 POOL = 40  # ready tasks for the agents' claim --next, beside those they create
 AGENT = Path(__file__).with_name("fleet_agent.py")
 IP = shutil.which("ip")
@@ -116,7 +119,7 @@ def host(vybe: PgVybe, server: Any, n: int, link: Link | None) -> tuple[Machine,
     config = home / "config"
     config.mkdir(parents=True, mode=0o700)
     address = link.server_address if link else "127.0.0.1"
-    url = f"postgresql://postgres@{address}:{server.port}/{DATABASE}"
+    url = f"postgresql://{ROLES[n]}@{address}:{server.port}/{DATABASE}"
     (config / "config.yaml").write_text(f"default_agent: default\ndb_url: {url}\n")
     (config / "config.yaml").chmod(0o600)
     machine.env.pop("VYBE_DB_URL", None)
@@ -278,7 +281,13 @@ def test_two_hosts_of_sixteen_agents_keep_every_write_once_through_two_server_cr
     fleet_server,
 ):
     server, made, vybe = fleet_server
-    pool = {vybe.task(f"pool {n}") for n in range(POOL)}
+    pool = set()
+    for team, role in zip(TEAMS, ROLES, strict=True):
+        vybe.ok("admin", "team", "create", team)
+        vybe.ok("admin", "grant", role, "--team", team)
+        vybe.env["VYBE_TEAM"] = team
+        pool |= {vybe.task(f"pool {team} {n}") for n in range(POOL // 2)}
+    vybe.env.pop("VYBE_TEAM")
     started, outages = time.time(), []
     results, logs = run_fleet(vybe, server, made, outages)
     print(figures(results, started, outages))
@@ -318,6 +327,17 @@ def test_two_hosts_of_sixteen_agents_keep_every_write_once_through_two_server_cr
     )
     assert all(n == 1 for n in claims.values()), claims
     assert taken and set(taken) & pool  # the pool was drawn on
+    # Each claim by a host's agent of its own team's task, and recorded in that team.
+    crossed = [
+        (name, task_team, event_team)
+        for name, task_team, event_team in vybe.sql(
+            "SELECT e.agent_name, t.team, e.team FROM events e JOIN tasks t ON t.id = e.task_id"
+            " WHERE e.kind = 'task_claimed'"
+        )
+        if not task_team == event_team == TEAMS[int(name[1])]
+    ]
+    assert crossed == []
+    assert {t for (t,) in vybe.sql("SELECT DISTINCT team FROM events")} == set(TEAMS)
 
     # Every prompt once, each session's in order.
     for r in results:

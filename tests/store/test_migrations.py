@@ -101,3 +101,17 @@ def test_a_migration_that_breaks_a_reference_changes_nothing(tmp_path, monkeypat
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
     assert conn.execute("SELECT event_id FROM artifacts").fetchone()[0] == 2
     conn.close()
+
+
+def test_upgrading_to_teams_puts_every_row_in_the_default_team_and_loses_none(upgraded):
+    conn = upgraded.conn
+    for table in ("tasks", "events", "artifacts", "agent_state"):
+        assert {r[0] for r in conn.execute(f"SELECT team FROM {table}")} == {"default"}, table
+    assert conn.execute("SELECT count(*) FROM events WHERE id <= 2").fetchone()[0] == 2
+    assert tuple(
+        conn.execute("SELECT agent_name, last_seen_event_id FROM agent_state").fetchone()
+    ) == (
+        "alice",
+        3,
+    )
+    assert [r[0] for r in conn.execute("SELECT name FROM teams")] == ["default"]

@@ -163,7 +163,7 @@ def find(rest: list[str]) -> tuple[Catalog, Command, list[str]]:
     asks for help (HelpRequested with the group's help)."""
     catalog = Catalog(COMMAND_MODULES).for_word(rest[0])
     known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
-    for size in (2, 1):
+    for size in (3, 2, 1):
         name = " ".join(rest[:size])
         if len(rest) >= size and name in known:
             return catalog, known[name], rest[size:]

@@ -3,6 +3,8 @@
 The embedded SQLite store is the default; a PostgreSQL URL selects the server store
 (vybe.store.postgres, which imports psycopg, so it is imported only then)."""
 
+import os
+
 from vybe.config import is_url
 from vybe.store.base import CHECKED, SERIAL, SNAPSHOT, Store
 from vybe.store.db import SqliteStore
@@ -19,8 +21,9 @@ __all__ = [
 ]
 
 # The server stores this process keeps open between requests (the local service,
-# vybe.cli.service), by location and busy timeout; None in every other process.
-_kept: dict[tuple[str, int], Store] | None = None
+# vybe.cli.service), by location, busy timeout and the identity the caller's environment
+# gives them (_identity); None in every other process.
+_kept: dict[tuple, Store] | None = None
 
 
 def keep_server_stores() -> None:
@@ -28,6 +31,16 @@ def keep_server_stores() -> None:
     same one is handed it again (closing it only ends what it left open)."""
     global _kept
     _kept = {}
+
+
+def _identity() -> tuple[tuple[str, str], ...]:
+    """What besides the URL decides whom a connection is made as and what its rows are:
+    libpq's own variables (PGUSER, PGPASSFILE, PGSERVICE, PGSSLMODE, ...) and VYBE_TEAM, as
+    the caller's environment has them. The local service swaps each caller's environment
+    in, so a kept connection is never one role's serving another's request."""
+    return tuple(
+        sorted((k, v) for k, v in os.environ.items() if k.startswith("PG") or k == "VYBE_TEAM")
+    )
 
 
 def require_driver() -> None:
@@ -47,10 +60,11 @@ def open_store(
 
         if _kept is None:
             return PgStore(location, busy_timeout_ms, migrate=migrate, create=create)
-        found = _kept.get((location, busy_timeout_ms))
+        key = (location, busy_timeout_ms, *_identity())
+        found = _kept.get(key)
         if found is None:
             found = PgStore(location, busy_timeout_ms, migrate=migrate, create=create)
             found.kept = True
-            _kept[(location, busy_timeout_ms)] = found
+            _kept[key] = found
         return found
     return SqliteStore(location, busy_timeout_ms, migrate=migrate, create=create)

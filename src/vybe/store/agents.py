@@ -17,7 +17,7 @@ def get(conn: sqlite3.Connection, agent: str) -> dict | None:
 def ensure(conn: sqlite3.Connection, agent: str, at: str) -> dict:
     conn.execute(
         "INSERT INTO agent_state (agent_name, last_active_at) VALUES (?, ?)"
-        " ON CONFLICT (agent_name) DO NOTHING",
+        " ON CONFLICT (team, agent_name) DO NOTHING",
         (agent, at),
     )
     return get(conn, agent)  # type: ignore[return-value]
@@ -40,7 +40,7 @@ def _set_focus(
     before it existed is stale), or moved on."""
     conn.execute(
         f"INSERT INTO agent_state (agent_name, {column}, version, last_active_at)"
-        " VALUES (?, ?, ?, ?) ON CONFLICT (agent_name) DO UPDATE"
+        " VALUES (?, ?, ?, ?) ON CONFLICT (team, agent_name) DO UPDATE"
         f" SET {column} = excluded.{column}, version = agent_state.version + 1,"
         " last_active_at = excluded.last_active_at",
         (agent, value, NEW_VERSION + 1, at),

@@ -1,6 +1,7 @@
 """Moving a SQLite store onto a PostgreSQL server: every row with its own ids (events,
 messages, checkpoints, the idempotency ledger in its written order), then every sequence
-set past the largest id, so the server hands out no id the file had used.
+set past the largest id, so the server hands out no id the file had used. Each row keeps
+its team, and the teams and their members come along first.
 
 A row whose key the server already holds is left alone, so a second copy moves nothing
 twice; the whole copy is one transaction on the server: all of it lands or none.
@@ -17,12 +18,14 @@ if TYPE_CHECKING:
 
 # In the order references allow: a row's parent before the row.
 TABLES = (
+    ("teams", "name"),
+    ("team_members", "role, team"),
     ("projects", "id"),
     ("tasks", "id"),
     ("task_dependencies", "task_id, depends_on_task_id"),
     ("events", "id"),
     ("artifacts", "id"),
-    ("agent_state", "agent_name"),
+    ("agent_state", "team, agent_name"),
     ("idempotency", "rowid"),
     ("memory", "id"),
     ("sessions", "id"),

@@ -53,7 +53,7 @@ def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
         "INSERT INTO memory (id, key, value, value_type, scope, scope_id, kind, pinned,"
         " half_life_days, expires_at, source_event_id, source_task_id, supersedes,"
         " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (scope, scope_id, key) WHERE superseded_by IS NULL DO UPDATE SET"
+        " ON CONFLICT (team, scope, scope_id, key) WHERE superseded_by IS NULL DO UPDATE SET"
         " value = excluded.value, value_type = excluded.value_type, kind = excluded.kind,"
         f" pinned = CASE WHEN {expired} THEN excluded.pinned"
         "   WHEN excluded.pinned = 1 THEN 1 ELSE memory.pinned END,"

@@ -40,8 +40,9 @@ from vybe.errors import (
     DatabaseUnavailable,
     ReadOnlyViolation,
     VersionConflict,
+    VybeError,
 )
-from vybe.store import dialect
+from vybe.store import dialect, teams
 from vybe.store.base import CHECKED, SERIAL, SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
 from vybe.store.db import migration_files
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     T = TypeVar("T")
 
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgresql")
+TEAM_AMBIGUOUS = "VY002"  # vybe_team(): a writer in several teams named none
 MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
 # A write's BEGIN for what it needs (Store.transact's ``isolation``): CHECKED waits for
 # rows another transaction holds and reads them anew; SERIAL fails one of two writes that
@@ -199,6 +201,15 @@ def begin(raw: Any, statement: str, limits: str = "") -> datetime:
     return cursor.fetchone()[0].astimezone(UTC)
 
 
+def team_setting(team: str | None) -> str:
+    """The ``SET LOCAL`` naming the team a transaction's new rows belong to, or nothing."""
+    if not team:
+        return ""
+    from vybe.store.teams import checked_name
+
+    return f"; SET LOCAL vybe.team = '{checked_name('team', team)}'"
+
+
 def _is_gone(exc: BaseException) -> bool:
     """The server cannot be reached, shut down, or dropped the connection."""
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
@@ -213,6 +224,12 @@ def translate(exc: BaseException, where: str) -> Exception:
         return ReadOnlyViolation(
             f"{where} refused a write: {exc}".strip(),
             suggested_action="use a role that may write to the vybe database",
+        )
+    if getattr(exc, "sqlstate", None) == TEAM_AMBIGUOUS:
+        return VybeError(
+            exc.diag.message_primary or str(exc),  # type: ignore[attr-defined]
+            code="TEAM_AMBIGUOUS",
+            suggested_action="name the team this agent writes to: VYBE_TEAM=<team>",
         )
     if isinstance(exc, (pg_errors.LockNotAvailable, pg_errors.QueryCanceled, *RETRIED)):
         return DatabaseLocked(
@@ -242,10 +259,12 @@ class PgStore(Store):
         self.url = url
         self.path = redact(url)
         self.busy_timeout_ms = busy_timeout_ms
-        # Every transaction's own limits: a lock held past the busy budget is DB_LOCKED.
+        # Every transaction's own limits: a lock held past the busy budget is DB_LOCKED;
+        # and the team its new rows belong to, where VYBE_TEAM names one (migration 0020).
         self.limits = (
             f"; SET LOCAL lock_timeout = {int(busy_timeout_ms)}"
             f"; SET LOCAL idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}"
+            f"{team_setting(os.environ.get('VYBE_TEAM'))}"
         )
         self._raw: Any = None
         self.conn = self._connect()
@@ -316,6 +335,13 @@ class PgStore(Store):
             if conn.raw.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None:
                 return names
             applied = {r[0] for r in conn.raw.execute("SELECT name FROM schema_migrations")}
+        except pg_errors.InsufficientPrivilege:
+            raise VybeError(
+                f"the connecting role is in no team of the store at {self.path}",
+                code="NOT_A_MEMBER",
+                context={"database": self.path},
+                suggested_action="have the store's owner run `vybe admin grant ROLE --team T`",
+            ) from None
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         return [n for n in names if n not in applied]
@@ -326,6 +352,7 @@ class PgStore(Store):
         the first applied)."""
         if not self.pending_migrations():
             return []
+        self._need_owner()
 
         def apply(conn: Connection) -> list[str]:
             raw = conn.raw
@@ -349,9 +376,34 @@ class PgStore(Store):
             from vybe.store.pg_reader import arrange
 
             arrange(raw)  # the role `vybe data query` reads as, granted the new tables
+            teams.arrange(raw)  # and the team members' role
             return done
 
         return self._transact(apply, "BEGIN")
+
+    def _need_owner(self) -> None:
+        """STORE_NEEDS_UPGRADE when a role other than the store's owner finds migrations
+        pending: a team member never changes the schema (nor could: it owns no table)."""
+        try:
+            row = (
+                self._live()
+                .raw.execute(
+                    "SELECT pg_has_role(current_user, relowner, 'MEMBER'),"
+                    " pg_get_userbyid(relowner) FROM pg_class"
+                    " WHERE oid = to_regclass('schema_migrations')"
+                )
+                .fetchone()
+            )
+        except psycopg.Error as exc:
+            raise translate(exc, self.path) from None
+        if row is not None and not row[0]:
+            raise VybeError(
+                f"the store at {self.path} has migrations pending that only its owner"
+                f" ({row[1]}) may apply",
+                code="STORE_NEEDS_UPGRADE",
+                context={"database": self.path, "owner": row[1]},
+                suggested_action=f"have {row[1]} run `vybe upgrade` once",
+            )
 
     # --- transactions -------------------------------------------------------------
 
@@ -470,7 +522,36 @@ class PgStore(Store):
                 "detail": "a standby: writes are refused" if recovering else "primary",
             },
             {"name": "migrations", "ok": not pending, "detail": pending or "up to date"},
+            self._transport_check(raw),
+            self._credentials_check(raw),
         ]
+
+    def _transport_check(self, raw: Any) -> dict[str, Any]:
+        """A server beyond this machine is reached over TLS, or doctor says it is not."""
+        host = raw.info.host or ""
+        local = host.startswith("/") or host in ("localhost", "127.0.0.1", "::1")
+        tls = bool(raw.pgconn.ssl_in_use)
+        if local or tls:
+            detail = "TLS" if tls else "this machine, without TLS"
+            return {"name": "transport", "ok": True, "detail": f"{detail} ({host})"}
+        return {
+            "name": "transport",
+            "ok": False,
+            "detail": f"{host} is reached without TLS: add sslmode=verify-full to the URL"
+            " (and sslrootcert, the server's CA)",
+        }
+
+    def _credentials_check(self, raw: Any) -> dict[str, Any]:
+        """The password comes from libpq's own places (PGPASSFILE, a service file,
+        PGPASSWORD), never the URL a config file or a command line shows."""
+        in_url = bool(psycopg.conninfo.conninfo_to_dict(self.url).get("password"))
+        return {
+            "name": "credentials",
+            "ok": not in_url,
+            "detail": "the URL holds a password: move it to ~/.pgpass (PGPASSFILE)"
+            if in_url
+            else f"connected as {raw.info.user}",
+        }
 
 
 def _script(name: str) -> str:

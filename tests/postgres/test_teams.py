@@ -1,0 +1,499 @@
+"""Teams on a shared server: two teams' roles on the suite's real server, made by `vybe
+admin` as the store's owner; the server's row-level security, not vybe, keeps each team's
+rows from the other's role, by every surface and in raw SQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.postgres.database import PgVybe
+
+TEAM_A, TEAM_B = "team_a", "team_b"
+AGENT_A, AGENT_B = "team_a_agent", "team_b_agent"  # the roles; tests/postgres/pooler.py lists them
+SECRET = "ALPHA-SECRET"  # in every row team A writes: what team B must never read
+
+
+def as_role(url: str, role: str) -> str:
+    """The same database, connected as ``role`` (the test server trusts 127.0.0.1)."""
+    return url.replace("postgresql://postgres@", f"postgresql://{role}@", 1)
+
+
+class Member(PgVybe):
+    """``vybe`` connected as a team's role; what it must not change is read as the owner."""
+
+    def __init__(self, home: Path, url: str, role: str, owner: PgVybe) -> None:
+        super().__init__(home, as_role(url, role))
+        self.role = role
+        self.owner = owner
+
+    def dump(self) -> str:
+        return self.owner.dump()
+
+
+@pytest.fixture
+def teams(vybe: PgVybe, tmp_path: Path) -> tuple[Member, Member]:
+    for team, role in ((TEAM_A, AGENT_A), (TEAM_B, AGENT_B)):
+        vybe.ok("admin", "team", "create", team)
+        vybe.ok("admin", "grant", role, "--team", team)
+    a = Member(tmp_path / "a", vybe.url, AGENT_A, vybe)
+    b = Member(tmp_path / "b", vybe.url, AGENT_B, vybe)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def _write_team_a(a: Member) -> dict[str, str]:
+    """Team A's record: a project, a claimed task with a note and an artifact, a memory, a
+    session's words; the ids team B will aim at."""
+    project = a.ok("project", "create", "--name", f"{SECRET} project", agent="alice")
+    task = a.ok("task", "create", "--title", f"{SECRET} task", agent="alice")["task"]["id"]
+    a.ok("task", "claim", "--task-id", task, agent="alice")
+    a.ok("task", "note", task, "--message", f"{SECRET} note", agent="alice")
+    a.ok("memory", "set", "--key", "plan", "--value", f"{SECRET} memory", agent="alice")
+    a.ok("session", "say", "--session-id", "sess-a", "--text", f"{SECRET} words", agent="alice")
+    return {"project": project["project"]["id"], "task": task, "session": "sess-a"}
+
+
+def test_a_member_writes_its_own_team_and_reads_only_it(teams):
+    a, b = teams
+    ids = _write_team_a(a)
+    assert a.ok("task", "get", ids["task"], agent="alice")["task"]["title"] == f"{SECRET} task"
+    owner_rows = a.owner.sql("SELECT DISTINCT team FROM tasks")
+    assert owner_rows == [(TEAM_A,)]
+    listed = b.ok("task", "list", agent="bob")
+    assert SECRET not in json.dumps(listed)
+    b.ok("task", "create", "--title", "bob's own", agent="bob")
+    assert {r[0] for r in a.owner.sql("SELECT team FROM tasks")} == {TEAM_A, TEAM_B}
+
+
+def test_raw_sql_as_team_b_sees_none_of_team_a_rows(teams):
+    a, b = teams
+    _write_team_a(a)
+    tables = [
+        r[0]
+        for r in a.owner.sql(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+            " AND tablename NOT IN ('schema_migrations')"
+        )
+    ]
+    with psycopg.connect(b.url, autocommit=True) as raw:
+        for table in tables:
+            column = "name" if table == "teams" else "team"
+            seen = raw.execute(f"SELECT DISTINCT {column} FROM {table}").fetchall()
+            assert (TEAM_A,) not in seen, table
+        for table in tables:
+            if table in ("teams", "team_members", "schema_migrations"):
+                continue
+            changed = raw.execute(f"UPDATE {table} SET team = team").rowcount
+            gone = raw.execute(f"DELETE FROM {table} WHERE team = %s", (TEAM_A,)).rowcount
+            assert changed == 0 and gone == 0, table
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            raw.execute(
+                "INSERT INTO tasks (id, title, status, priority, created_at, updated_at,"
+                " version, team) VALUES ('t', 'x', 'pending', 0, '', '', 1, %s)",
+                (TEAM_A,),
+            )
+
+
+# --- the cross-team matrix ---------------------------------------------------------------
+# Every declared operation that reads or writes the record, aimed by team B's role at team
+# A's rows: its parameters (the same on the command line and as an MCP tool's arguments;
+# {task}, {project}, {session} are team A's ids). Each shape must be refused or come back
+# without team A's data, and leave every team A row as it was.
+MATRIX: dict[str, list[dict]] = {
+    "artifacts add": [{"task_id": "{task}", "path": "x.txt"}],
+    "artifacts list": [{"task_id": "{task}"}],
+    "brief": [{}, {"task_id": "{task}"}],
+    "events": [{"all": True}, {"task_id": "{task}"}, {"kind": "progress", "all": True}],
+    "focus": [{}],
+    "maintain": [{"retention": "0d"}],
+    "memory delete": [{"key": "plan"}],
+    "memory gc": [{}],
+    "memory get": [{"key": "plan"}],
+    "memory list": [{}, {"include_superseded": True}],
+    "memory pin": [{"key": "plan"}],
+    "memory set": [{"key": "plan", "value": "bob's plan"}],
+    "project create": [{"name": "bob's", "project_id": "{project}"}],
+    "project delete": [{"project_id": "{project}", "force": True}],
+    "project focus": [{"project_id": "{project}"}],
+    "project get": [{"project_id": "{project}"}],
+    "project list": [{}],
+    "push": [{"document": '{"task_id": "{task}", "event": {"kind": "progress", "message": "x"}}'}],
+    "resume": [{}, {"focus_task_id": "{task}"}, {"peek": True}],
+    "search": [
+        {"query": "secret"},
+        {"query": "ALPHA", "mode": "literal"},
+        {"query": "words", "session_id": "{session}"},
+    ],
+    "session checkpoint": [{"session_id": "{session}", "scripted": True}],
+    "session context": [{"session_id": "{session}"}],
+    "session list": [{}],
+    "session receipts": [{"session_id": "{session}"}],
+    "session replay": [{"session_id": "{session}", "scripted": True}],
+    "session say": [{"session_id": "{session}", "text": "bob's words"}],
+    "session show": [{"session_id": "{session}"}],
+    "status": [{}],
+    "task assign": [{"task_id": "{task}", "to": "bob"}],
+    "task begin": [{"task_id": "{task}"}],
+    "task block": [{"task_id": "{task}", "reason": "x"}],
+    "task claim": [{"task_id": "{task}"}, {"next": True}],
+    "task create": [{"title": "bob's", "project_id": "{project}"}],
+    "task depend": [{"task_id": "{task}", "on": "{task}"}],
+    "task done": [{"task_id": "{task}", "force": True}],
+    "task get": [{"task_id": "{task}"}],
+    "task heartbeat": [{"task_id": "{task}"}],
+    "task list": [{}, {"status": "in_progress"}],
+    "task note": [{"task_id": "{task}", "message": "x"}],
+    "task set-status": [{"task_id": "{task}", "status": "completed", "force": True}],
+    "task undepend": [{"task_id": "{task}", "on": "{task}"}],
+}
+# Shapes of `vybe data query` (CLI only): every table, joins, sub-queries, the team tables.
+QUERIES = [
+    "SELECT * FROM {table}",
+    "SELECT t.title, e.message FROM tasks t JOIN events e ON e.task_id = t.id",
+    "SELECT (SELECT string_agg(content_text, ' ') FROM messages) AS words",
+    "WITH m AS (SELECT value FROM memory) SELECT * FROM m",
+    "SELECT count(*) AS n FROM tasks WHERE title LIKE 'ALPHA%'",
+    "SELECT vybe_teams(false) AS mine, vybe_sees_all() AS all",
+]
+# What needs no cross-team case, and why.
+EXEMPT = {
+    "admin grant": "the owner's only (test_admin_*)",
+    "admin list": "the owner's or a member's own teams (test_admin_*)",
+    "admin revoke": "the owner's only (test_admin_*)",
+    "admin team create": "the owner's only (test_admin_*)",
+    "chat": "a model's loop over the tools above",
+    "data query": "QUERIES, below",
+    "doctor": "reads no rows of the record",
+    "hook export": "reads the agents' settings, not the record",
+    "hook install": "writes the agents' settings, not the record",
+    "hook run": "runs the session commands above on its payload",
+    "hook uninstall": "writes the agents' settings, not the record",
+    "init": "creates the config folder; the migrations are the owner's",
+    "mcp": "the MCP tools, with the matrix's arguments: test_every_mcp_tool_*",
+    "proxy": "a model proxy; what it records is session say's",
+    "schema": "reads no rows",
+    "session import": "writes the importer's own team's rows from a local file, as session say",
+    "setup": "writes the agents' settings, not the record",
+    "statusline": "reads what status reads",
+    "store copy": "the owner's, from a file to a server",
+    "upgrade": "the owner's (STORE_NEEDS_UPGRADE for a member)",
+}
+
+
+def _filled(value: object, ids: dict[str, str]) -> object:
+    if isinstance(value, str) and ids:
+        return (
+            value.replace("{task}", ids["task"])
+            .replace("{project}", ids["project"])
+            .replace("{session}", ids["session"])
+        )
+    return value
+
+
+def _argv(name: str, params: dict, ids: dict[str, str]) -> list[str]:
+    argv = name.split()
+    for key, value in params.items():
+        flag = "--" + key.replace("_", "-")
+        argv += [flag] if value is True else [flag, str(_filled(value, ids))]
+    return argv
+
+
+def team_rows(owner: PgVybe, team: str = TEAM_A) -> dict[str, list]:
+    """Every row of ``team`` in every table, read as the owner."""
+    tables = [
+        r[0]
+        for r in owner.sql(
+            "SELECT table_name FROM information_schema.columns"
+            " WHERE table_schema = 'public' AND column_name = 'team' ORDER BY 1"
+        )
+    ]
+    return {t: owner.sql(f"SELECT * FROM {t} WHERE team = ? ORDER BY 1", (team,)) for t in tables}
+
+
+def _leaks(text: str, ids: dict[str, str]) -> list[str]:
+    return [marker for marker in (SECRET, TEAM_A) if marker in text]
+
+
+def test_team_a_finds_by_search_what_team_b_is_refused(teams):
+    a, b = teams
+    _write_team_a(a)
+    for shape in ({"query": "secret"}, {"query": "ALPHA", "mode": "literal"}):
+        argv = _argv("search", shape, {})
+        assert a.ok(*argv, agent="alice")["count"] > 0
+        assert b.ok(*argv, agent="alice")["count"] == 0
+
+
+def test_the_matrix_covers_every_declared_operation():
+    from vybe.cli.commands import every
+
+    declared = set(every().operations)
+    assert declared == set(MATRIX) | set(EXEMPT), declared ^ (set(MATRIX) | set(EXEMPT))
+
+
+@pytest.fixture
+def aimed(teams):
+    a, b = teams
+    ids = _write_team_a(a)
+    return a, b, ids, team_rows(a.owner)
+
+
+@pytest.mark.parametrize(
+    ("name", "shape"), [(n, i) for n, shapes in MATRIX.items() for i in range(len(shapes))]
+)
+def test_team_b_gets_nothing_of_team_a_by_any_command(aimed, name, shape):
+    a, b, ids, before = aimed
+    result = b(*_argv(name, MATRIX[name][shape], ids), agent="alice")
+    text = json.dumps(result.envelope) + result.stderr
+    assert not _leaks(text, ids), (name, result.envelope)
+    assert team_rows(a.owner) == before, name
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_team_b_gets_nothing_of_team_a_by_data_query(aimed, query):
+    a, b, ids, before = aimed
+    tables = [
+        r
+        for (r,) in a.owner.sql(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1"
+        )
+    ]
+    for table in tables if "{table}" in query else [None]:
+        result = b(
+            "data", "query", "--sql", query.replace("{table}", table or ""), "--limit", "1000"
+        )
+        text = json.dumps(result.envelope)
+        assert not _leaks(text, ids) and TEAM_A not in text, (table, result.envelope)
+        mine = a("data", "query", "--sql", query.replace("{table}", table or ""), "--limit", "1000")
+        assert mine.code == result.code, (table, mine.envelope)
+    assert team_rows(a.owner) == before
+
+
+def test_data_query_keeps_the_callers_visibility_and_the_owner_sees_every_team(teams):
+    a, b = teams
+    _write_team_a(a)
+    b.ok("task", "create", "--title", "bob's own", agent="bob")
+    sql = "SELECT team, title FROM tasks ORDER BY team"
+    assert a.ok("data", "query", "--sql", sql)["rows"] == [
+        {"team": TEAM_A, "title": f"{SECRET} task"}
+    ]
+    assert b.ok("data", "query", "--sql", sql)["rows"] == [{"team": TEAM_B, "title": "bob's own"}]
+    assert [r["team"] for r in a.owner.ok("data", "query", "--sql", sql)["rows"]] == [
+        TEAM_A,
+        TEAM_B,
+    ]
+
+
+# --- vybe admin ----------------------------------------------------------------------------
+
+
+def test_admin_list_shows_the_owner_every_team_and_a_member_its_own(teams):
+    a, b = teams
+    everyone = a.owner.ok("admin", "list")["teams"]
+    assert {t["team"] for t in everyone} == {TEAM_A, TEAM_B}
+    mine = b.ok("admin", "list")["teams"]
+    assert mine == [
+        {
+            "team": TEAM_B,
+            "created_at": mine[0]["created_at"],
+            "members": [{"role": AGENT_B, "read_only": False}],
+        }
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "argv"),
+    [
+        ("TEAM_NOT_FOUND", ("admin", "grant", AGENT_B, "--team", "no_such_team")),
+        ("TEAM_NOT_FOUND", ("admin", "revoke", AGENT_B, "--team", "no_such_team")),
+        ("NOT_A_MEMBER", ("admin", "revoke", "nobody_here", "--team", TEAM_A)),
+        ("NOT_A_MEMBER", ("admin", "revoke", AGENT_B, "--team", TEAM_A)),
+        ("INVALID_INPUT", ("admin", "grant", "Robert'); DROP", "--team", TEAM_A)),
+        ("INVALID_INPUT", ("admin", "team", "create", "Team A")),
+        ("ROLE_TOO_POWERFUL", ("admin", "grant", "postgres", "--team", TEAM_A)),
+    ],
+)
+def test_admin_refuses_bad_input_and_changes_nothing(teams, code, argv):
+    a, _ = teams
+    roles = a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1")
+    a.owner.refused(code, *argv)
+    assert a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1") == roles
+
+
+def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server):
+    a, _ = teams
+    pg_server.admin("DROP ROLE IF EXISTS auditor")
+    pg_server.admin("CREATE ROLE auditor LOGIN BYPASSRLS")
+    try:
+        result = a.owner.refused("ROLE_TOO_POWERFUL", "admin", "grant", "auditor", "--team", TEAM_A)
+        assert result.envelope["error_context"]["rights"] == ["rolbypassrls"]
+    finally:
+        pg_server.admin("DROP ROLE auditor")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("admin", "team", "create", "team_c"),
+        ("admin", "grant", AGENT_B, "--team", TEAM_A),
+        ("admin", "revoke", AGENT_A, "--team", TEAM_A),
+    ],
+)
+def test_a_member_may_not_manage_teams(teams, argv):
+    _, b = teams
+    result = b.refused("NOT_STORE_OWNER", *argv)
+    assert result.envelope["error_context"]["role"] == AGENT_B
+
+
+def test_teams_need_a_server_and_a_file_stays_as_it_was(tmp_path):
+    from tests.conftest import Vybe
+
+    local = Vybe(tmp_path / "file")
+    local.ok("init")
+    local.refused("TEAMS_NEED_SERVER", "admin", "team", "create", "team_a")
+    assert local.ok("admin", "list")["teams"][0]["team"] == "default"
+
+
+def test_a_revoked_role_sees_nothing_more_and_writes_nowhere(teams):
+    a, _ = teams
+    _write_team_a(a)
+    a.owner.ok("admin", "revoke", AGENT_A, "--team", TEAM_A)
+    a.refused("NOT_A_MEMBER", "task", "list", agent="alice")
+    a.refused("NOT_A_MEMBER", "task", "create", "--title", "after", agent="alice")
+    with (
+        psycopg.connect(a.url, autocommit=True) as raw,
+        pytest.raises(psycopg.errors.InsufficientPrivilege),
+    ):
+        raw.execute("SELECT * FROM tasks")
+
+
+def test_a_read_only_member_reads_its_team_and_writes_nothing(teams, tmp_path):
+    a, _ = teams
+    ids = _write_team_a(a)
+    a.owner.ok("admin", "grant", "auditor", "--team", TEAM_A, "--read-only")
+    auditor = Member(tmp_path / "auditor", a.owner.url, "auditor", a.owner)
+    try:
+        assert auditor.ok("task", "get", ids["task"], agent="eve")["task"]["title"].startswith(
+            SECRET
+        )
+        auditor.refused("READ_ONLY_VIOLATION", "task", "create", "--title", "x", agent="eve")
+        auditor.refused(
+            "READ_ONLY_VIOLATION", "task", "note", ids["task"], "--message", "x", agent="eve"
+        )
+    finally:
+        auditor.close()
+        a.owner.ok("admin", "revoke", "auditor", "--team", TEAM_A)
+
+
+def test_a_member_of_two_teams_names_the_one_it_writes_to(teams, tmp_path):
+    a, _ = teams
+    for team in (TEAM_A, TEAM_B):
+        a.owner.ok("admin", "grant", "team_ab_agent", "--team", team)
+    both = Member(tmp_path / "both", a.owner.url, "team_ab_agent", a.owner)
+    try:
+        both.refused("TEAM_AMBIGUOUS", "task", "create", "--title", "where?", agent="carol")
+        both.env["VYBE_TEAM"] = TEAM_B
+        made = both.ok("task", "create", "--title", "in b", agent="carol")["task"]["id"]
+        assert a.owner.sql("SELECT team FROM tasks WHERE id = ?", (made,)) == [(TEAM_B,)]
+        both.env["VYBE_TEAM"] = "team_c"
+        both.refused("READ_ONLY_VIOLATION", "task", "create", "--title", "x", agent="carol")
+        both.env["VYBE_TEAM"] = "bad name"
+        both.refused("INVALID_INPUT", "task", "list", agent="carol")
+    finally:
+        both.close()
+
+
+def test_a_member_finds_migrations_pending_and_leaves_them_to_the_owner(teams):
+    _, b = teams
+    b.owner.sql("DELETE FROM schema_migrations WHERE name = '0020_teams.sql'")
+    try:
+        result = b.refused("STORE_NEEDS_UPGRADE", "task", "list", agent="bob")
+        assert result.envelope["error_context"]["owner"] == "postgres"
+    finally:
+        b.owner.sql(
+            "INSERT INTO schema_migrations (name, applied_at) VALUES ('0020_teams.sql', 'x')"
+        )
+
+
+def test_doctor_says_how_the_server_is_reached_and_whether_the_url_holds_a_password(vybe):
+    checks = {c["name"]: c for c in vybe.ok("doctor")["checks"]}
+    assert checks["transport"]["ok"] and "127.0.0.1" in checks["transport"]["detail"]
+    assert checks["credentials"]["ok"]
+    with_password = vybe.url.replace("postgres@", "postgres:hunter2@", 1)
+    found = {c["name"]: c for c in vybe.ok("doctor", "--db-url", with_password)["checks"]}
+    assert not found["credentials"]["ok"] and "PGPASSFILE" in found["credentials"]["detail"]
+    assert "hunter2" not in json.dumps(found)
+
+
+def test_a_members_own_temporary_tables_cannot_stand_in_for_the_memberships(teams):
+    a, b = teams
+    _write_team_a(a)
+    with psycopg.connect(b.url) as raw:
+        raw.execute(
+            "CREATE TEMP TABLE team_members (role TEXT, team TEXT, read_only INT, created_at TEXT)"
+        )
+        raw.execute("INSERT INTO pg_temp.team_members VALUES (current_user, %s, 0, '')", (TEAM_A,))
+        raw.execute("SET LOCAL search_path = pg_temp, public, pg_catalog")
+        assert raw.execute("SELECT count(*) FROM public.tasks").fetchone()[0] == 0
+        assert raw.execute("SELECT public.vybe_teams(false)").fetchone()[0] == [TEAM_B]
+
+
+def test_a_kept_connection_serves_only_the_role_and_team_it_was_made_for(teams, monkeypatch):
+    """The local service keeps its stores (keep_server_stores) and swaps each caller's
+    environment in: a caller whose libpq user or team differs gets a connection of its own."""
+    import vybe.store as stores
+
+    a, _ = teams
+    monkeypatch.setattr(stores, "_kept", {})
+    url = a.owner.url.replace("postgresql://postgres@", "postgresql://", 1)
+    monkeypatch.setenv("PGUSER", AGENT_A)
+    first = stores.open_store(url)
+    assert stores.open_store(url) is first
+    monkeypatch.setenv("PGUSER", AGENT_B)
+    second = stores.open_store(url)
+    monkeypatch.setenv("VYBE_TEAM", TEAM_B)
+    third = stores.open_store(url)
+    users = [
+        s.read_one(lambda c: c.execute("SELECT current_user").fetchone()[0])
+        for s in (first, second)
+    ]
+    assert users == [AGENT_A, AGENT_B] and third is not second
+    for store in (first, second, third):
+        store.kept = False
+        store.close()
+
+
+def test_every_mcp_tool_gives_team_b_nothing_of_team_a(aimed, tmp_path):
+    """The MCP server as team B's agent would run it (the SDK's client over stdio): every
+    tool of the matrix's operations, with the same arguments."""
+    from tests.integrations.test_mcp_server import Served
+    from vybe.cli.commands import every
+    from vybe.operations.model import MCP
+
+    a, b, ids, before = aimed
+    tools = {op.tool: n for n, op in every().operations.items() if MCP in op.surfaces}
+    assert set(tools.values()) <= set(MATRIX), set(tools.values()) - set(MATRIX)
+    answered = set()
+    with (tmp_path / "mcp-stderr.txt").open("w") as errlog:
+        served = Served(b, errlog)
+        try:
+            for tool, name in sorted(tools.items()):
+                for shape in MATRIX[name]:
+                    arguments = {k: _filled(v, ids) for k, v in shape.items()}
+
+                    async def call(session, tool=tool, arguments=arguments):
+                        return await session.call_tool(tool, arguments)
+
+                    result = served.run(call)
+                    text = json.dumps([c.model_dump() for c in result.content])
+                    assert not _leaks(text, ids), (tool, text)
+                    assert team_rows(a.owner) == before, tool
+                    if not result.is_error:
+                        answered.add(tool)
+        finally:
+            served.close()
+    assert {"task_list", "search", "memory_list", "events", "resume_brief"} <= answered
