@@ -51,6 +51,8 @@ NO_WORDS = {
     "search_backlog": "how far the search index is built",
     "session_typed": "how many messages of each session a person typed",
     "forgetting": "empty at rest: a forget's permission to change the record",
+    "teams": "the teams of a shared server, by name",
+    "team_members": "which role belongs to which team",
 }
 # What a marker keeps of a row's JSON (a message's data, an event's metadata): these
 # top-level entries, which name things rather than say them (an import's stamp, the proxy's
