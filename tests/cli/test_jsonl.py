@@ -21,7 +21,7 @@ def _lines(vybe, *args: str) -> list[dict]:
 def test_every_command_that_returns_a_list_takes_jsonl():
     assert set(LISTING) == {
         "events", "task list", "memory list", "project list", "artifacts list", "search",
-        "session list", "session receipts", "data query",
+        "session list", "session receipts", "data query", "admin list",
     }  # fmt: skip
 
 
