@@ -8,6 +8,7 @@ see; ``Vybe.process`` runs the installed executable where the process boundary i
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import json
 import os
@@ -40,6 +41,13 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
         config.option.basetemp = tempfile.mkdtemp(prefix="vybe-tests-", dir="/dev/shm")
         config.add_cleanup(lambda: shutil.rmtree(config.option.basetemp, ignore_errors=True))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection built (every module, the parametrized cases) lives for the whole run:
+    moved out of the collector's way, each full collection a test triggers stays short."""
+    gc.collect()
+    gc.freeze()
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -34,8 +35,18 @@ def _texts() -> list[Path]:
     ]
 
 
+# Folders of the checkout that are not the repository's: virtualenvs, caches, installed CLIs
+# (tens of thousands of files a walk would otherwise read through).
+NOT_OURS = {".git", ".cache", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis"}
+
+
 def _repository_markdown() -> set[str]:
-    return {str(p.relative_to(ROOT)) for p in ROOT.rglob("*.md") if ".venv" not in p.parts}
+    found = set()
+    for folder, subfolders, names in os.walk(ROOT):
+        subfolders[:] = [d for d in subfolders if d not in NOT_OURS and not d.startswith(".venv")]
+        base = Path(folder)
+        found |= {str((base / n).relative_to(ROOT)) for n in names if n.endswith(".md")}
+    return found
 
 
 def _resolves(name: str, known: set[str]) -> bool:
