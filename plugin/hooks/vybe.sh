@@ -1,0 +1,11 @@
+#!/bin/sh
+# Runs `vybe hook run claude` when vybe is on PATH; otherwise says once, at SessionStart,
+# how to install it, and exits 0 so no hook of the session fails.
+if command -v vybe >/dev/null 2>&1; then
+    exec vybe hook run claude
+fi
+cat >/dev/null
+if [ "$1" = "SessionStart" ]; then
+    echo "vybe: the vybe command is not on PATH; install it with: pipx install vybe-memory"
+fi
+exit 0
