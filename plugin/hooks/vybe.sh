@@ -6,6 +6,6 @@ if command -v vybe >/dev/null 2>&1; then
 fi
 cat >/dev/null
 if [ "$1" = "SessionStart" ]; then
-    echo "vybe: the vybe command is not on PATH; install it with: pipx install vybe-memory"
+    echo "vybe: the vybe command is not on PATH; install it from a clone of vybe with: pipx install '.[mcp,postgres]'"
 fi
 exit 0

@@ -64,7 +64,8 @@ def test_without_vybe_on_path_session_start_says_how_to_install_it_in_one_line(t
     done = _wrapper("SessionStart", f"{tmp_path}:/usr/bin:/bin")
     assert done.returncode == 0
     assert done.stdout.splitlines() == [
-        "vybe: the vybe command is not on PATH; install it with: pipx install vybe-memory"
+        "vybe: the vybe command is not on PATH; install it from a clone of vybe with:"
+        " pipx install '.[mcp,postgres]'"
     ]
 
 
