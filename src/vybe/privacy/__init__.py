@@ -28,6 +28,9 @@ MARK = "[REDACTED:"
 # (postgres://me:pw@db, https://u:p@host). Keywords: both must be there.
 URL_RULE = ("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@'\"]+:([^\s/@'\"]+)@")
 URL_WORDS = ("://", "@")
+# A private key's block cut before its END line (a preview, a cut tool output): its body
+# runs as far as base64, whitespace and JSON's escaped newlines go.
+KEY_BODY = ("private-key", r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----((?:\\n|[\sA-Za-z0-9+/=])+)")
 PLACEHOLDER = ("***", "xxx", "password", "pass", "secret", "<password>", "${", "$(", "%s")
 
 
@@ -107,7 +110,9 @@ class Redactor:
                     continue
                 found.append((*span, name))
         if all(word in text for word in URL_WORDS):
-            found.extend(self._user_spans(text, [_url_rule()]))
+            found.extend(self._user_spans(text, [_compiled(URL_RULE)]))
+        if "-----begin" in lowered and "private key" in lowered:
+            found.extend(self._user_spans(text, [_compiled(KEY_BODY)]))
         if self.patterns:
             found.extend(self._user_spans(text, self._user_rules()))
         return found
@@ -207,10 +212,11 @@ def _globally_allowed(secret: str) -> bool:
     return any(p.search(secret) for p in _GLOBAL) or any(w in lowered for w in STOPWORDS)
 
 
-def _url_rule() -> tuple[str, Any]:
+def _compiled(rule: tuple[str, str]) -> tuple[str, Any]:
+    """One of vybe's own rules, compiled (re caches it)."""
     import re
 
-    return URL_RULE[0], re.compile(URL_RULE[1])
+    return rule[0], re.compile(rule[1])
 
 
 # The redactor of the config in force, rebuilt when the file changes: (stamp, redactor or
