@@ -19,7 +19,7 @@ def _jwt(rng: random.Random) -> str:
         return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
 
     header = part('{"alg":"HS256","typ":"JWT"}')
-    body = part('{"sub":"%s","iat":1700000000}' % _word(rng, 12))
+    body = part(f'{{"sub":"{_word(rng, 12)}","iat":1700000000}}')
     return f"{header}.{body}.{_word(rng, 43, ALNUM + '_-')}"
 
 

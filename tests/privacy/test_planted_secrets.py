@@ -71,4 +71,6 @@ def test_no_planted_secret_or_private_span_reaches_the_sqlite_files(vybe, tmp_pa
 def where(vybe, needle: str) -> list[str]:
     """The tables whose rows hold ``needle``: what a failure names."""
     tables = vybe.sql("SELECT name FROM sqlite_master WHERE type = 'table'")
-    return [t for (t,) in tables if any(needle in repr(r) for r in vybe.sql(f'SELECT * FROM "{t}"'))]
+    return [
+        t for (t,) in tables if any(needle in repr(r) for r in vybe.sql(f'SELECT * FROM "{t}"'))
+    ]

@@ -30,7 +30,10 @@ URL_RULE = ("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@'\"]+:([^\
 URL_WORDS = ("://", "@")
 # A private key's block cut before its END line (a preview, a cut tool output): its body
 # runs as far as base64, whitespace and JSON's escaped newlines go.
-KEY_BODY = ("private-key", r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----((?:\\n|[\sA-Za-z0-9+/=])+)")
+KEY_BODY = (
+    "private-key",
+    r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----((?:\\n|[\sA-Za-z0-9+/=])+)",
+)
 PLACEHOLDER = ("***", "xxx", "password", "pass", "secret", "<password>", "${", "$(", "%s")
 
 
@@ -130,7 +133,7 @@ class Redactor:
             for match in pattern.finditer(text):
                 start, end = _secret_span(match, 0)
                 secret = text[start:end]
-                if start == end or self._allowed(secret):
+                if start == end or self._allowed(secret) or _globally_allowed(secret):
                     continue
                 if name == "url-password" and secret.lower().strip("<>") in PLACEHOLDER:
                     continue
