@@ -282,6 +282,7 @@ def checked(path: str, data: dict[str, Any]) -> dict[str, Any]:
         for key, check in SCALARS.items()
         if data.get(key) is not None
     }
+    values.update(redaction_settings(path, data.get("privacy") or {}))
     values.update(exclusion_settings(path, data.get("privacy") or {}))
     values.update(retention_settings(path, data.get("retention") or {}))
     return values
@@ -381,6 +382,52 @@ def retention_settings(path: str, retention: dict[str, Any]) -> dict[str, dict[s
                 path, key, f"must be a duration such as 90d or 12w, not {value!r}"
             ) from None
     return {"retention": ages} if ages else {}
+
+
+def redaction_settings(path: str, privacy: Any) -> dict[str, Any]:
+    """``privacy.redact`` (on unless false), ``privacy.patterns`` (regular expressions, or
+    mappings of ``id`` and ``regex``) and ``privacy.allow`` (regular expressions a found
+    secret is let through by), checked once as the file is parsed and cached with the
+    other settings as ``redaction``; a pattern that does not compile is CONFIG_INVALID."""
+    if not isinstance(privacy, dict):
+        raise config_invalid(path, "privacy", f"must be a mapping of settings, not {privacy!r}")
+    redact = privacy.get("redact", True)
+    if not isinstance(redact, bool):
+        raise config_invalid(path, "privacy.redact", f"must be true or false, not {redact!r}")
+    patterns = [
+        _pattern(path, f"privacy.patterns[{i}]", p)
+        for i, p in enumerate(_listed(path, "privacy.patterns", privacy.get("patterns")))
+    ]
+    allow = [
+        _pattern(path, f"privacy.allow[{i}]", p)["regex"]
+        for i, p in enumerate(_listed(path, "privacy.allow", privacy.get("allow")))
+    ]
+    if redact and not patterns and not allow:
+        return {}
+    return {"redaction": {"redact": redact, "patterns": patterns, "allow": allow}}
+
+
+def _listed(path: str, key: str, value: object) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise config_invalid(path, key, f"must be a list, not {value!r}")
+    return value
+
+
+def _pattern(path: str, key: str, value: object) -> dict[str, str]:
+    """A user's pattern as ``{"id", "regex"}``, compiled once here to be sure it does."""
+    import re
+
+    entry = value if isinstance(value, dict) else {"id": "custom", "regex": value}
+    regex, name = entry.get("regex"), entry.get("id", "custom")
+    if not isinstance(regex, str) or not regex or not isinstance(name, str):
+        raise config_invalid(path, key, f"must be a regular expression, not {value!r}")
+    try:
+        re.compile(regex)
+    except re.error as exc:
+        raise config_invalid(path, key, f"does not compile: {exc}") from None
+    return {"id": name, "regex": regex}
 
 
 def _stamp(path: str) -> list[int]:

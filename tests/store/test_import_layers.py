@@ -19,6 +19,7 @@ LEAVES = (
     "vybe.jsonio",
     "vybe.limits",
     "vybe.locks",
+    "vybe.privacy",
     "vybe.stdout",
     "vybe.text",
     "vybe.tuples",

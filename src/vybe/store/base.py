@@ -9,7 +9,7 @@ from __future__ import annotations
 import abc
 from datetime import timedelta
 
-from vybe import clock, jsonio
+from vybe import clock, jsonio, privacy
 from vybe.digest import sha256_hex
 from vybe.errors import IdempotencyMismatch, InvalidInput
 from vybe.store import maintain as ledger
@@ -148,7 +148,14 @@ class Store(abc.ABC):
                 "INSERT INTO idempotency"
                 " (agent_name, request_id, command, args_sha256, result_json, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?) RETURNING rowid",
-                (agent, request_id, command, digest, strict_json(result), clock.iso(now)),
+                (
+                    agent,
+                    request_id,
+                    command,
+                    digest,
+                    privacy.scrub_json(strict_json(result)),
+                    clock.iso(now),
+                ),
             ).fetchone()[0]
             retention = timedelta(days=ledger.REQUEST_RETENTION_DAYS)
             ledger.forget_now_and_then(conn, rowid, clock.iso(now - retention))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import clock, jsonio
+from vybe import clock, jsonio, privacy
 from vybe.context.checkpoints import Attempt, Checkpoint, MemoMark
 from vybe.store.base import Store
 
@@ -67,12 +67,12 @@ def _insert_checkpoint(conn: sqlite3.Connection, cp: Checkpoint, now: str) -> in
             cp.mode,
             cp.first_kept_seq,
             cp.summarized_to_seq,
-            cp.mind,
+            privacy.scrub(cp.mind),
             jsonio.dumps(memo),
-            cp.now,
+            privacy.scrub(cp.now),
             jsonio.dumps(list(cp.kept_inputs)),
             jsonio.dumps(list(cp.skills), ensure_ascii=False),
-            jsonio.dumps(cp.files, ensure_ascii=False),
+            privacy.scrub_json(jsonio.dumps(cp.files, ensure_ascii=False)),
             cp.tokens_before,
             cp.tokens_after,
             now,
@@ -95,13 +95,13 @@ def _insert_attempt(conn: sqlite3.Connection, at: Attempt, now: str) -> int:
             at.checkpoint_id,
             at.tokens_before,
             at.tokens_after,
-            jsonio.dumps(list(at.problems), ensure_ascii=False),
+            privacy.scrub_json(jsonio.dumps(list(at.problems), ensure_ascii=False)),
             int(at.repair_ran),
             jsonio.dumps(list(at.fallbacks)),
-            jsonio.dumps(list(at.flagged_references), ensure_ascii=False),
+            privacy.scrub_json(jsonio.dumps(list(at.flagged_references), ensure_ascii=False)),
             at.rounds,
             jsonio.dumps(at.usage),
-            at.error,
+            privacy.scrub(at.error) if at.error is not None else None,
             now,
         ),
     ).fetchone()[0]

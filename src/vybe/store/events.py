@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from vybe import privacy
 from vybe.store.rows import strict_json, to_dicts
 from vybe.tuples import Row
 
@@ -30,8 +31,8 @@ def insert(conn: sqlite3.Connection, event: NewEvent, at: str) -> int:
             event.agent,
             event.task_id,
             event.project_id,
-            event.message,
-            strict_json(event.metadata) if event.metadata is not None else None,
+            privacy.scrub(event.message) if event.message is not None else None,
+            privacy.scrub_json(strict_json(event.metadata)) if event.metadata is not None else None,
             event.assignee_agent,
             at,
         ),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import jsonio
+from vybe import jsonio, privacy
 
 FAILURES_READ = 50  # the sender's newest failures read to find this session's
 
@@ -29,7 +29,7 @@ def insert(
             from_agent,
             to_agent,
             context.get("session_id"),
-            jsonio.dumps(context, ensure_ascii=False),
+            privacy.scrub_json(jsonio.dumps(context, ensure_ascii=False)),
             at,
         ),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from vybe import privacy
 from vybe.store.rows import to_dict, to_dicts
 from vybe.tuples import Row
 
@@ -67,7 +68,7 @@ def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
         (
             row.memory_id,
             row.key,
-            row.value,
+            privacy.scrub(row.value) if isinstance(row.value, str) else row.value,
             row.value_type,
             row.scope,
             row.scope_id,

@@ -10,7 +10,7 @@ import gc
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from vybe import clock, jsonio
+from vybe import clock, jsonio, privacy
 from vybe.context.types import MessageRow
 from vybe.store.base import Store
 
@@ -93,7 +93,9 @@ def append_message(
             (message.session_id,),
         ).fetchone()[0]
         # a row imported from an agent's transcript keeps the time the transcript gives it
-        stored = message._replace(seq=seq, created_at=message.created_at or now)
+        stored = message._replace(
+            seq=seq, created_at=message.created_at or now, text=privacy.scrub(message.text)
+        )
         conn.execute(
             f"INSERT INTO messages ({_MESSAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -102,7 +104,9 @@ def append_message(
                 stored.type,
                 stored.source,
                 stored.text,
-                jsonio.dumps(stored.data, ensure_ascii=False) if stored.data else None,
+                privacy.scrub_json(jsonio.dumps(stored.data, ensure_ascii=False))
+                if stored.data
+                else None,
                 stored.tokens,
                 stored.created_at,
             ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import clock
+from vybe import clock, privacy
 from vybe.store.rows import strict_json, to_dict, to_dicts
 from vybe.tuples import Row
 
@@ -58,11 +58,11 @@ def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
         " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
         (
             task.task_id,
-            task.title,
-            task.description,
+            privacy.scrub(task.title),
+            privacy.scrub(task.description) if task.description is not None else None,
             task.priority,
             task.project_id,
-            strict_json(task.metadata) if task.metadata is not None else None,
+            privacy.scrub_json(strict_json(task.metadata)) if task.metadata is not None else None,
             at,
             at,
         ),
@@ -133,7 +133,7 @@ def set_status(
         " claimed_by = CASE WHEN ? = 'in_progress' THEN claimed_by ELSE NULL END,"
         " lease_expires_at = CASE WHEN ? = 'in_progress' THEN lease_expires_at ELSE NULL END"
         " WHERE id = ? RETURNING *",
-        (status, blocked_reason, at, status, status, task_id),
+        (status, blocked_reason and privacy.scrub(blocked_reason), at, status, status, task_id),
     ).fetchone()
     return to_dict(row)  # type: ignore[return-value]
 

@@ -1,0 +1,292 @@
+"""What vybe keeps out of its store: private spans, and secrets of well-known shapes.
+
+``strip_private`` removes the text between ``<private>`` and ``</private>`` (an unclosed tag
+removes everything after it: fail closed); ``redact`` replaces each credential gitleaks'
+default rules find (``rules.py``, generated from its config/gitleaks.toml, MIT) and the
+passwords of URLs and DSNs with ``[REDACTED:<rule>]``; ``scrub`` does both, as the user's
+config says (``privacy.redact``, ``privacy.patterns``, ``privacy.allow``), and is what the
+store calls on every text it writes (docs/privacy.md).
+
+Keywords first, patterns second, as gitleaks does: a text is lowered and tested for each
+rule's keywords with ``in``; only a rule whose keyword is there is compiled (once per
+process) and run, so a text that holds none imports neither ``re`` nor the rules: the hook
+path's budget (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+if TYPE_CHECKING:
+    from typing import Any
+
+OPEN, CLOSE = "<private>", "</private>"
+PRIVATE_MARKER = "[private]"  # a message that was private from end to end
+MARK = "[REDACTED:"
+# vybe's own rule beside gitleaks': a password between a URL's user and host
+# (postgres://me:pw@db, https://u:p@host). Keywords: both must be there.
+URL_RULE = ("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@'\"]+:([^\s/@'\"]+)@")
+URL_WORDS = ("://", "@")
+# A private key's block cut before its END line (a preview, a cut tool output): its body
+# runs as far as base64, whitespace and JSON's escaped newlines go.
+KEY_BODY = (
+    "private-key",
+    r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----((?:\\n|[\sA-Za-z0-9+/=])+)",
+)
+PLACEHOLDER = ("***", "xxx", "password", "pass", "secret", "<password>", "${", "$(", "%s")
+
+
+def strip_private(text: str) -> str:
+    """``text`` without its private spans; one that was nothing else is PRIVATE_MARKER."""
+    if "<private" not in text.lower():
+        return text
+    lowered, kept, at = text.lower(), [], 0
+    while (start := lowered.find(OPEN, at)) != -1:
+        kept.append(text[at:start])
+        end = lowered.find(CLOSE, start + len(OPEN))
+        if end == -1:
+            at = len(text)  # unclosed: the rest stays out
+            break
+        at = end + len(CLOSE)
+    else:
+        kept.append(text[at:])
+    stripped = "".join(kept)
+    return stripped if stripped.strip() else PRIVATE_MARKER
+
+
+def entropy(text: str) -> float:
+    """Shannon entropy in bits per character, as gitleaks measures a secret."""
+    import math
+
+    counts: dict[str, int] = {}
+    for char in text:
+        counts[char] = counts.get(char, 0) + 1
+    size = len(text)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+class Redactor:
+    """gitleaks' rules, plus the user's patterns and allow-list, compiled as needed."""
+
+    def __init__(self, patterns: list[Any] = (), allow: list[str] = ()) -> None:  # type: ignore[assignment]
+        self.patterns = [(p["id"], p["regex"]) for p in patterns]
+        self.allow = list(allow)
+        self._compiled: dict[int, tuple] = {}
+        self._user: list[tuple[str, Any]] | None = None
+        self._allow: list[Any] | None = None
+
+    def _rule(self, index: int) -> tuple:
+        found = self._compiled.get(index)
+        if found is None:
+            import re
+
+            from vybe.privacy.rules import RULES
+
+            name, _, pattern, lead, group, floor, lists = RULES[index]
+            allows = [(t, [re.compile(p) for p in ps], words) for t, ps, words in lists]
+            found = (name, re.compile(pattern, re.ASCII), lead, group, floor, allows)
+            self._compiled[index] = found
+        return found
+
+    def _wanted(self, lowered: str) -> list[int]:
+        from vybe.privacy.keywords import KEYWORDS
+
+        present = {k for k in KEYWORDS if k in lowered}
+        if not present:
+            return []
+        from vybe.privacy.rules import RULES
+
+        return [i for i, r in enumerate(RULES) if present.intersection(r[1])]
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, rule) of every secret found in ``text``."""
+        lowered = text.lower()
+        found: list[tuple[int, int, str]] = []
+        for index in self._wanted(lowered):
+            name, pattern, lead, group, floor, allows = self._rule(index)
+            for match in pattern.finditer(text):
+                span = _secret_span(match, group)
+                secret = text[span[0] : span[1]]
+                whole = text[_walk_back(text, match.start(), lead) : match.end()]
+                if self._kept(secret, whole, text, name, floor, allows):
+                    continue
+                found.append((*span, name))
+        if all(word in text for word in URL_WORDS):
+            found.extend(self._user_spans(text, [_compiled(URL_RULE)]))
+        if "-----begin" in lowered and "private key" in lowered:
+            found.extend(self._user_spans(text, [_compiled(KEY_BODY)]))
+        if self.patterns:
+            found.extend(self._user_spans(text, self._user_rules()))
+        return found
+
+    def _user_rules(self) -> list[tuple[str, Any]]:
+        if self._user is None:
+            import re
+
+            self._user = [(name, re.compile(p)) for name, p in self.patterns]
+        return self._user
+
+    def _user_spans(self, text: str, rules: list[tuple[str, Any]]) -> list[tuple[int, int, str]]:
+        found = []
+        for name, pattern in rules:
+            for match in pattern.finditer(text):
+                start, end = _secret_span(match, 0)
+                secret = text[start:end]
+                if start == end or self._allowed(secret) or _globally_allowed(secret):
+                    continue
+                if name == "url-password" and secret.lower().strip("<>") in PLACEHOLDER:
+                    continue
+                found.append((start, end, name))
+        return found
+
+    def _allowed(self, secret: str) -> bool:
+        if not self.allow:
+            return False
+        if self._allow is None:
+            import re
+
+            self._allow = [re.compile(p) for p in self.allow]
+        return any(p.search(secret) for p in self._allow)
+
+    def _kept(
+        self, secret: str, whole: str, line: str, name: str, floor: float, allows: list
+    ) -> bool:
+        """Whether a match is let through: gitleaks' entropy floor, its rule and global
+        allow-lists and stop words, and the user's allow-list."""
+        if not secret or (floor and entropy(secret) <= floor):
+            return True
+        if name.startswith("generic") and not any(c.isdigit() for c in secret):
+            return True  # as gitleaks: a generic secret without a digit is a word
+        lowered = secret.lower()
+        for target, patterns, words in allows:
+            subject = {"match": whole, "line": line}.get(target, secret)
+            if any(p.search(subject) for p in patterns) or any(w in lowered for w in words):
+                return True
+        return _globally_allowed(secret) or self._allowed(secret)
+
+    def redact(self, text: str) -> tuple[str, dict[str, int]]:
+        """``text`` with each secret replaced by ``[REDACTED:<rule>]``; how many per rule."""
+        spans = sorted(self.spans(text))
+        if not spans:
+            return text, {}
+        counts: dict[str, int] = {}
+        pieces, at = [], 0
+        for start, end, name in spans:
+            if start < at:  # inside one already replaced
+                continue
+            pieces.append(text[at:start])
+            pieces.append(f"{MARK}{name}]")
+            counts[name] = counts.get(name, 0) + 1
+            at = end
+        pieces.append(text[at:])
+        return "".join(pieces), counts
+
+
+def _secret_span(match: Any, group: int) -> tuple[int, int]:
+    """The secret's place: the rule's group, else the first group that matched, else all."""
+    if group:
+        return match.span(group)
+    for index in range(1, (match.re.groups or 0) + 1):
+        if match.group(index):
+            return match.span(index)
+    return match.span()
+
+
+def _walk_back(text: str, start: int, lead: int) -> int:
+    """Where ``[\\w.-]{0,lead}`` before ``start`` begins (the name gitleaks' match holds)."""
+    at = start
+    while at > start - lead and at > 0 and (text[at - 1].isalnum() or text[at - 1] in "_.-"):
+        at -= 1
+    return at
+
+
+_GLOBAL: list[Any] = []
+
+
+def _globally_allowed(secret: str) -> bool:
+    from vybe.privacy.rules import ALLOW, STOPWORDS
+
+    if not _GLOBAL:
+        import re
+
+        _GLOBAL.extend(re.compile(p) for p in ALLOW)
+    lowered = secret.lower()
+    return any(p.search(secret) for p in _GLOBAL) or any(w in lowered for w in STOPWORDS)
+
+
+def _compiled(rule: tuple[str, str]) -> tuple[str, Any]:
+    """One of vybe's own rules, compiled (re caches it)."""
+    import re
+
+    return rule[0], re.compile(rule[1])
+
+
+# The redactor of the config in force, rebuilt when the file changes: (stamp, redactor or
+# None where privacy.redact is off).
+_CURRENT: list[Any] = []
+
+
+def current() -> Redactor | None:
+    """The redactor config.yaml asks for (None: redaction off), read through the settings'
+    cache (``config.read_settings``): a stat while the file is unchanged."""
+    from vybe import config
+
+    found = next((p for p in config.config_files() if os.path.isfile(p)), None)
+    stamp = (found, os.stat(found).st_mtime_ns) if found else None
+    if _CURRENT and _CURRENT[0] == stamp:
+        return _CURRENT[1]
+    settings = (config.read_settings(found) if found else {}).get("redaction") or {}
+    made = None
+    if settings.get("redact", True):
+        made = Redactor(settings.get("patterns", []), settings.get("allow", []))
+    _CURRENT[:] = [stamp, made]
+    return made
+
+
+def scrub(text: str) -> str:
+    """``text`` as the store may keep it: private spans out, secrets redacted."""
+    stripped = strip_private(text)
+    redactor = current()
+    return redactor.redact(stripped)[0] if redactor is not None else stripped
+
+
+def scrub_json(document: str | None) -> str | None:
+    """A JSON document with every string in it scrubbed (keys too); unchanged when no
+    keyword, URL or private tag is in its text at all."""
+    if document is None or not _may_hold(document):
+        return document
+    from vybe import jsonio
+
+    try:
+        value = jsonio.loads(document)
+    except ValueError:
+        return scrub(document)
+    return jsonio.dumps(scrub_value(value))
+
+
+def scrub_value(value: Any) -> Any:
+    """A decoded JSON value with every string in it scrubbed."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        return [scrub_value(v) for v in value]
+    if isinstance(value, dict):
+        return {scrub(k): scrub_value(v) for k, v in value.items()}
+    return value
+
+
+def _may_hold(text: str) -> bool:
+    """Whether scrubbing could change ``text``: a private tag, a URL with a user, or any
+    rule's keyword (or user patterns, which have none)."""
+    lowered = text.lower()
+    if "<private" in lowered or all(w in text for w in URL_WORDS):
+        return True
+    redactor = current()
+    if redactor is None:
+        return False
+    if redactor.patterns:
+        return True
+    from vybe.privacy.keywords import KEYWORDS
+
+    return any(k in lowered for k in KEYWORDS)

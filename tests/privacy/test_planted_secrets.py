@@ -1,0 +1,76 @@
+"""Secrets and private spans pushed through vybe's entry paths never reach the store's files:
+the raw bytes of the SQLite database, its -wal and -shm are searched for each of them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.integrations.conftest import Agent
+from tests.privacy.planted import needles, planted
+
+pytestmark = pytest.mark.sqlite_only("searches the SQLite files' own bytes")
+
+PRIVATE = "my-private-phrase-17f3"
+TRANSCRIPT = Path(__file__).parents[1] / "integrations" / "fixtures" / "claude" / "transcript.jsonl"
+
+
+def words(batch: list[tuple[str, str, str]]) -> str:
+    lines = "\n".join(line for _, _, line in batch)
+    return f"please look at these:\n{lines}\n<private>{PRIVATE}</private> thanks"
+
+
+def store_bytes(vybe) -> bytes:
+    folder = vybe.db_path.parent
+    return b"".join(
+        path.read_bytes() for path in folder.iterdir() if path.name.startswith(vybe.db_path.name)
+    )
+
+
+def transcript_with(tmp_path: Path, text: str) -> Path:
+    """The real Claude Code transcript with its first typed prompt's words replaced."""
+    lines = TRANSCRIPT.read_text().splitlines()
+    for index, line in enumerate(lines):
+        entry = json.loads(line)
+        if entry.get("type") == "user" and isinstance(entry["message"].get("content"), str):
+            entry["message"]["content"] = text
+            lines[index] = json.dumps(entry)
+            break
+    path = tmp_path / "transcript.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_no_planted_secret_or_private_span_reaches_the_sqlite_files(vybe, tmp_path):
+    secrets = planted()
+    assert len(secrets) == 40 and len({shape for shape, _, _ in secrets}) == 20
+    batches = [secrets[i::5] for i in range(5)]
+    project = tmp_path / "proj"
+    project.mkdir()
+    agent = Agent(vybe, project)
+    assert agent.send("claude", "user_prompt_submit", prompt=words(batches[0])).code == 0
+    assert agent.send("codex", "user_prompt_submit", prompt=words(batches[1])).code == 0
+    agent.transcript = transcript_with(tmp_path, words(batches[2]))
+    assert agent.send("claude", "stop", session_id="imported-session").code == 0
+    vybe.ok("memory", "set", "-k", "creds", "-v", words(batches[3]))
+    vybe.ok("task", "create", "--title", "rotate keys", "--description", words(batches[4]))
+
+    found = store_bytes(vybe)
+    assert b"please look at these" in found  # the words around them were kept
+    assert b"[REDACTED:" in found
+    for shape, secret, _ in secrets:
+        for needle in needles(secret):
+            assert needle.encode() not in found, (shape, where(vybe, needle))
+    assert PRIVATE.encode() not in found
+    typed = vybe.sql("SELECT content_text FROM messages WHERE type = 'user'")
+    assert sum("please look at these" in text for (text,) in typed) == 3
+
+
+def where(vybe, needle: str) -> list[str]:
+    """The tables whose rows hold ``needle``: what a failure names."""
+    tables = vybe.sql("SELECT name FROM sqlite_master WHERE type = 'table'")
+    return [
+        t for (t,) in tables if any(needle in repr(r) for r in vybe.sql(f'SELECT * FROM "{t}"'))
+    ]
