@@ -14,6 +14,7 @@ def ui(inv, v: dict) -> dict:
     import webbrowser
 
     from vybe.jsonio import dumps
+    from vybe.store import is_url
     from vybe.store.db import SqliteStore
     from vybe.ui.server import Viewer
 
@@ -25,6 +26,12 @@ def ui(inv, v: dict) -> dict:
             suggested_action="listen on 127.0.0.1, or pass --beyond-loopback",
         )
     location = inv.settings.location
+    if is_url(location):
+        raise InvalidInput(
+            "vybe ui reads a SQLite store; a PostgreSQL store is not served yet",
+            context={"field": "db_url"},
+            suggested_action="point vybe ui at a SQLite store (--db-path)",
+        )
     server = Viewer(
         (host, port),
         lambda: SqliteStore(location, migrate=False, create=False, read_only=True),
