@@ -57,7 +57,8 @@ def event_page(
     """Up to ``limit`` events, newest first, below id ``before``; ``filters`` holds any of
     agent, kind, task."""
     columns = {"agent": "agent_name", "kind": "kind", "task": "task_id"}
-    where, params = ["1 = 1"], []
+    where: list[str] = ["1 = 1"]
+    params: list[object] = []
     for name, column in columns.items():
         if filters.get(name):
             where.append(f"{column} = ?")

@@ -92,7 +92,7 @@ class Viewer(ThreadingHTTPServer):
         super().__init__(address, Handler)
         self.open_store = open_store
         self.token = secrets.token_urlsafe(16)  # 128 bits
-        host, port = self.server_address[:2]
+        host, port = str(self.server_address[0]), int(self.server_address[1])
         self.hosts = {f"{host}:{port}", f"localhost:{port}"}
         self.url = f"http://{host}:{port}/?token={self.token}"
 
