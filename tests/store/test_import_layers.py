@@ -33,6 +33,7 @@ EVERYTHING_BELOW_CLI = (
     "vybe.store",
     "vybe.context",
     "vybe.llm",
+    "vybe.ui",
 )
 # What each layer may import besides itself and the leaves; a layer with no rule fails.
 ALLOWED = {
@@ -52,11 +53,16 @@ ALLOWED = {
     "store": ("vybe.context.types", "vybe.context.checkpoints"),
     "context": ("vybe.llm.base",),  # the engine: a record interface and a model interface
     "llm": (),  # model adapters know nothing of the engine
+    "ui": ("vybe.actions",),  # `vybe ui`: pages read through actions, never writing
 }
 # The package's public names resolve lazily (``vybe.__getattr__``): ``import vybe`` itself
 # imports nothing of vybe.
 PACKAGE = ""
-NOBODY_BUT = {"vybe.cli": ("cli", "__main__"), "vybe.proxy": ("cli", "proxy")}
+NOBODY_BUT = {
+    "vybe.cli": ("cli", "__main__"),
+    "vybe.proxy": ("cli", "proxy"),
+    "vybe.ui": ("cli", "ui"),
+}
 
 
 def module_name(path: Path) -> str:

@@ -23,6 +23,7 @@ COMMAND_MODULES = {
     "store": "vybe.cli.stores",
     "setup": "vybe.cli.setup",
     "proxy": "vybe.cli.proxy",
+    "ui": "vybe.cli.ui",
     "admin": "vybe.cli.teams",
 }
 

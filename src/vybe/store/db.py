@@ -166,8 +166,10 @@ class SqliteStore(Store):
         busy_timeout_ms: int = 5000,
         migrate: bool = True,
         create: bool = True,
+        read_only: bool = False,
     ) -> None:
         self.path = os.fspath(path)
+        self.read_only = read_only
         self.busy_timeout_ms = busy_timeout_ms
         if sqlite3.sqlite_version_info < MIN_SQLITE:
             raise DatabaseUnavailable(
@@ -179,7 +181,7 @@ class SqliteStore(Store):
             require_database(self.path)
         _refuse_special(self.path)
         try:
-            self._open(immutable=not create and _on_read_only_media(self.path))
+            self._open(immutable=read_only or (not create and _on_read_only_media(self.path)))
             if migrate:
                 self.migrate()
         except sqlite3.Error as exc:
@@ -191,11 +193,15 @@ class SqliteStore(Store):
         read works (writes are DB_UNAVAILABLE). But when its -wal and -shm are there, a
         writer elsewhere has them open (Codex's sandbox shows the agent's commands a
         read-only view of the folder its hooks write): the file is opened read-only, not
-        immutable, so that reads see what that WAL holds (immutable ignores it)."""
+        immutable, so that reads see what that WAL holds (immutable ignores it). A
+        ``read_only`` store (`vybe ui`) is always opened that way: it sees others' writes and
+        can make none."""
         if immutable:
             from urllib.parse import quote
 
-            live = all(os.path.exists(to_os(self.path + suffix)) for suffix in ("-wal", "-shm"))
+            live = self.read_only or all(
+                os.path.exists(to_os(self.path + suffix)) for suffix in ("-wal", "-shm")
+            )
             uri = "file:" + quote(os.path.abspath(self.path)) + "?mode=ro"
             self.conn = sqlite3.connect(
                 uri if live else uri + "&immutable=1",

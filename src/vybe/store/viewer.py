@@ -1,0 +1,84 @@
+"""The SQL of `vybe ui`'s pages: keyset pages of sessions, a session's timeline, its
+checkpoints, the event log and the store's high-water mark the live feed watches."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+TIMELINE_COLUMNS = "context_seq, type, source, content_text, tokens, created_at"
+CHECKPOINT_COLUMNS = "id, mode, first_kept_seq, summarized_to_seq, mind, memo, now, created_at"
+
+
+def session_page(conn: sqlite3.Connection, before: str | None, limit: int) -> list[dict[str, Any]]:
+    """Up to ``limit`` sessions by id, descending, those before ``before`` when given: the
+    session ids carry their start, so this order is newest first without a sort of the
+    summaries."""
+    where, params = ("WHERE s.id < ?", [before]) if before else ("", [])
+    rows = conn.execute(
+        "SELECT s.id, s.created_at,"
+        " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
+        " (SELECT COALESCE(SUM(tokens), 0) FROM messages m WHERE m.session_id = s.id) AS tokens,"
+        " (SELECT MAX(created_at) FROM messages m WHERE m.session_id = s.id) AS last_at,"
+        " (SELECT COUNT(*) FROM checkpoints c WHERE c.session_id = s.id) AS checkpoints,"
+        " (SELECT substr(content_text, 1, 120) FROM messages m"
+        "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
+        "   AS first_words"
+        f" FROM sessions s {where} ORDER BY s.id DESC LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def timeline(
+    conn: sqlite3.Connection, session_id: str, after: int, limit: int
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` messages of the session after ``context_seq`` ``after``, in order."""
+    rows = conn.execute(
+        f"SELECT {TIMELINE_COLUMNS} FROM messages WHERE session_id = ? AND context_seq > ?"
+        " ORDER BY context_seq LIMIT ?",
+        (session_id, after, limit),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def checkpoints(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """The session's checkpoints, oldest first."""
+    rows = conn.execute(
+        f"SELECT {CHECKPOINT_COLUMNS} FROM checkpoints WHERE session_id = ? ORDER BY id",
+        (session_id,),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def event_page(
+    conn: sqlite3.Connection, filters: dict[str, str], before: int | None, limit: int
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` events, newest first, below id ``before``; ``filters`` holds any of
+    agent, kind, task."""
+    columns = {"agent": "agent_name", "kind": "kind", "task": "task_id"}
+    where: list[str] = ["1 = 1"]
+    params: list[object] = []
+    for name, column in columns.items():
+        if filters.get(name):
+            where.append(f"{column} = ?")
+            params.append(filters[name])
+    if before is not None:
+        where.append("id < ?")
+        params.append(before)
+    rows = conn.execute(
+        "SELECT id, kind, agent_name, task_id, message, created_at FROM events"
+        f" WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def high_water(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """The largest message, event and checkpoint ids: any write moves one of them."""
+    row = conn.execute(
+        "SELECT (SELECT COALESCE(MAX(id), 0) FROM messages),"
+        " (SELECT COALESCE(MAX(id), 0) FROM events),"
+        " (SELECT COALESCE(MAX(id), 0) FROM checkpoints)"
+    ).fetchone()
+    return (int(row[0]), int(row[1]), int(row[2]))
