@@ -130,17 +130,20 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str]:
         invocation.close()
 
 
-def run(argv: list[str]) -> tuple[int, str]:
+def run(argv: list[str], terminal: bool = False) -> tuple[int, str]:
     """One command line: the exit code and what goes to stdout (the JSON envelope, or the
-    plain text of --help)."""
+    plain text of --help). ``vybe`` alone is ``vybe --help`` for a person at a ``terminal``,
+    the version and the command list as JSON for a program."""
     from vybe.cli.parsers import HelpRequested
 
     try:
         flags, rest = split_globals(_utf8_arguments(argv))
         if rest == ["--version"]:
             return 0, output.success({"version": __version__})
-        if not rest:
+        if not rest and not terminal:
             return 0, output.success(overview())
+        if not rest:
+            rest = ["--help"]
         return _dispatch(flags, rest)
     except HelpRequested as help_:
         return 0, help_.text.rstrip("\n")
@@ -157,10 +160,17 @@ def run(argv: list[str]) -> tuple[int, str]:
         )
 
 
+def _to_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # no stdout, or a closed one
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run and print; the exit code is the command's even when stdout is closed or full
     (the envelope is lost then, but 0 still says the write happened, 1 that it did not)."""
-    code, text = run(sys.argv[1:] if argv is None else argv)
+    code, text = run(sys.argv[1:] if argv is None else argv, terminal=_to_terminal())
     try:
         output.emit(text)
     except (OSError, ValueError) as exc:  # closed, full, a broken pipe
