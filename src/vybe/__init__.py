@@ -4,7 +4,8 @@ The Python API, for anyone's agent loop (docs/python-api.md)::
 
     import vybe
 
-    session = vybe.Session(model, vybe.ModelLimits(window=200_000), record="vybe.db")
+    model = vybe.OpenAICompatible("qwen3", base_url="http://127.0.0.1:11434/v1")
+    session = vybe.Session(model, vybe.ModelLimits(window=32_768), record="vybe.db")
 
 Every name is imported on first use, not with the package: the hook path imports ``vybe``
 and must stay as cheap as ``import sqlite3``.
@@ -16,12 +17,16 @@ __version__ = "0.1.0"
 # The name vybe is installed under (pyproject.toml), for the hints that say how to add an extra.
 DISTRIBUTION = "vybe-memory"
 
+# Every public name -> the module it is imported from on first use; __all__ is these names.
 _EXPORTS = {
+    "AnthropicMessages": "vybe.llm.anthropic",
     "ContextExhausted": "vybe.errors",
     "Dispatch": "vybe.context.labels",
     "Model": "vybe.llm.base",
     "ModelError": "vybe.errors",
     "ModelLimits": "vybe.context.budget",
+    "OpenAICompatible": "vybe.llm.openai_compat",
+    "OpenAIResponses": "vybe.llm.responses",
     "Reply": "vybe.llm.base",
     "Request": "vybe.llm.base",
     "Session": "vybe.agent.session",
@@ -31,21 +36,7 @@ _EXPORTS = {
     "VybeError": "vybe.errors",
 }
 
-__all__ = [
-    "ContextExhausted",
-    "Dispatch",
-    "Model",
-    "ModelError",
-    "ModelLimits",
-    "Reply",
-    "Request",
-    "Session",
-    "ToolCall",
-    "ToolSpec",
-    "Usage",
-    "VybeError",
-    "__version__",
-]
+__all__ = [*_EXPORTS, "__version__"]
 
 
 def __getattr__(name: str) -> object:

@@ -217,3 +217,13 @@ def test_the_rules_catch_an_engine_module_that_imports_the_store(tmp_path, monke
         "vybe.operations.bad imports vybe.integrations",
         "vybe.plugins.new is in no layer of the rules",
     ]
+
+
+def test_every_package_opens_with_its_charter():
+    """Each package's ``__init__.py`` says in its docstring what the package holds."""
+    uncharted = [
+        str(init.relative_to(SOURCE))
+        for init in sorted(SOURCE.rglob("__init__.py"))
+        if not ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+    ]
+    assert uncharted == []

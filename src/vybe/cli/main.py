@@ -131,14 +131,15 @@ def _dispatch(flags: dict[str, str], rest: list[str]) -> tuple[int, str, str | N
         invocation.close()
 
 
-def run(argv: list[str]) -> tuple[int, str]:
+def run(argv: list[str], terminal: bool = False) -> tuple[int, str]:
     """One command line: the exit code and what goes to stdout (the JSON envelope, or the
-    plain text of --help)."""
-    code, text, _ = answer(argv)
+    plain text of --help). ``vybe`` alone is ``vybe --help`` for a person at a ``terminal``,
+    the version and the command list as JSON for a program."""
+    code, text, _ = answer(argv, terminal)
     return code, text
 
 
-def answer(argv: list[str]) -> tuple[int, str, str | None]:
+def answer(argv: list[str], terminal: bool = False) -> tuple[int, str, str | None]:
     """``run``'s exit code and stdout, and the request id of the write it did, if any."""
     from vybe.cli.parsers import HelpRequested
 
@@ -146,8 +147,10 @@ def answer(argv: list[str]) -> tuple[int, str, str | None]:
         flags, rest = split_globals(_utf8_arguments(argv))
         if rest == ["--version"]:
             return 0, output.success({"version": __version__}), None
-        if not rest:
+        if not rest and not terminal:
             return 0, output.success(overview()), None
+        if not rest:
+            rest = ["--help"]
         return _dispatch(flags, rest)
     except HelpRequested as help_:
         return 0, help_.text.rstrip("\n"), None
@@ -165,10 +168,17 @@ def answer(argv: list[str]) -> tuple[int, str, str | None]:
         return 1, output.failure(failed), None
 
 
+def _to_terminal() -> bool:
+    try:
+        return sys.stdout.isatty()
+    except (AttributeError, ValueError):  # no stdout, or a closed one
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run and print; when stdout cannot take the result (closed, full, a reader gone), one
     line on stderr says what the command did and the exit is ``output.UNPRINTED``."""
-    code, text, done = answer(sys.argv[1:] if argv is None else argv)
+    code, text, done = answer(sys.argv[1:] if argv is None else argv, terminal=_to_terminal())
     try:
         output.emit(text)
     except (OSError, ValueError) as exc:

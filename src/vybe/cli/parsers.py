@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 HELP_WIDTH = 88
+HELP_LINE = 100  # the widest line of `vybe --help` and of a group's help
+
+TAGLINE = "vybe: durable memory for AI agents, kept across sessions, restarts and compactions."
+# The commands a newcomer starts with, in `vybe --help`'s order; one not installed is left out.
+START_HERE = ("setup", "resume", "search", "status", "ui")
 
 
 class HelpRequested(Exception):
@@ -163,15 +168,15 @@ def find(rest: list[str]) -> tuple[Catalog, Command, list[str]]:
     asks for help (HelpRequested with the group's help)."""
     catalog = Catalog(COMMAND_MODULES).for_word(rest[0])
     known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
+    word = rest[0]
+    if word in catalog.groups and rest[1:2] in (["--help"], ["-h"]):
+        raise HelpRequested(group_help(word, catalog))
     for size in (3, 2, 1):
         name = " ".join(rest[:size])
         if len(rest) >= size and name in known:
             return catalog, known[name], rest[size:]
-    word = rest[0]
     if word in catalog.groups:
-        subcommands = sorted(n for n in known if n.startswith(word + " "))
-        if any(t in ("--help", "-h") for t in rest[1:2]):
-            raise HelpRequested(group_help(word, catalog.groups[word], catalog, subcommands))
+        subcommands = _subcommands(word, catalog)
         what = f"`vybe {word} {rest[1]}` is not a command" if rest[1:] else None
         raise UsageError(
             what or f"`vybe {word}` needs a subcommand",
@@ -185,23 +190,53 @@ def find(rest: list[str]) -> tuple[Catalog, Command, list[str]]:
     )
 
 
-def group_help(word: str, summary: str, catalog: Catalog, subcommands: list[str]) -> str:
-    lines = [f"usage: vybe {word} <subcommand> [options]", "", summary, "", "subcommands:"]
+def _subcommands(word: str, catalog: Catalog) -> list[str]:
+    return sorted(n for n in (*catalog.operations, *catalog.aliases) if n.startswith(word + " "))
+
+
+def _columns(rows: list[tuple[str, str]]) -> list[str]:
+    """Each row's name, then its text wrapped so that no line passes HELP_LINE."""
+    import textwrap
+
+    width = max(len(name) for name, _ in rows)
+    lines: list[str] = []
+    for name, text in rows:
+        lines += textwrap.wrap(
+            text,
+            HELP_LINE,
+            initial_indent=f"  {name:<{width}}  ",
+            subsequent_indent=" " * (width + 4),
+            break_on_hyphens=False,
+        )
+    return lines
+
+
+def _summaries(catalog: Catalog, listed: list[str]) -> list[str]:
     known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
-    width = max(len(n) for n in subcommands)
-    lines += [f"  {name:<{width}}  {known[name].summary}" for name in subcommands]
+    return _columns([(name, known[name].summary) for name in listed])
+
+
+def group_help(word: str, catalog: Catalog) -> str:
+    """`vybe GROUP --help`: the group's summary and each of its commands in a line."""
+    lines = [f"usage: vybe {word} <subcommand> [options]", "", catalog.groups[word], ""]
+    lines += ["subcommands:", *_summaries(catalog, _subcommands(word, catalog))]
     lines += ["", f"`vybe {word} <subcommand> --help` describes one."]
     return "\n".join(lines) + "\n"
 
 
 def overview_help(catalog: Catalog) -> str:
-    """`vybe --help`: every command in a line, the global flags, where to read more."""
-    known: dict[str, Command] = {**catalog.operations, **catalog.aliases}
-    listed = names(catalog)
-    width = max(len(n) for n in listed)
-    lines = ["usage: vybe <command> [options]", "", "commands:"]
-    lines += [f"  {name:<{width}}  {known[name].summary}" for name in listed]
-    lines += ["", "global options (anywhere on the line):"]
-    lines += [f"  {', '.join(g['flags']):<22}  {g['help']} (${g['env']})" for g in GLOBAL_FLAGS]
+    """`vybe --help` (and `vybe` alone in a terminal): the tagline, the commands to start
+    with, each group with its summary, the other commands, the global flags."""
+    single = [name for name in names(catalog) if " " not in name]
+    start = [name for name in START_HERE if name in single]
+    groups = list(catalog.groups)
+    others = [name for name in single if name not in start and name not in groups]
+    flags = [(", ".join(g["flags"]), f"{g['help']} (${g['env']})") for g in GLOBAL_FLAGS]
+    lines = [TAGLINE, "", "usage: vybe <command> [options]", "", "start here:"]
+    lines += _summaries(catalog, start)
+    lines += ["", "groups (`vybe GROUP --help` lists a group's commands):"]
+    lines += _columns([(word, catalog.groups[word]) for word in groups])
+    lines += ["", "other commands:", *_summaries(catalog, others)]
+    lines += ["", "global options (anywhere on the line):", *_columns(flags)]
     lines += ["", "`vybe <command> --help` describes one; `vybe schema` all of them, as JSON."]
     return "\n".join(lines) + "\n"

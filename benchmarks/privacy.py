@@ -1,0 +1,97 @@
+"""Redaction's cost: a prompt hook with redaction on (an ordinary prompt, and one holding
+a credential, which compiles its rules) against a bare `python -c "import sqlite3"` and
+the same prompt with ``privacy.redact: false``, in one interleaved run (goal: at most 2x
+the floor); then the redactor's throughput on a 1 MB tool output (this repository's own
+source, with and without 40 planted secrets).
+
+Run: .venv/bin/python benchmarks/privacy.py [--runs 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _common import Run, compile_vybe, interleaved, report_hook_errors
+
+ROOT = Path(__file__).parents[1]
+sys.path.insert(0, str(ROOT))
+VYBE = str(Path(sys.executable).with_name("vybe"))
+
+
+def prompt_run(env: dict[str, str], project: str, prompt: str) -> Run:
+    payload = {"session_id": "s1", "cwd": project, "hook_event_name": "UserPromptSubmit"}
+    stdin = json.dumps({**payload, "prompt": prompt}).encode()
+    return Run([VYBE, "hook", "run", "claude"], env, stdin)
+
+
+def environment(home: Path, redact: bool) -> dict[str, str]:
+    config = home / "config"
+    config.mkdir(parents=True)
+    (config / "config.yaml").write_text(
+        "default_agent: claude\n" + ("" if redact else "privacy:\n  redact: false\n")
+    )
+    env = {**os.environ, "HOME": str(home), "VYBE_CONFIG_DIR": str(config)}
+    env["VYBE_DB_PATH"] = str(home / "vybe.db")
+    subprocess.run([VYBE, "init"], env=env, check=True, capture_output=True)
+    return env
+
+
+def hooks(runs: int) -> None:
+    from tests.privacy.planted import planted
+
+    secret_line = planted()[4][2]  # a GitHub token in an export line
+    with tempfile.TemporaryDirectory() as folder:
+        on, off = environment(Path(folder, "on"), True), environment(Path(folder, "off"), False)
+        ordinary = "add a test for the login flow and keep the api stable"
+        timed = interleaved(
+            {
+                "floor": Run([sys.executable, "-c", "import sqlite3"], on),
+                "prompt, redaction off": prompt_run(off, folder, ordinary),
+                "prompt, redaction on": prompt_run(on, folder, ordinary),
+                "prompt with a token, on": prompt_run(on, folder, f"use {secret_line}"),
+            },
+            runs,
+        )
+        report_hook_errors(Path(folder, "on", "config"))
+    floor = timed["floor"]
+    for name, ms in timed.items():
+        print(f"{name:28} {ms:7.1f} ms  {ms / floor:4.2f}x the floor")
+
+
+def throughput() -> None:
+    from tests.privacy.planted import planted
+    from vybe.privacy import Redactor
+
+    source = "".join(p.read_text() for p in sorted((ROOT / "src").rglob("*.py")))
+    output = source[: 1 << 20]
+    planted_lines = "\n".join(line for _, _, line in planted())
+    seeded = output[: len(output) - len(planted_lines)] + planted_lines
+    for name, text in (("1 MB of source", output), ("1 MB with 40 secrets", seeded)):
+        redactor = Redactor()
+        redactor.redact(text)  # compiles what this text needs
+        start = time.perf_counter()
+        _, counts = redactor.redact(text)
+        seconds = time.perf_counter() - start
+        mb = len(text.encode()) / 1e6
+        found = sum(counts.values())
+        print(f"{name:28} {seconds * 1000:7.1f} ms  {mb / seconds:5.1f} MB/s  {found} found")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    compile_vybe()
+    hooks(args.runs)
+    throughput()
+
+
+if __name__ == "__main__":
+    main()
