@@ -67,6 +67,7 @@ def hooks(runs: int) -> None:
 
 def throughput() -> None:
     from tests.privacy.planted import planted
+
     from vybe.privacy import Redactor
 
     source = "".join(p.read_text() for p in sorted((ROOT / "src").rglob("*.py")))
