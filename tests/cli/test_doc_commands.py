@@ -16,7 +16,12 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```(?:sh|console|bash|shell)\n(.*?)```", re.S)
 # Shown, not run here: they talk to a model (no network in the tests) or serve a protocol
 # on stdin until it closes; their own tests run them against local servers.
-NOT_RUN = {"chat": "talks to a model", "mcp": "serves MCP on stdin", "proxy": "serves HTTP"}
+NOT_RUN = {
+    "chat": "talks to a model",
+    "mcp": "serves MCP on stdin",
+    "proxy": "serves HTTP",
+    "ui": "serves HTTP",
+}
 
 
 def commands(page: Path) -> list[tuple[str, bool]]:

@@ -42,12 +42,16 @@ def prompts_by(vybe, **options: str) -> list[str]:
     return [e["agent_name"] for e in reversed(events)]
 
 
-def test_help_lists_hook_run_and_statusline_with_their_summaries():
-    code, text = run(["--help"])
-    lines = {line.split("  ")[1].strip(): line for line in text.splitlines() if "  " in line}
+def summaries(argv: list[str]) -> dict[str, str]:
+    """The lines of a help text, by the command each one names."""
+    code, text = run(argv)
     assert code == 0
-    assert "hook protocol" in lines["hook run"]
-    assert "status line" in lines["statusline"]
+    return {line.split("  ")[1].strip(): line for line in text.splitlines() if "  " in line}
+
+
+def test_help_lists_hook_run_and_statusline_with_their_summaries():
+    assert "hook event" in summaries(["hook", "--help"])["hook run"]
+    assert "status line" in summaries(["--help"])["statusline"]
 
 
 def test_the_schema_describes_hook_run_with_its_target_and_statusline(vybe):
