@@ -28,6 +28,11 @@ MUTATIONS = {
     "note": ([], ["note", "{t}", "progress"]),
     "artifacts add": ([], ["artifacts", "add", "--task-id", "{t}", "--path", "a.txt"]),
     "push": ([], ["push", "--json", '{"task_id": "{t}", "event": {"kind": "k"}}']),
+    "session say": ([], ["session", "say", "s1", "use tabs"]),
+    "session say --harness": (
+        [],
+        ["session", "say", "s1", "--harness", 'Watch w1 "nightly"', "build broke"],
+    ),
 }
 
 

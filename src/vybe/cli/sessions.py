@@ -33,6 +33,19 @@ def _record(inv: Any) -> Any:
     return SqliteRecord(inv.store)
 
 
+class _Once:
+    """A record that appends one row once per (agent, request id): a replayed ``say``
+    returns the row the first call wrote."""
+
+    def __init__(self, store: Any, once: tuple[str, str]) -> None:
+        self.store, self.once = store, once
+
+    def append(self, message: Any) -> Any:
+        from vybe.store.record import append_message
+
+        return append_message(self.store, message, once=self.once)
+
+
 def list_(inv, v: dict) -> dict:
     from vybe.actions.sessions import listing
 
@@ -59,7 +72,7 @@ def say(inv, v: dict) -> dict:
     from vybe.context.labels import parse_dispatch
     from vybe.context.recorder import record_harness, record_user
 
-    record = _record(inv)
+    record = _Once(inv.store, (inv.agent, inv.request_id))
     if v["harness"]:
         label = parse_dispatch(v["harness"])
         row = record_harness(record, v["session_id"], label, v["text"])

@@ -122,7 +122,9 @@ def append_message(
 
     args = {"session_id": message.session_id, "text": message.text}
     first = store.transact_once(once, "record prompt", args, stamped)
-    return message._replace(seq=first["seq"], created_at=first["created_at"])
+    return message._replace(
+        seq=first["seq"], created_at=first["created_at"], text=privacy.scrub(message.text)
+    )
 
 
 def list_messages(
