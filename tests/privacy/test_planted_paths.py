@@ -2,7 +2,8 @@
 real Codex rollout import, `vybe proxy` on each of its three wires (Anthropic Messages, OpenAI
 Responses and Chat Completions, Gemini) in front of a fake upstream on 127.0.0.1, and `vybe mcp`
 driven by the official SDK's client. The upstream still receives every word; the raw bytes of
-the SQLite files hold none of the secrets nor the span."""
+the SQLite files, or a ``pg_dump`` of the PostgreSQL store, hold none of the secrets nor
+the span."""
 
 from __future__ import annotations
 
@@ -10,8 +11,6 @@ import asyncio
 import json
 from contextlib import AsyncExitStack
 from pathlib import Path
-
-import pytest
 
 from tests.conftest import TRANSCRIPTS, VYBE
 from tests.fakes.servers import (
@@ -28,8 +27,6 @@ from tests.proxy import conftest as proxy_fixtures
 from tests.proxy.talk import post
 from tests.proxy.test_gemini import captured, gemini_event
 from tests.proxy.test_record import CLAUDE, HEADERS, claude_body, user
-
-pytestmark = pytest.mark.sqlite_only("searches the SQLite files' own bytes")
 
 recorded = proxy_fixtures.recorded  # the proxy tests' fixture, used here too
 ROLLOUT = TRANSCRIPTS / "codex-codemie-code-019e1625-v0.125.jsonl"
