@@ -22,7 +22,7 @@ from tests.fakes.servers import (
     scripted,
 )
 from tests.privacy.planted import needles, planted
-from tests.privacy.test_planted_secrets import PRIVATE, store_bytes, where, words
+from tests.privacy.test_planted_secrets import PRIVATE, home_bytes, store_bytes, where, words
 from tests.proxy import conftest as proxy_fixtures
 from tests.proxy.talk import post
 from tests.proxy.test_gemini import captured, gemini_event
@@ -64,10 +64,11 @@ def rollout_with(tmp_path: Path, text: str) -> Path:
 
 
 def test_a_codex_rollout_import_writes_no_planted_secret(vybe, tmp_path):
-    vybe.ok("session", "import", "--codex", str(rollout_with(tmp_path, words(planted()))))
+    rollout = rollout_with(tmp_path, words(planted()))
+    vybe.ok("session", "import", "--codex", str(rollout))
     typed = vybe.sql("SELECT content_text FROM messages WHERE type = 'user'")
     assert any("please look at these" in text for (text,) in typed)
-    assert_clean(vybe, store_bytes(vybe))
+    assert_clean(vybe, store_bytes(vybe) + home_bytes(vybe, rollout))
 
 
 def test_the_proxy_on_each_wire_relays_the_secrets_and_records_none(vybe, recorded):
@@ -110,7 +111,7 @@ def test_the_proxy_on_each_wire_relays_the_secrets_and_records_none(vybe, record
         carried(body)
     typed_rows = vybe.sql("SELECT content_text FROM messages WHERE type = 'user'")
     assert sum("please look at these" in t for (t,) in typed_rows) >= 4
-    assert_clean(vybe, store_bytes(vybe))
+    assert_clean(vybe, store_bytes(vybe) + home_bytes(vybe))
 
 
 async def _mcp_calls(vybe, texts: list[str]) -> None:
@@ -148,7 +149,7 @@ def test_mcp_tools_write_no_planted_secret(vybe):
     vybe.ok("init")
     secrets = planted()
     asyncio.run(_mcp_calls(vybe, [words(secrets[i::5]) for i in range(5)]))
-    assert_clean(vybe, store_bytes(vybe))
+    assert_clean(vybe, store_bytes(vybe) + home_bytes(vybe))
 
 
 def shown(vybe, *outputs: object) -> None:
@@ -183,7 +184,7 @@ def test_chat_checkpoints_hand_offs_notes_and_replayed_requests_write_no_planted
     assert "please look at these" in asked and "[REDACTED:" in asked and PRIVATE not in asked
     assert vybe.sql("SELECT COUNT(*) FROM checkpoints")[0][0] >= 1
     assert vybe.sql("SELECT COUNT(*) FROM idempotency")[0][0] >= 2
-    assert_clean(vybe, store_bytes(vybe))
+    assert_clean(vybe, store_bytes(vybe) + home_bytes(vybe))
     shown(
         vybe,
         handed,

@@ -29,6 +29,15 @@ def store_bytes(vybe) -> bytes:
     )
 
 
+def home_bytes(vybe, *written: Path) -> bytes:
+    """Every file under the test's HOME (the config folder, the store's folder, logs, kept
+    prompts, locks) but those the test wrote itself (``written``): what vybe left on disk."""
+    skipped = {path.resolve() for path in written}
+    files = [p for p in sorted(vybe.home.rglob("*")) if p.is_file() and p.resolve() not in skipped]
+    assert any(p.is_relative_to(vybe.config_dir) for p in files)
+    return b"".join(path.read_bytes() for path in files)
+
+
 def transcript_with(tmp_path: Path, text: str) -> Path:
     """The real Claude Code transcript with its first typed prompt's words replaced."""
     lines = TRANSCRIPT.read_text().splitlines()
@@ -43,7 +52,7 @@ def transcript_with(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_no_planted_secret_or_private_span_reaches_the_sqlite_files(vybe, tmp_path):
+def test_no_planted_secret_or_private_span_reaches_the_store_or_a_file_vybe_writes(vybe, tmp_path):
     secrets = planted()
     assert len(secrets) == 40 and len({shape for shape, _, _ in secrets}) == 20
     batches = [secrets[i::5] for i in range(5)]
@@ -57,7 +66,7 @@ def test_no_planted_secret_or_private_span_reaches_the_sqlite_files(vybe, tmp_pa
     vybe.ok("memory", "set", "-k", "creds", "-v", words(batches[3]))
     vybe.ok("task", "create", "--title", "rotate keys", "--description", words(batches[4]))
 
-    found = store_bytes(vybe)
+    found = store_bytes(vybe) + home_bytes(vybe, agent.transcript)
     assert b"please look at these" in found  # the words around them were kept
     assert b"[REDACTED:" in found
     for shape, secret, _ in secrets:
