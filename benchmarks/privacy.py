@@ -2,7 +2,10 @@
 a credential, which compiles its rules) against a bare `python -c "import sqlite3"` and
 the same prompt with ``privacy.redact: false``, in one interleaved run (goal: at most 2x
 the floor); then the redactor's throughput on a 1 MB tool output (this repository's own
-source, with and without 40 planted secrets).
+source, with and without 40 planted secrets); then the false-positive rate: what the
+redactor finds in this repository's own source, docs and benchmarks (the privacy rules'
+own files and the planted fixtures aside) and in the tests' corpus of ordinary code,
+paths, hashes and UUIDs, each line that it changes counted a false positive.
 
 Run: .venv/bin/python benchmarks/privacy.py [--runs 30]
 """
@@ -85,6 +88,28 @@ def throughput() -> None:
         print(f"{name:28} {seconds * 1000:7.1f} ms  {mb / seconds:5.1f} MB/s  {found} found")
 
 
+def false_positives() -> None:
+    from tests.privacy.test_redaction import ordinary_corpus
+
+    from vybe.privacy import Redactor
+
+    folders = [(ROOT / name).rglob(glob) for name, glob in FP_SOURCES]
+    paths = [p for found in folders for p in found if "privacy" not in p.parts]
+    lines = [line for p in sorted(paths) for line in p.read_text().splitlines()]
+    mb = sum(len(line.encode()) + 1 for line in lines) / 1e6
+    for name, texts in (
+        (f"own source ({len(paths)} files, {mb:.1f} MB)", lines),
+        ("corpus of code, paths, hashes, ids", ordinary_corpus()),
+    ):
+        redactor = Redactor()
+        changed = sum(1 for text in texts if redactor.redact(text)[1])
+        rate = changed / len(texts)
+        print(f"false positives, {name}: {changed} of {len(texts)} lines ({rate:.4%})")
+
+
+FP_SOURCES = (("src", "*.py"), ("docs", "*.md"), ("benchmarks", "*.py"), ("tests", "*.py"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -92,6 +117,7 @@ def main() -> None:
     compile_vybe()
     hooks(args.runs)
     throughput()
+    false_positives()
 
 
 if __name__ == "__main__":

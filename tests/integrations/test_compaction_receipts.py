@@ -445,3 +445,31 @@ def test_the_same_imported_compaction_twice_is_one_receipt(vybe, store_location)
     finally:
         store.close()
     assert vybe.ok("session", "receipts", "s")["count"] == 1
+
+
+def test_a_receipt_says_how_many_secrets_the_words_it_gave_back_had_redacted(agent, tmp_path):
+    from tests.privacy.planted import planted
+
+    (_, _, first), (_, _, second), (_, _, third) = planted()[:3]
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    for prompt in (f"Goal: port billing.\n{first}\n{second}", RULE, f"and {third}"):
+        agent.send("claude", "user_prompt_submit", prompt=prompt)
+    agent.send("claude", "pre_compact", trigger="manual")
+    agent.send("claude", "session_start_compact")
+    [receipt] = _receipts(agent, CLAUDE)["receipts"]
+    assert receipt["verbatim"] == [1, 2, 3]
+    assert receipt["redacted"] == 3
+    assert not any(secret in json.dumps(receipt) for _, secret, _ in planted()[:3])
+    _, text = agent.vybe.text("session", "receipts", CLAUDE, "--format", "text")
+    assert "  secrets redacted in the words given back: 3" in text.splitlines()
+
+
+def test_a_receipt_of_words_without_a_secret_counts_none_redacted(agent, tmp_path):
+    agent.transcript = _transcript_with_usage(tmp_path / "t.jsonl")
+    agent.send("claude", "user_prompt_submit", prompt=RULE)
+    agent.send("claude", "pre_compact", trigger="manual")
+    agent.send("claude", "session_start_compact")
+    [receipt] = _receipts(agent, CLAUDE)["receipts"]
+    assert (receipt["verbatim"], receipt["redacted"]) == ([1], 0)
+    _, text = agent.vybe.text("session", "receipts", CLAUDE, "--format", "text")
+    assert "secrets redacted" not in text

@@ -4,7 +4,6 @@ A forgotten session stays forgotten when its transcript is imported again."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -41,22 +40,13 @@ def _plant_everywhere(vybe, agent, tmp_path: Path) -> str:
 def _occurrences(vybe, needle: str) -> int:
     """How many times ``needle`` is in the store's bytes: SQLite's files, a server's dump."""
     if hasattr(vybe, "url"):
-        dump = _pg_dump(vybe.url)
-        return dump.count(needle.encode())
+        return vybe.pg_dump().count(needle.encode())
     found = 0
     for suffix in ("", "-wal", "-shm"):
         path = Path(f"{vybe.db_path}{suffix}")
         if path.exists():
             found += path.read_bytes().count(needle.encode())
     return found
-
-
-def _pg_dump(url: str) -> bytes:
-    import pgserver
-
-    binary = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_dump"
-    done = subprocess.run([str(binary), "--dbname", url], capture_output=True, check=True)
-    return done.stdout
 
 
 def _file_bytes(vybe) -> bytes | str:

@@ -95,6 +95,16 @@ class PgVybe(Vybe):
             lines += [f"{table}: {row!r}" for row in rows]
         return "\n".join(lines)
 
+    def pg_dump(self) -> bytes:
+        """What ``pg_dump`` of the database writes: the store's bytes as a backup holds them."""
+        import subprocess
+
+        import pgserver
+
+        binary = Path(pgserver.__file__).parent / "pginstall" / "bin" / "pg_dump"
+        done = subprocess.run([str(binary), "--dbname", self.url], capture_output=True, check=True)
+        return done.stdout
+
     def _live(self):
         return self._store()._live()  # connected again after a restarted server
 

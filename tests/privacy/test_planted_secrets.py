@@ -1,17 +1,14 @@
 """Secrets and private spans pushed through vybe's entry paths never reach the store's files:
-the raw bytes of the SQLite database, its -wal and -shm are searched for each of them."""
+the raw bytes of the SQLite database, its -wal and -shm, or a ``pg_dump`` of the PostgreSQL
+store, are searched for each of them."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.integrations.conftest import Agent
 from tests.privacy.planted import needles, planted
-
-pytestmark = pytest.mark.sqlite_only("searches the SQLite files' own bytes")
 
 PRIVATE = "my-private-phrase-17f3"
 TRANSCRIPT = Path(__file__).parents[1] / "integrations" / "fixtures" / "claude" / "transcript.jsonl"
@@ -23,10 +20,22 @@ def words(batch: list[tuple[str, str, str]]) -> str:
 
 
 def store_bytes(vybe) -> bytes:
+    """The SQLite files' bytes (database, -wal, -shm), or a server store's ``pg_dump``."""
+    if hasattr(vybe, "pg_dump"):
+        return vybe.pg_dump()
     folder = vybe.db_path.parent
     return b"".join(
         path.read_bytes() for path in folder.iterdir() if path.name.startswith(vybe.db_path.name)
     )
+
+
+def home_bytes(vybe, *written: Path) -> bytes:
+    """Every file under the test's HOME (the config folder, the store's folder, logs, kept
+    prompts, locks) but those the test wrote itself (``written``): what vybe left on disk."""
+    skipped = {path.resolve() for path in written}
+    files = [p for p in sorted(vybe.home.rglob("*")) if p.is_file() and p.resolve() not in skipped]
+    assert any(p.is_relative_to(vybe.config_dir) for p in files)
+    return b"".join(path.read_bytes() for path in files)
 
 
 def transcript_with(tmp_path: Path, text: str) -> Path:
@@ -43,7 +52,7 @@ def transcript_with(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_no_planted_secret_or_private_span_reaches_the_sqlite_files(vybe, tmp_path):
+def test_no_planted_secret_or_private_span_reaches_the_store_or_a_file_vybe_writes(vybe, tmp_path):
     secrets = planted()
     assert len(secrets) == 40 and len({shape for shape, _, _ in secrets}) == 20
     batches = [secrets[i::5] for i in range(5)]
@@ -57,7 +66,7 @@ def test_no_planted_secret_or_private_span_reaches_the_sqlite_files(vybe, tmp_pa
     vybe.ok("memory", "set", "-k", "creds", "-v", words(batches[3]))
     vybe.ok("task", "create", "--title", "rotate keys", "--description", words(batches[4]))
 
-    found = store_bytes(vybe)
+    found = store_bytes(vybe) + home_bytes(vybe, agent.transcript)
     assert b"please look at these" in found  # the words around them were kept
     assert b"[REDACTED:" in found
     for shape, secret, _ in secrets:
@@ -69,8 +78,5 @@ def test_no_planted_secret_or_private_span_reaches_the_sqlite_files(vybe, tmp_pa
 
 
 def where(vybe, needle: str) -> list[str]:
-    """The tables whose rows hold ``needle``: what a failure names."""
-    tables = vybe.sql("SELECT name FROM sqlite_master WHERE type = 'table'")
-    return [
-        t for (t,) in tables if any(needle in repr(r) for r in vybe.sql(f'SELECT * FROM "{t}"'))
-    ]
+    """The store's rows that hold ``needle``: what a failure names."""
+    return [line[:120] for line in vybe.dump().splitlines() if needle in line]

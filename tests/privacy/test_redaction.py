@@ -105,3 +105,19 @@ def test_no_false_positive_on_this_repositorys_own_source_and_docs():
     redactor = Redactor()
     found = {str(p): redactor.redact(p.read_text())[1] for p in paths}
     assert {p: c for p, c in found.items() if c} == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add a test for the login flow and keep the api stable",
+        "the token expires after an hour, refresh it on a 401",
+        "password reset: send the link by mail",
+    ],
+)
+def test_ordinary_words_with_a_rules_keyword_compile_no_rule(text):
+    """The generic rule's gate spares a prompt naming an api, a token or a password the
+    rule's ~10 ms compile (the hook's budget)."""
+    redactor = Redactor()
+    assert redactor.redact(text) == (text, {})
+    assert redactor._compiled == {}

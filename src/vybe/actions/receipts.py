@@ -10,7 +10,9 @@ compactions have the receipts their hooks recorded (vybe.integrations.compaction
 Each receipt lists record numbers (``seq``) under ``verbatim``, ``kept``, ``cut`` and
 ``released``, and reads them back: ``words`` holds the text of each message it kept or gave
 back (``as``: verbatim, cut or kept; up to WORDS_CHARS characters of it, ``chars`` its whole
-length), ``left_in_record`` how many of the person's messages it left in the record only
+length), ``redacted`` how many secrets the words it gave back (verbatim or cut) had replaced
+by ``[REDACTED:<rule>]`` before they were written (vybe.privacy: the one change to the
+person's words), ``left_in_record`` how many of the person's messages it left in the record only
 (those it released and those older than the ones the choice read), and ``search`` the
 command that finds them. ``as_text`` renders them for a person (``--format text``).
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from vybe import clock, config, limits
 from vybe.errors import NotFound
+from vybe.privacy import MARK
 from vybe.store import Store
 from vybe.store import checkpoints as checkpoint_rows
 from vybe.store import receipts as receipt_rows
@@ -139,6 +142,8 @@ def _read_back(receipt: dict, texts: dict[int, str], search: str) -> None:
             text = texts.get(seq, "")
             words.append({"seq": seq, "as": kind, "text": text[:WORDS_CHARS], "chars": len(text)})
     receipt["words"] = words
+    given = (texts.get(seq, "") for kind in ("verbatim", "cut") for seq in receipt[kind])
+    receipt["redacted"] = sum(text.count(MARK) for text in given)
     receipt["left_in_record"] = max(receipt["typed"] - len(words), 0)
     receipt["search"] = search
 
@@ -185,6 +190,8 @@ def _receipt_text(receipt: dict) -> list[str]:
         if receipt["error"]:
             lines.append(f"  error: {_line(receipt['error'])}")
     lines += _words_text(receipt["words"], who)
+    if receipt["redacted"]:
+        lines.append(f"  secrets redacted in the words given back: {receipt['redacted']}")
     lines.append(f"  left in the record only: {receipt['left_in_record']} of your messages")
     return lines
 

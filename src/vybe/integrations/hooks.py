@@ -113,9 +113,12 @@ Handler = Callable[[Hook], "str | None"]
 
 
 def log_failure(target: str, event: str, error: BaseException) -> None:
-    """Append one JSON line to hooks.log (rotated at 1 MB); never raises."""
+    """Append one JSON line to hooks.log (rotated at 1 MB), scrubbed as the store's rows are
+    (an error's message or traceback may quote a prompt or a tool's output); never raises."""
     try:
         import traceback
+
+        from vybe import privacy
 
         folder = config.config_dir()
         config.make_private_dir(folder)
@@ -130,7 +133,7 @@ def log_failure(target: str, event: str, error: BaseException) -> None:
             "traceback": traceback.format_exc(limit=8),
         }
         with open(path, "a", encoding="utf-8", opener=config.private_opener) as handle:
-            handle.write(jsonio.dumps(line, ensure_ascii=False) + "\n")
+            handle.write(jsonio.dumps(privacy.scrub_value(line), ensure_ascii=False) + "\n")
     except Exception:  # the log is best effort: the agent must never see a failure
         pass
 

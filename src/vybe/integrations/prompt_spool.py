@@ -40,7 +40,10 @@ def folder(db_path: str) -> str:
 
 
 def keep(db_path: str, row: MessageRow, event: dict[str, Any]) -> str:
-    """Write one prompt row and its event durably; the file's path."""
+    """Write one prompt row and its event durably, scrubbed as the store would keep them (no
+    private span, no secret on disk); the file's path."""
+    from vybe import privacy
+
     where = folder(db_path)
     os.makedirs(where, mode=0o700, exist_ok=True)
     name = f"{time.time_ns():020d}-{os.getpid()}.json"
@@ -53,7 +56,8 @@ def keep(db_path: str, row: MessageRow, event: dict[str, Any]) -> str:
         "tokens": row.tokens,
         "event": event,
     }
-    config.write_whole(os.path.join(where, name), jsonio.dumps(document, ensure_ascii=False))
+    scrubbed = privacy.scrub_value(document)
+    config.write_whole(os.path.join(where, name), jsonio.dumps(scrubbed, ensure_ascii=False))
     return os.path.join(where, name)
 
 
