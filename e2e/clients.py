@@ -8,7 +8,10 @@ from typing import Any
 
 from sandbox import BIN, FAKE_KEY, Sandbox
 
-CLAUDE_TOOLS = "Bash,TaskCreate,TaskUpdate,ExitPlanMode,WaitForMcpServers,ToolSearch,mcp__vybe"
+CLAUDE_TOOLS = (
+    "Bash,TaskCreate,TaskUpdate,ExitPlanMode,WaitForMcpServers,ToolSearch,mcp__vybe,"
+    "mcp__plugin_vybe_vybe"  # the same server, brought by the plugin
+)
 TEXT: dict[str, Any] = {"capture_output": True, "text": True}
 
 

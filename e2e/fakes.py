@@ -146,6 +146,17 @@ def unloaded_tools(body: dict[str, Any]) -> set[str]:
     return named - loaded_tools(body)
 
 
+PLUGIN_PREFIX = "mcp__plugin_vybe_vybe__"  # Claude Code names a plugin's server plugin:vybe:vybe
+
+
+def vybe_tool(body: dict[str, Any], name: str) -> str:
+    """vybe's MCP tool ``name`` as the request offers it: ``mcp__vybe__NAME`` (setup, `claude
+    mcp add`) or ``mcp__plugin_vybe_vybe__NAME`` (the plugin), loaded or deferred."""
+    offered = {str(t.get("name")) for t in body.get("tools") or []} | unloaded_tools(body)
+    plugin = any(n.startswith(PLUGIN_PREFIX) for n in offered)
+    return f"{PLUGIN_PREFIX if plugin else 'mcp__vybe__'}{name}"
+
+
 def directive(text: str) -> tuple[str, str] | None:
     found = DIRECTIVE.search(text)
     return (found.group(1), (found.group(2) or "").strip()) if found else None
@@ -333,7 +344,7 @@ class Anthropic(FakeServer):
         """[[find]]: vybe's tool ``name`` where its schema is loaded; else WaitForMcpServers
         while vybe's server is connecting, once, then the same choice; else a ToolSearch for
         ``words`` (the tool's schema is not in the request: deferred, or not listed yet)."""
-        tool, offered = f"mcp__vybe__{name}", {t.get("name") for t in body.get("tools") or []}
+        tool, offered = vybe_tool(body, name), {t.get("name") for t in body.get("tools") or []}
         if tool in loaded_tools(body):
             return self._tool(tool, args)
         if "WaitForMcpServers" in offered and not tries:
@@ -350,7 +361,7 @@ class Anthropic(FakeServer):
         """After a [[find]]'s ToolSearch: a call of the first vybe tool it loaded; when it
         loaded none (vybe's server connected, its tools not listed yet), again, twice at most."""
         loaded = [d.get("tool_name") for d in dicts_of(result) if d.get("type") == "tool_reference"]
-        vybe = [str(n) for n in loaded if str(n).startswith("mcp__vybe__")]
+        vybe = [str(n) for n in loaded if str(n).startswith(("mcp__vybe__", PLUGIN_PREFIX))]
         words, name, args = asked["found"]
         if vybe or asked["tries"] > 1:
             return self._tool(vybe[0] if vybe else "mcp__vybe__nothing_found", args)
@@ -381,7 +392,7 @@ class Anthropic(FakeServer):
             return [self._tool("Bash", {"command": arg, "description": "run it"})]
         if kind == "mcp":
             name, _, rest = arg.partition(" ")
-            return [self._call(body, self._tool(f"mcp__vybe__{name}", json.loads(rest or "{}")))]
+            return [self._call(body, self._tool(vybe_tool(body, name), json.loads(rest or "{}")))]
         if kind == "find":
             words, _, call = arg.partition("->")
             name, _, rest = call.strip().partition(" ")

@@ -11,6 +11,7 @@ from typing import Any
 
 import aider
 import gemini
+import plugin
 import proxied
 from checks import Checks
 from clients import TEXT, Claude, Codex, Tmux, wait_for
@@ -793,6 +794,8 @@ def server_log(name: str) -> Any:
 ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "claude-headless": claude_headless,
     "claude-plan": claude_plan,
+    "claude-plugin": plugin.claude_plugin,
+    "claude-plugin-no-vybe": plugin.claude_plugin_without_vybe,
     "codex-headless": codex_headless,
     "codex-compact": codex_compact,
     "codex-setup": codex_setup,

@@ -10,6 +10,8 @@ import subprocess
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from vybe.integrations.manifest import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,3 +83,32 @@ def test_with_vybe_on_path_the_wrapper_runs_vybe_hook_run_claude(tmp_path):
     fake.chmod(0o755)
     done = _wrapper("Stop", f"{tmp_path}:/usr/bin:/bin")
     assert done.stdout == "ran: hook run claude\n"
+
+
+# The real Claude Code CLIs `make e2e` (pinned) and `make e2e-latest` (newest) install.
+CLAUDES = [
+    ROOT / ".cache" / folder / "node_modules" / ".bin" / "claude"
+    for folder in ("e2e", "e2e-latest")
+]
+
+
+def _claude(executable: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    return subprocess.run(
+        [str(executable), *args], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize("executable", CLAUDES, ids=["pinned", "newest"])
+@pytest.mark.parametrize("target", [ROOT, PLUGIN], ids=["marketplace", "plugin"])
+def test_claude_plugin_validate_strict_passes(executable, target, tmp_path):
+    if not executable.exists():
+        pytest.skip(f"{executable} is not installed (make e2e / make e2e-latest install it)")
+    done = _claude(executable, tmp_path, "plugin", "validate", "--strict", str(target))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Validation passed" in done.stdout

@@ -182,12 +182,13 @@ def doctor(inv, v: dict) -> dict:
 
 def _hook_checks(db_path: str) -> list[dict]:
     """Which vybe hooks the agents' settings hold: missing events, stale paths, duplicates;
-    what Codex needs besides (trust, its sandbox's writable roots, the MCP entry)."""
+    what Codex needs besides (trust, its sandbox's writable roots, the MCP entry); whether
+    the Claude Code plugin, setup, or both register vybe."""
     from pathlib import Path
 
-    from vybe.integrations import install
+    from vybe.integrations import install, setup
 
-    return install.health(Path.cwd(), db_path)
+    return [*install.health(Path.cwd(), db_path), setup.claude_registration()]
 
 
 def _service_check() -> dict:

@@ -15,17 +15,20 @@ def setup(inv, v: dict) -> dict:
     from vybe.integrations import setup as wiring
 
     if v["undo"]:
-        if v["dry_run"] or v["claude"] or v["codex"]:
+        if v["dry_run"] or v["claude"] or v["codex"] or v["statusline"]:
             raise UsageError("--undo takes back everything setup wrote: it takes no other flag")
         return {"undone": wiring.undo()}
-    agents = [a for a in wiring.AGENTS if v[a]] or wiring.found()
+    agents = [a for a in wiring.AGENTS if v[a]] or (
+        ["claude"] if v["statusline"] else wiring.found()
+    )
     if not agents:
         raise NotFound(
             "found neither Claude Code nor Codex (no `claude` or `codex` on PATH, no"
             " ~/.claude or ~/.codex)",
             suggested_action="install one, or name it: vybe setup --claude / --codex",
         )
-    changes, manual = wiring.plan(agents, inv.settings, Path.cwd())
+    changes, manual = wiring.plan(agents, inv.settings, Path.cwd(), v["statusline"])
+    plugins = wiring.claude_plugins() if "claude" in agents else []
     registry = agent_written = None
     if not v["dry_run"]:
         from vybe import config
@@ -51,6 +54,7 @@ def setup(inv, v: dict) -> dict:
             }
             for c in changes
         ],
+        "claude_plugin": {"installed": plugins, "note": wiring.PLUGIN_LEFT} if plugins else None,
         "you_do": manual,
         "hook_registry": registry,
         "default_agent_written": agent_written,
@@ -63,13 +67,20 @@ OPERATIONS = (
         "setup",
         "Wire vybe into Claude Code and Codex (those found, or those named): hooks, status "
         "line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back;"
-        " with --agent NAME, NAME becomes config.yaml's default_agent.",
+        " with --agent NAME, NAME becomes config.yaml's default_agent. Where the vybe plugin"
+        " is installed in Claude Code, its settings are left alone (--statusline: the status"
+        " line only).",
         setup,
         params=(
             Param("claude", "boolean", "Claude Code (default: every agent found)"),
             Param("codex", "boolean", "OpenAI Codex CLI (default: every agent found)"),
             Param("dry_run", "boolean", "show each file's diff, write nothing"),
             Param("undo", "boolean", "put back every file setup wrote, as it was before"),
+            Param(
+                "statusline",
+                "boolean",
+                "only Claude Code's status line (which its plugin cannot set)",
+            ),
         ),
         writes=True,
         idempotent=True,
@@ -79,6 +90,7 @@ OPERATIONS = (
             "vybe setup --dry-run",
             "vybe setup",
             "vybe setup --agent alice",
+            "vybe setup --statusline",
             "vybe setup --undo",
         ),
     ),

@@ -33,6 +33,11 @@ from vybe.integrations import codex_config, install, manifest, settings_file
 AGENTS = ("claude", "codex")
 RECORD = "setup.json"
 TRUST_STEP = "start `codex` once, open /hooks and choose Trust all (Codex skips untrusted hooks)"
+PLUGIN = "vybe"  # the plugin's name in plugin/.claude-plugin/plugin.json
+PLUGIN_LEFT = (
+    "the vybe plugin brings Claude Code's hooks and MCP server: setup leaves Claude Code's"
+    " settings alone (the status line, which a plugin cannot set: vybe setup --statusline)"
+)
 
 
 def claude_home() -> Path:
@@ -44,6 +49,46 @@ def claude_state() -> Path:
     if os.environ.get("CLAUDE_CONFIG_DIR"):
         return Path(os.environ["CLAUDE_CONFIG_DIR"]) / ".claude.json"
     return Path(os.path.expanduser("~/.claude.json"))
+
+
+def claude_plugins() -> list[str]:
+    """The vybe plugins Claude Code has installed and not disabled (``vybe@MARKETPLACE``), as
+    `claude plugin install` records them: ``plugins/installed_plugins.json`` and the user
+    settings' ``enabledPlugins``."""
+    registry = settings_file.read(claude_home() / "plugins" / "installed_plugins.json")
+    enabled = settings_file.read(claude_home() / "settings.json").get("enabledPlugins")
+    enabled = enabled if isinstance(enabled, dict) else {}
+    plugins = registry.get("plugins")
+    return sorted(
+        key
+        for key in (plugins if isinstance(plugins, dict) else {})
+        if key.split("@")[0] == PLUGIN and enabled.get(key) is not False
+    )
+
+
+def claude_registration() -> dict[str, Any]:
+    """Doctor check: which of the plugin and setup's entries (hooks in the user settings, the
+    MCP server in ~/.claude.json) register vybe in Claude Code; both is a warning, each hook
+    and tool would come twice."""
+    plugins = claude_plugins()
+    hooks = install.inspect("claude", install.settings_path("claude", None))["events"]
+    servers = settings_file.read(claude_state()).get("mcpServers")
+    mcp = isinstance(servers, dict) and "vybe" in servers
+    by_setup = bool(hooks) or mcp
+    active = {(True, True): "both", (True, False): "plugin", (False, True): "setup"}
+    check: dict[str, Any] = {
+        "name": "claude_registration",
+        "ok": not (plugins and by_setup),
+        "active": active.get((bool(plugins), by_setup), "none"),
+        "plugin": plugins,
+        "setup": {"hooks": sorted(hooks), "mcp_server": mcp},
+    }
+    if plugins and by_setup:
+        check["warning"] = (
+            "vybe is registered twice in Claude Code (plugin and setup): run `vybe setup --undo`"
+            " to keep the plugin, or `claude plugin uninstall vybe` to keep setup's entries"
+        )
+    return check
 
 
 def codex_home() -> Path:
@@ -77,6 +122,17 @@ class Change:
         old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
         new = self.after.decode("utf-8").splitlines(keepends=True)
         return "".join(difflib.unified_diff(old, new, str(self.path), str(self.path)))
+
+
+def _status_line_change() -> Change:
+    """Claude Code's settings.json with only vybe's status line offered."""
+    path = Path(os.path.realpath(install.settings_path("claude", None)))
+    before = _read(path)
+    outcome = install.Outcome(path)
+    document = install.offer_status_line(settings_file.read(path), outcome)
+    return Change(
+        path, before, settings_file.render(document), [f"status line: {outcome.status_line}"]
+    )
 
 
 def _hooks_change(target: str) -> Change:
@@ -175,14 +231,20 @@ def _codex_config(settings: Any, project: Path) -> tuple[Change, list[str]]:
     return Change(path, before, after, what or ["as it was"]), manual
 
 
-def plan(agents: list[str], settings: Any, project: Path) -> tuple[list[Change], list[str]]:
-    """Each file setup writes for ``agents``, and what is left to the person."""
+def plan(
+    agents: list[str], settings: Any, project: Path, status_line: bool = False
+) -> tuple[list[Change], list[str]]:
+    """Each file setup writes for ``agents``, and what is left to the person. For Claude Code
+    with the vybe plugin, or with ``status_line``: its status line only, when asked."""
     changes, manual = [], []
     for agent in agents:
-        changes.append(_hooks_change(agent))
-        if agent == "claude":
+        if agent == "claude" and (status_line or claude_plugins()):
+            changes.extend([_status_line_change()] if status_line else [])
+        elif agent == "claude":
+            changes.append(_hooks_change(agent))
             changes.append(_claude_mcp(settings))
         else:
+            changes.append(_hooks_change(agent))
             toml, left = _codex_config(settings, project)
             changes.append(toml)
             manual += left
