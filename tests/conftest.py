@@ -50,6 +50,29 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+_THREADS_AT_START: dict[Path, set[threading.Thread]] = {}
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _THREADS_AT_START.setdefault(item.path, set(threading.enumerate()))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """No test file leaves a server's loop running once its fixtures are gone: a loop that
+    outlives its server spins on the closed socket and slows every later test in the worker
+    (ProxyServer.start)."""
+    yield
+    if nextitem is not None and nextitem.path == item.path:
+        return
+    started = set(threading.enumerate()) - _THREADS_AT_START.pop(item.path, set())
+    loops = [thread for thread in started if "serve_forever" in thread.name]
+    for loop in loops:
+        loop.join(timeout=1)
+    left = [loop.name for loop in loops if loop.is_alive()]
+    assert not left, f"{item.path.name} left server loops running: {left}"
+
+
 @dataclass
 class Result:
     code: int

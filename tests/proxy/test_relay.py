@@ -229,3 +229,16 @@ def test_keep_alive_requests_on_one_client_connection_each_reach_the_upstream():
         assert json.loads(first.read())["content"][0]["text"] == "one"
         conn.request("POST", "/v1/messages", b"{}", {"Content-Type": "application/json"})
         assert json.loads(conn.getresponse().read())["content"][0]["text"] == "two"
+
+
+def test_a_started_proxy_entered_as_a_context_serves_on_one_thread_and_stops_it_on_close():
+    with FakeServer(scripted([anthropic_reply("one")])) as upstream:
+        before = set(threading.enumerate())
+        with proxy_for(upstream.url) as proxy:
+            _, response = post(proxy.url, "/v1/messages", {"messages": []})
+            assert response.status == 200
+            loops = [t for t in set(threading.enumerate()) - before if "serve_forever" in t.name]
+        for loop in loops:
+            loop.join(timeout=2)
+    assert len(loops) == 1  # a second loop outlives close(), spinning on the closed socket
+    assert not loops[0].is_alive()

@@ -438,6 +438,12 @@ class ProxyServer(ThreadingHTTPServer):
         return f"http://{host!s}:{port}"
 
     def start(self) -> ProxyServer:
+        """Serve in a thread; once: ``with ProxyServer(...).start()`` enters a started one.
+
+        A second loop on the same server would outlive ``close()``: ``shutdown()`` stops one
+        loop, and the other spins on the closed socket for the rest of the process."""
+        if self._thread is not None:
+            return self
         self._thread = threading.Thread(
             target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
