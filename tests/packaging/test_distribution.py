@@ -31,6 +31,17 @@ def test_every_install_line_of_the_docs_and_the_source_installs_from_a_clone():
     assert named == {"."}
 
 
+def test_the_changelog_has_an_entry_for_this_version_below_unreleased():
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\]", changelog, re.M)
+    assert headings[:2] == ["Unreleased", vybe.__version__]
+
+
+def test_the_license_file_is_the_license_pyproject_names():
+    assert PROJECT["license"] == "MIT"
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+
+
 def _without_site_packages(*args: str, home: Path) -> subprocess.CompletedProcess:
     """vybe from its source with no site-packages (`python -S`): mcp and psycopg absent."""
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "PYTHONPATH": str(ROOT / "src")}
