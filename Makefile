@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke
+.PHONY: demo test test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist check-commits
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -71,6 +71,14 @@ test-reference: $(REF_STAMP)
 install-smoke: $(STAMP)
 	$(PY) tests/packaging/install_smoke.py
 
+# The release, one step away: the wheel and sdist in dist/, checked by twine as PyPI would
+# take them and holding what vybe needs (migrations, py.typed, LICENSE; no tests).
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	$(VENV)/bin/twine check --strict dist/*
+	$(PY) tests/packaging/install_smoke.py --check dist
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check
 	$(VENV)/bin/ruff format --check
@@ -79,7 +87,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build dist src/*.egg-info
 
 # The real Claude Code, Codex and Gemini CLIs (pinned in package.json / package-lock.json), installed
 # from the npm registry into a cache folder, driven against fake model servers on 127.0.0.1.

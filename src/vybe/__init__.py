@@ -13,6 +13,7 @@ and must stay as cheap as ``import sqlite3``.
 
 from __future__ import annotations
 
+# The version, written only here: pyproject.toml reads it (dynamic), CHANGELOG.md names it.
 __version__ = "0.1.0"
 # The name vybe is installed under (pyproject.toml), for the hints that say how to add an extra.
 DISTRIBUTION = "vybe-memory"

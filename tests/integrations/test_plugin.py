@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import vybe
 from vybe.integrations.manifest import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,10 +38,11 @@ def test_the_plugins_hooks_are_the_events_matchers_and_timeouts_setup_registers(
 
 def test_the_plugin_and_its_marketplace_entry_carry_the_packages_version():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert "version" not in project and project["dynamic"] == ["version"]  # vybe.__version__
     plugin = _load(PLUGIN / ".claude-plugin" / "plugin.json")
     market = _load(ROOT / ".claude-plugin" / "marketplace.json")
     entry = next(p for p in market["plugins"] if p["name"] == plugin["name"])
-    assert plugin["version"] == entry["version"] == project["version"]
+    assert plugin["version"] == entry["version"] == vybe.__version__
     assert entry["source"] == "./plugin"
     assert {"name", "version", "description", "author", "license", "homepage"} <= set(plugin)
 

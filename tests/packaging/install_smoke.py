@@ -2,7 +2,8 @@
 fresh virtualenv (as pipx or uv tool would) and use it in a scratch HOME.
 
 Run by `make install-smoke` (CI, after `make test`); it needs the package registry for the
-build backend and the extras, so it is a script, not part of the offline suite."""
+build backend and the extras, so it is a script, not part of the offline suite. `make dist`
+runs its checks alone on the wheel and sdist it built (`install_smoke.py --check dist`)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "src"))
-from vybe import DISTRIBUTION  # noqa: E402
+from vybe import DISTRIBUTION, __version__  # noqa: E402
 
-WANTED = ("vybe/py.typed", "vybe/store/migrations/0001_foundation.sql")
+WANTED = ("vybe/py.typed", "vybe/store/migrations/0001_foundation.sql", "LICENSE")
 
 
 def run(*command: str, env: dict | None = None, cwd: Path | None = None) -> str:
@@ -38,10 +39,28 @@ def check_contents(names: list[str], what: str) -> None:
     if missing or not postgres or tests:
         found = f"missing {missing}, postgres migrations {len(postgres)}, tests {tests[:3]}"
         sys.exit(f"FAIL {what}: {found}")
-    print(f"PASS {what}: {len(names)} files, migrations and py.typed, no tests")
+    print(f"PASS {what}: {len(names)} files, migrations, py.typed and LICENSE, no tests")
+
+
+def check_built(dist: Path) -> tuple[Path, Path]:
+    """The wheel and sdist in ``dist``, of this version, each holding what vybe needs."""
+    stem = f"{DISTRIBUTION.replace('-', '_')}-{__version__}"
+    wheel = dist / f"{stem}-py3-none-any.whl"
+    sdist = dist / f"{stem}.tar.gz"
+    for built in (wheel, sdist):
+        if not built.is_file():
+            sys.exit(f"FAIL {built.name} not built: {sorted(p.name for p in dist.iterdir())}")
+    with zipfile.ZipFile(wheel) as archive:
+        check_contents(archive.namelist(), wheel.name)
+    with tarfile.open(sdist) as source:
+        check_contents(source.getnames(), sdist.name)
+    return wheel, sdist
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--check"]:
+        check_built(Path(sys.argv[2]))
+        return
     work = Path(tempfile.mkdtemp(prefix="vybe-install-"))
     try:
         smoke(work)
@@ -55,12 +74,7 @@ def smoke(work: Path) -> None:
     venv.create(builder, with_pip=True)
     run(str(builder / "bin/python"), "-m", "pip", "install", "--quiet", "build")
     run(str(builder / "bin/python"), "-m", "build", "--outdir", str(dist), str(ROOT))
-    wheel = next(dist.glob("*.whl"))
-    sdist = next(dist.glob("*.tar.gz"))
-    with zipfile.ZipFile(wheel) as built:
-        check_contents(built.namelist(), wheel.name)
-    with tarfile.open(sdist) as source:
-        check_contents(source.getnames(), sdist.name)
+    wheel, _ = check_built(dist)
     tool = work / "tool"
     venv.create(tool, with_pip=True)
     wanted = f"{DISTRIBUTION}[mcp,postgres] @ {wheel.as_uri()}"

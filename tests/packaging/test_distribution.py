@@ -21,14 +21,25 @@ def test_the_distribution_is_not_named_vybe_and_vybe_knows_its_name():
     assert PROJECT["name"] == vybe.DISTRIBUTION != "vybe"
 
 
-def test_every_install_line_of_the_docs_and_the_source_names_the_distribution():
-    """`pip install 'vybe[mcp]'` would install someone else's package."""
-    pattern = re.compile(r"(?:pip|pipx|uv tool|uv pip) install(?: --?[\w-]+)* ['\"]?([\w.-]+)")
+def test_every_install_line_of_the_docs_and_the_source_installs_from_a_clone():
+    """`pip install 'vybe[mcp]'` would install someone else's package, and no release of the
+    distribution's name exists yet: until the first, every line installs a clone (`.`)."""
+    pattern = re.compile(r"(?:pip|pipx|uv tool|uv pip) install(?: --?[\w-]+)* ['\"]?([\w.][\w.-]*)")
     texts = [p.read_text(encoding="utf-8") for p in DOCS]
     texts += [p.read_text(encoding="utf-8") for p in (ROOT / "src").rglob("*.py")]
     named = {m.group(1) for text in texts for m in pattern.finditer(text)}
-    assert "vybe" not in named
-    assert vybe.DISTRIBUTION in named
+    assert named == {"."}
+
+
+def test_the_changelog_has_an_entry_for_this_version_below_unreleased():
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\]", changelog, re.M)
+    assert headings[:2] == ["Unreleased", vybe.__version__]
+
+
+def test_the_license_file_is_the_license_pyproject_names():
+    assert PROJECT["license"] == "MIT"
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
 
 
 def _without_site_packages(*args: str, home: Path) -> subprocess.CompletedProcess:
