@@ -307,6 +307,16 @@ def test_admin_list_shows_the_owner_every_team_and_a_member_its_own(teams):
     ]
 
 
+def roles(owner: PgVybe) -> list[tuple]:
+    """The server's roles, their rights and who is a member of whom: what a refused `vybe
+    admin` must leave as it was (the store's rows are `refused`'s own check)."""
+    return owner.sql(
+        "SELECT r.rolname, r.rolsuper, r.rolbypassrls, r.rolcreaterole, r.rolcanlogin,"
+        " array(SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid"
+        " WHERE m.member = r.oid ORDER BY 1) FROM pg_roles r ORDER BY 1"
+    )
+
+
 @pytest.mark.parametrize(
     ("code", "argv"),
     [
@@ -321,18 +331,29 @@ def test_admin_list_shows_the_owner_every_team_and_a_member_its_own(teams):
 )
 def test_admin_refuses_bad_input_and_changes_nothing(teams, code, argv):
     a, _ = teams
-    roles = a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1")
+    before = roles(a.owner)
     a.owner.refused(code, *argv)
-    assert a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1") == roles
+    assert roles(a.owner) == before
 
 
-def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server):
+@pytest.mark.parametrize(
+    ("rights", "named"),
+    [
+        ("BYPASSRLS", ["rolbypassrls"]),
+        ("CREATEROLE", ["rolcreaterole"]),
+        ("SUPERUSER", ["rolsuper", "owner"]),
+        ("IN ROLE postgres", ["owner"]),
+    ],
+)
+def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server, rights, named):
     a, _ = teams
     pg_server.admin("DROP ROLE IF EXISTS auditor")
-    pg_server.admin("CREATE ROLE auditor LOGIN BYPASSRLS")
+    pg_server.admin(f"CREATE ROLE auditor LOGIN {rights}")
     try:
+        before = roles(a.owner)
         result = a.owner.refused("ROLE_TOO_POWERFUL", "admin", "grant", "auditor", "--team", TEAM_A)
-        assert result.envelope["error_context"]["rights"] == ["rolbypassrls"]
+        assert result.envelope["error_context"]["rights"] == named
+        assert roles(a.owner) == before
     finally:
         pg_server.admin("DROP ROLE auditor")
 
@@ -347,8 +368,10 @@ def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server):
 )
 def test_a_member_may_not_manage_teams(teams, argv):
     _, b = teams
+    before = roles(b.owner)
     result = b.refused("NOT_STORE_OWNER", *argv)
     assert result.envelope["error_context"]["role"] == AGENT_B
+    assert roles(b.owner) == before
 
 
 def test_teams_need_a_server_and_a_file_stays_as_it_was(tmp_path):
