@@ -37,7 +37,7 @@ OLD_HOOK_MANIFEST = "hook-manifest.json"
 CONFIG_CACHE = "config-cache.json"
 # What the cache holds, numbered: a cache an older vybe made (without settings this one
 # reads, such as privacy and retention) is made again.
-CACHE_FORM = 2
+CACHE_FORM = 3
 
 SECTIONS = ("models", "chat", "privacy", "retention")  # each a mapping when present
 
@@ -258,11 +258,38 @@ def _busy_setting(path: str, key: str, value: object) -> int:
     return value
 
 
+def _url_setting(path: str, key: str, value: object) -> str:
+    """A server's URL, without a password: a config file is read by whoever reads the
+    folder, and the password has libpq's own places (~/.pgpass or PGPASSFILE, a service
+    file, PGPASSWORD); CONFIG_INVALID, the password not repeated, otherwise."""
+    url = _text(path, key, value)
+    if holds_password(url):
+        raise InvalidInput(
+            f"{path}: {key} holds a password",
+            code="CONFIG_INVALID",
+            context={"path": path, "field": key},
+            suggested_action="remove it from the URL and keep it in ~/.pgpass (PGPASSFILE),"
+            " a service file (PGSERVICEFILE) or PGPASSWORD",
+        )
+    return url
+
+
+def holds_password(conninfo: str) -> bool:
+    """Whether a connection string (a URL, or libpq's key=value form) names a password."""
+    from urllib.parse import parse_qs, urlsplit
+
+    try:
+        parts = urlsplit(as_url(conninfo))
+    except InvalidInput:
+        return "password" in conninfo  # not well formed: refuse what may hold one
+    return parts.password is not None or "password" in parse_qs(parts.query)
+
+
 # The top-level settings and how each is checked; anything else at the top is left alone
 # (the sections are read where they are used: read_sections).
 SCALARS = {
     "db_path": _text,
-    "db_url": _text,
+    "db_url": _url_setting,
     "default_agent": _agent_setting,
     "claim_lease": _lease_setting,
     "busy_timeout_ms": _busy_setting,

@@ -110,3 +110,25 @@ def test_a_damaged_cache_is_parsed_again(vybe, monkeypatch):
     for damage in ("{", "[]", '{"path": 1}', ""):
         (vybe.config_dir / config.CONFIG_CACHE).write_text(damage)
         assert config.load().agent == "kept"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://alice:hunter2@db.internal:5432/vybe",
+        "postgresql://alice@db.internal/vybe?password=hunter2&sslmode=verify-full",
+        "host=db.internal user=alice password=hunter2 dbname=vybe",
+    ],
+)
+def test_a_database_url_holding_a_password_is_refused_and_not_repeated(vybe, url):
+    vybe.initialized()
+    _write(vybe, f"db_url: '{url}'\n")
+    result = vybe.refused("CONFIG_INVALID", "task", "list")
+    assert result.envelope["error_context"]["field"] == "db_url"
+    assert "PGPASSFILE" in result.envelope["suggested_action"]
+    assert "hunter2" not in json.dumps(result.envelope) + result.stderr
+
+
+def test_a_database_url_without_a_password_is_read_as_it_is():
+    url = "postgresql://alice@db.internal:5432/vybe?sslmode=verify-full&sslrootcert=/ca.pem"
+    assert config.checked("config.yaml", {"db_url": url})["db_url"] == url

@@ -64,6 +64,19 @@ def installed() -> Path:
     raise RuntimeError("no PostgreSQL binaries: install the test extra (pgserver)")
 
 
+def tls_binaries() -> Path | None:
+    """A PostgreSQL built with OpenSSL, for a server started with TLS: pgserver's is built
+    without it, so the system's /usr/lib/postgresql/*/bin where it has it; None elsewhere."""
+    for pg_ctl in sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True):
+        found = Path(pg_ctl).parent
+        built = subprocess.run(
+            [str(found / "pg_config"), "--configure"], capture_output=True, text=True
+        )
+        if "--with-openssl" in built.stdout:
+            return found
+    return None
+
+
 def binaries() -> Path:
     """The folder of the binaries the server runs: as root, where nobody can reach them
     (the system's are; pgserver's, inside a virtualenv, are copied to SHARED)."""

@@ -139,7 +139,10 @@ MATRIX: dict[str, list[dict]] = {
     "session say": [{"session_id": "{session}", "text": "bob's words"}],
     "session show": [{"session_id": "{session}"}],
     "status": [{}],
-    "task assign": [{"task_id": "{task}", "to": "bob"}],
+    "task assign": [
+        {"task_id": "{task}", "to": "bob"},
+        {"task_id": "{task}", "to": "bob", "to_team": TEAM_B},
+    ],
     "task begin": [{"task_id": "{task}"}],
     "task block": [{"task_id": "{task}", "reason": "x"}],
     "task claim": [{"task_id": "{task}"}, {"next": True}],
@@ -183,6 +186,7 @@ EXEMPT = {
     "setup": "writes the agents' settings, not the record",
     "statusline": "reads what status reads",
     "store copy": "the owner's, from a file to a server",
+    "ui": "a local HTTP viewer serving until stopped; its pages read as the caller's role",
     "upgrade": "the owner's (STORE_NEEDS_UPGRADE for a member)",
 }
 
@@ -307,6 +311,16 @@ def test_admin_list_shows_the_owner_every_team_and_a_member_its_own(teams):
     ]
 
 
+def roles(owner: PgVybe) -> list[tuple]:
+    """The server's roles, their rights and who is a member of whom: what a refused `vybe
+    admin` must leave as it was (the store's rows are `refused`'s own check)."""
+    return owner.sql(
+        "SELECT r.rolname, r.rolsuper, r.rolbypassrls, r.rolcreaterole, r.rolcanlogin,"
+        " array(SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid"
+        " WHERE m.member = r.oid ORDER BY 1) FROM pg_roles r ORDER BY 1"
+    )
+
+
 @pytest.mark.parametrize(
     ("code", "argv"),
     [
@@ -321,18 +335,29 @@ def test_admin_list_shows_the_owner_every_team_and_a_member_its_own(teams):
 )
 def test_admin_refuses_bad_input_and_changes_nothing(teams, code, argv):
     a, _ = teams
-    roles = a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1")
+    before = roles(a.owner)
     a.owner.refused(code, *argv)
-    assert a.owner.sql("SELECT rolname FROM pg_roles ORDER BY 1") == roles
+    assert roles(a.owner) == before
 
 
-def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server):
+@pytest.mark.parametrize(
+    ("rights", "named"),
+    [
+        ("BYPASSRLS", ["rolbypassrls"]),
+        ("CREATEROLE", ["rolcreaterole"]),
+        ("SUPERUSER", ["rolsuper", "owner"]),
+        ("IN ROLE postgres", ["owner"]),
+    ],
+)
+def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server, rights, named):
     a, _ = teams
     pg_server.admin("DROP ROLE IF EXISTS auditor")
-    pg_server.admin("CREATE ROLE auditor LOGIN BYPASSRLS")
+    pg_server.admin(f"CREATE ROLE auditor LOGIN {rights}")
     try:
+        before = roles(a.owner)
         result = a.owner.refused("ROLE_TOO_POWERFUL", "admin", "grant", "auditor", "--team", TEAM_A)
-        assert result.envelope["error_context"]["rights"] == ["rolbypassrls"]
+        assert result.envelope["error_context"]["rights"] == named
+        assert roles(a.owner) == before
     finally:
         pg_server.admin("DROP ROLE auditor")
 
@@ -347,8 +372,10 @@ def test_admin_refuses_a_role_with_rights_no_team_can_narrow(teams, pg_server):
 )
 def test_a_member_may_not_manage_teams(teams, argv):
     _, b = teams
+    before = roles(b.owner)
     result = b.refused("NOT_STORE_OWNER", *argv)
     assert result.envelope["error_context"]["role"] == AGENT_B
+    assert roles(b.owner) == before
 
 
 def test_teams_need_a_server_and_a_file_stays_as_it_was(tmp_path):
@@ -499,3 +526,89 @@ def test_every_mcp_tool_gives_team_b_nothing_of_team_a(aimed, tmp_path):
         finally:
             served.close()
     assert {"task_list", "search", "memory_list", "events", "resume_brief"} <= answered
+
+
+# --- hand-offs between teams ---------------------------------------------------------------
+
+
+@pytest.fixture
+def handing(teams):
+    """Team A's claimed task, with a note and a session's words; team B's agent bob, known
+    in team B (it resumed there)."""
+    a, b = teams
+    ids = _write_team_a(a)
+    a.ok("session", "say", "--session-id", "sess-a", "--text", "hand this on", agent="alice")
+    b.ok("resume", agent="bob")
+    return a, b, ids
+
+
+def test_a_hand_off_to_an_agent_of_another_team_is_refused_without_to_team(handing):
+    a, _, ids = handing
+    result = a.refused("HANDOFF_CROSSES_TEAMS", "task", "assign", ids["task"], "--to", "bob")
+    assert TEAM_B not in json.dumps(result.envelope)
+    a.refused("TEAM_NOT_FOUND", "task", "assign", ids["task"], "--to", "bob", "--to-team", "team_c")
+    a.refused("INVALID_INPUT", "task", "assign", ids["task"], "--to", "bob", "--to-team", "B!")
+    assert a.ok("task", "get", ids["task"], agent="alice")["task"]["team"] == TEAM_A
+
+
+def test_a_hand_off_with_to_team_carries_only_that_task_and_its_context(handing):
+    a, b, ids = handing
+    other = a.ok("task", "create", "--title", f"{SECRET} other", agent="alice")["task"]["id"]
+    a.ok("task", "depend", ids["task"], "--on", other, agent="alice")
+    handed = a.ok(
+        "task",
+        "assign",
+        ids["task"],
+        "--to",
+        "bob",
+        "--to-team",
+        TEAM_B,
+        "--session-id",
+        "sess-a",
+        agent="alice",
+    )
+    assert handed["team"] == TEAM_B and handed["context"]["user_words"] >= 1
+    owner = a.owner
+    assert owner.sql("SELECT team, project_id FROM tasks WHERE id = ?", (ids["task"],)) == [
+        (TEAM_B, None)
+    ]
+    assert owner.sql("SELECT kind, team FROM events WHERE task_id = ? ORDER BY id", (ids["task"],))[
+        -1
+    ] == ("task_assigned", TEAM_B)
+    assert {r[0] for r in owner.sql("SELECT team FROM events WHERE kind = 'task_note'")} <= {TEAM_A}
+    assert owner.sql("SELECT team FROM handoff_context") == [(TEAM_B,)]
+    assert owner.sql("SELECT team FROM tasks WHERE id = ?", (other,)) == [(TEAM_A,)]
+    assert owner.sql("SELECT count(*) FROM task_dependencies") == [(0,)]
+    a.refused("NOT_FOUND", "task", "get", ids["task"], agent="alice")
+    brief = json.dumps(b.ok("resume", agent="bob"))
+    assert ids["task"] in brief and "hand this on" in brief
+    assert f"{SECRET} note" not in brief and f"{SECRET} other" not in brief
+    assert f"{SECRET} project" not in brief
+
+
+def test_only_the_writer_of_a_hand_off_just_made_moves_a_task_to_another_team(handing):
+    """In raw SQL, vybe_hand_over (SECURITY DEFINER) moves nothing on an old hand-off, its
+    own or team A's, nor on a hand-off event team B made itself for team A's task."""
+    a, b, ids = handing
+    a.ok("task", "assign", ids["task"], "--to", "alice", agent="alice")
+    (handed,) = a.owner.sql(
+        "SELECT id FROM events WHERE kind = 'task_assigned' AND task_id = ?", (ids["task"],)
+    )
+    before = team_rows(a.owner)
+    for url in (a.url, b.url):
+        with psycopg.connect(url) as raw:
+            moved = raw.execute(
+                "SELECT vybe_hand_over(%s, %s, %s)", (ids["task"], handed[0], TEAM_B)
+            ).fetchone()
+            assert moved == (False,)
+    with psycopg.connect(b.url) as raw:
+        (own,) = raw.execute(
+            "INSERT INTO events (kind, agent_name, task_id, created_at)"
+            " VALUES ('task_assigned', 'bob', %s, '') RETURNING id",
+            (ids["task"],),
+        ).fetchone()
+        assert raw.execute(
+            "SELECT vybe_hand_over(%s, %s, %s)", (ids["task"], own, TEAM_B)
+        ).fetchone() == (False,)
+        raw.rollback()
+    assert team_rows(a.owner) == before

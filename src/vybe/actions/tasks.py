@@ -488,9 +488,13 @@ def assign(
     to: str,
     note: str = "",
     context: dict | None = None,
+    to_team: str | None = None,
 ) -> dict:
     """Hand a task to another agent: an event addressed to it, read by its next resume, with
     the ``context`` built from the record (shown in the receiver's brief) when there is one.
+    With ``to_team`` (another team of a server store), the task, that event and its context
+    become that team's; without it, a hand-off to an agent known only in other teams is
+    refused (HANDOFF_CROSSES_TEAMS).
 
     A task in progress is released first (its claim ends, it is pending again, it leaves the
     sender's focus), since a hand-off is only taken from a pending task; one that another
@@ -500,6 +504,7 @@ def assign(
 
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, task_id)
+        moving = _team_change(conn, store.dialect, task, assignee, to_team)
         at = clock.now_iso()
         released = _release_for_handoff(conn, task, agent, assignee, at)
         task = released or task
@@ -517,9 +522,40 @@ def assign(
         )
         if context is not None:
             handoff_rows.insert(conn, event_id, task_id, agent, assignee, context, at)
+        if moving:
+            handoff_rows.carry(conn, task_id, event_id, moving)
         carried = _carried(context)
-        return {"task_id": task_id, "assignee": assignee, "event_id": event_id, "context": carried}
+        handed = {"task_id": task_id, "assignee": assignee, "event_id": event_id}
+        return {**handed, "context": carried, "team": moving or task["team"]}
 
-    return store.idempotent(
-        agent, request_id, "task.assign", {"task_id": task_id, "to": assignee, "note": note}, run
-    )
+    asked = {"task_id": task_id, "to": assignee, "note": note}
+    if to_team is not None:
+        asked["to_team"] = to_team
+    return store.idempotent(agent, request_id, "task.assign", asked, run)
+
+
+def _team_change(
+    conn: sqlite3.Connection, dialect: str, task: dict, assignee: str, to_team: str | None
+) -> str | None:
+    """The team the hand-off gives the task to, or None when it stays in its own: an unknown
+    ``to_team`` is TEAM_NOT_FOUND, and a receiver known only in other teams, without
+    ``to_team``, is HANDOFF_CROSSES_TEAMS (which team is not said: the sender sees none)."""
+    if to_team is None or to_team == task["team"]:
+        if to_team is None and handoff_rows.known_only_elsewhere(
+            conn, dialect, assignee, task["team"]
+        ):
+            raise VybeError(
+                f"{assignee} is an agent of another team, not of {task['team']}",
+                code="HANDOFF_CROSSES_TEAMS",
+                context={"task_id": task["id"], "to": assignee, "team": task["team"]},
+                suggested_action="name the receiver's team: vybe task assign --to-team TEAM",
+            )
+        return None
+    if not handoff_rows.team_exists(conn, dialect, to_team):
+        raise NotFound(
+            f"no team named {to_team}",
+            code="TEAM_NOT_FOUND",
+            context={"team": to_team},
+            suggested_action="ask the store's owner for the receiving team's name",
+        )
+    return to_team

@@ -113,6 +113,7 @@ def _heartbeat(ctx, v: dict) -> dict:
 
 def _assign(ctx, v: dict) -> dict:
     from vybe.actions import handoff
+    from vybe.store.teams import checked_name
 
     limits.text("session_id", v["session_id"] or "", limits.PATH_MAX)
     context = None
@@ -127,6 +128,7 @@ def _assign(ctx, v: dict) -> dict:
         to=v["to"],
         note=v["note"],
         context=context,
+        to_team=checked_name("team", v["to_team"]) if v["to_team"] else None,
     )
 
 
@@ -278,12 +280,20 @@ OPERATIONS = (
                 max_length=limits.PATH_MAX,
             ),
             Param("no_context", "boolean", "hand over the task alone, without context"),
+            Param(
+                "to_team",
+                help="the receiver's team, on a shared server: the task and this hand-off"
+                " become that team's (refused without it for an agent of another team)",
+                metavar="TEAM",
+                max_length=63,
+            ),
         ),
         writes=True,
-        result={**TASK, "context": "object"},
+        result={**TASK, "context": "object", "team": "string"},
         examples=(
             'vybe task assign --task-id T --to bob --note "yours now"',
             "vybe task assign --task-id T --to codex --session-id claude:UUID",
+            "vybe task assign --task-id T --to bob --to-team payments",
         ),
     ),
     Operation(

@@ -7,8 +7,46 @@ from __future__ import annotations
 import sqlite3
 
 from vybe import jsonio, privacy
+from vybe.errors import VybeError
 
 FAILURES_READ = 50  # the sender's newest failures read to find this session's
+DEFAULT_TEAM = "default"  # a file's one team
+
+
+def team_exists(conn: sqlite3.Connection, dialect: str, team: str) -> bool:
+    """Whether ``team`` exists, though the asker may see none of its rows (a server's
+    vybe_team_exists, migration 0021); a file has the one team, ``default``."""
+    if dialect == "sqlite":
+        return team == DEFAULT_TEAM
+    return bool(conn.execute("SELECT vybe_team_exists(?)", (team,)).fetchone()[0])
+
+
+def known_only_elsewhere(conn: sqlite3.Connection, dialect: str, agent: str, team: str) -> bool:
+    """Whether ``agent`` is an agent of some other team and not of ``team`` (a file has one
+    team, so never)."""
+    if dialect == "sqlite":
+        return False
+    here = conn.execute(
+        "SELECT 1 FROM agent_state WHERE agent_name = ? AND team = ?", (agent, team)
+    ).fetchone()
+    if here is not None:
+        return False
+    return bool(conn.execute("SELECT vybe_agent_known(?)", (agent,)).fetchone()[0])
+
+
+def carry(conn: sqlite3.Connection, task_id: str, event_id: int, to_team: str) -> None:
+    """Give the task, its hand-off event ``event_id`` (added by this transaction) and that
+    hand-off's context to ``to_team`` (a server's, which ``team_exists`` said is there):
+    only those rows. What ties the task to its old team's other rows goes (its dependencies
+    both ways, its project); its notes, artifacts and older events stay with the old team."""
+    row = conn.execute("SELECT vybe_hand_over(?, ?, ?)", (task_id, event_id, to_team)).fetchone()
+    if not row[0]:  # the server checks again what the caller did, on its own rows
+        raise VybeError(
+            f"the server refused to hand task {task_id} to team {to_team}",
+            code="HANDOFF_REFUSED",
+            context={"task_id": task_id, "team": to_team},
+            suggested_action="hand it off as a writer of the task's team",
+        )
 
 
 def insert(

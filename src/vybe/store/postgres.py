@@ -527,17 +527,23 @@ class PgStore(Store):
         ]
 
     def _transport_check(self, raw: Any) -> dict[str, Any]:
-        """A server beyond this machine is reached over TLS, or doctor says it is not."""
+        """A server beyond this machine is reached over TLS that checks the server's
+        certificate and name (sslmode=verify-full), or doctor says it is not."""
         host = raw.info.host or ""
         local = host.startswith("/") or host in ("localhost", "127.0.0.1", "::1")
         tls = bool(raw.pgconn.ssl_in_use)
-        if local or tls:
-            detail = "TLS" if tls else "this machine, without TLS"
+        mode = next((o.val for o in raw.pgconn.info if o.keyword == b"sslmode"), None)
+        verified = tls and mode == b"verify-full"
+        if local or verified:
+            detail = (
+                "TLS, verify-full" if verified else "TLS" if tls else "this machine, without TLS"
+            )
             return {"name": "transport", "ok": True, "detail": f"{detail} ({host})"}
+        how = "without checking its certificate's name" if tls else "without TLS"
         return {
             "name": "transport",
             "ok": False,
-            "detail": f"{host} is reached without TLS: add sslmode=verify-full to the URL"
+            "detail": f"{host} is reached {how}: add sslmode=verify-full to the URL"
             " (and sslrootcert, the server's CA)",
         }
 
