@@ -82,3 +82,91 @@ def high_water(conn: sqlite3.Connection) -> tuple[int, int, int]:
         " (SELECT COALESCE(MAX(id), 0) FROM checkpoints)"
     ).fetchone()
     return (int(row[0]), int(row[1]), int(row[2]))
+
+
+def receipts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """The session's compaction receipts (a client's own compactions), oldest first."""
+    rows = conn.execute(
+        "SELECT id, agent_name, compactor, trigger, tokens_before, tokens_after, completed,"
+        " verbatim, kept, cut, released, created_at FROM compaction_receipts"
+        " WHERE session_id = ? ORDER BY id",
+        (session_id,),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def attempts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """The session's checkpoint attempts, accepted or failed, oldest first."""
+    rows = conn.execute(
+        "SELECT id, mode, reason, outcome, checkpoint_id, tokens_before, tokens_after,"
+        " problems, fallbacks, created_at FROM checkpoint_attempts"
+        " WHERE session_id = ? ORDER BY id",
+        (session_id,),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def typed_messages(conn: sqlite3.Connection, session_id: str, seqs: list[int]) -> dict[int, str]:
+    """The person's messages of the session at ``seqs``, by record number."""
+    if not seqs:
+        return {}
+    marks = ", ".join("?" * len(seqs))
+    rows = conn.execute(
+        f"SELECT context_seq, content_text FROM messages WHERE session_id = ?"
+        f" AND context_seq IN ({marks})",
+        (session_id, *seqs),
+    ).fetchall()
+    return {int(r[0]): r[1] for r in rows}
+
+
+TASK_COLUMNS = (
+    "id, title, status, priority, claimed_by, lease_expires_at, blocked_reason, project_id,"
+    " updated_at"
+)
+
+
+def task_board(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
+    """Up to ``limit`` tasks of each status, the most recently changed first."""
+    found: list[dict[str, Any]] = []
+    for status in ("pending", "in_progress", "blocked", "completed"):
+        rows = conn.execute(
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE status = ?"
+            " ORDER BY updated_at DESC, id LIMIT ?",
+            (status, limit),
+        ).fetchall()
+        found.extend(dict(r) for r in rows)
+    return found
+
+
+def dependencies(conn: sqlite3.Connection, task_ids: list[str]) -> list[tuple[str, str]]:
+    """The (task, depends on) pairs among ``task_ids``."""
+    if not task_ids:
+        return []
+    marks = ", ".join("?" * len(task_ids))
+    rows = conn.execute(
+        "SELECT task_id, depends_on_task_id FROM task_dependencies"
+        f" WHERE task_id IN ({marks}) AND depends_on_task_id IN ({marks})"
+        " ORDER BY task_id, depends_on_task_id",
+        (*task_ids, *task_ids),
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+def memory_page(
+    conn: sqlite3.Connection, filters: dict[str, str], after: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` live memory entries by id after ``after``, filtered by scope and kind."""
+    where, params = ["superseded_by IS NULL"], []
+    for name in ("scope", "kind"):
+        if filters.get(name):
+            where.append(f"{name} = ?")
+            params.append(filters[name])
+    if after:
+        where.append("id > ?")
+        params.append(after)
+    rows = conn.execute(
+        "SELECT id, key, value, scope, scope_id, kind, pinned, expires_at, access_count,"
+        f" updated_at FROM memory WHERE {' AND '.join(where)} ORDER BY id LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    return [dict(r) for r in rows]
