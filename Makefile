@@ -57,6 +57,11 @@ test-ui: $(STAMP)
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	VYBE_UI_BROWSER=required $(PY) -m pytest -p no:xdist -rs tests/ui
 
+# The pages of vybe ui as PNG files in docs/ (ui-*.png), from the demo's store.
+screenshots: $(STAMP)
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	$(PY) demo/screenshots.py
+
 # vybe's pure checkpoint rules against the reference implementation (avibe-os on PyPI), in
 # a virtualenv of their own: avibe-os without its dependencies (a web server, chat SDKs), the
 # few that importing its pure functions needs, and vybe itself. Not part of `make test`.

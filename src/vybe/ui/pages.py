@@ -76,7 +76,7 @@ def _message(m: dict[str, Any]) -> str:
 def _timeline(sid: str, found: dict[str, Any]) -> str:
     """The page's messages with a marker where each checkpoint's summary ends."""
     ends = {c["summarized_to_seq"]: c for c in found["checkpoints"]}
-    out = []
+    out = [] if found["messages"] else ["<p>No messages here.</p>"]
     for m in found["messages"]:
         out.append(_message(m))
         mark = ends.get(m["context_seq"])
