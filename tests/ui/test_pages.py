@@ -53,6 +53,18 @@ def test_the_sessions_page_lists_each_session_with_its_first_prompt(served):
     assert "first &lt;script&gt;" in body
 
 
+def test_the_sessions_page_filters_by_client_by_the_session_id(served):
+    vybe, server = served
+    vybe.ok("session", "say", "claude:c1", "a prompt from claude code")
+    vybe.ok("session", "say", "codex:x1", "a prompt from codex")
+    claude = page(server, "/?client=claude")
+    assert "claude:c1" in claude and "codex:x1" not in claude and "id=s1'" not in claude
+    chat = page(server, "/?client=chat")
+    assert "id=s1'" in chat and "claude:c1" not in chat and "codex:x1" not in chat
+    every = page(server, "/")
+    assert all(s in every for s in ("claude:c1", "codex:x1", "id=s1'"))
+
+
 def test_a_session_shows_its_timeline_checkpoint_and_a_marker_where_it_compacted(served):
     _, server = served
     body = page(server, "/session?id=s1")

@@ -11,10 +11,13 @@ from vybe.store import Store, viewer
 PAGE = 50
 
 
-def sessions(store: Store, before: str | None, limit: int = PAGE) -> dict[str, Any]:
-    """A page of sessions, newest first; ``next`` is the key of the page after it."""
+def sessions(
+    store: Store, before: str | None, client: str | None = None, limit: int = PAGE
+) -> dict[str, Any]:
+    """A page of sessions, newest first, of one client when given (claude, codex, proxy,
+    chat); ``next`` is the key of the page after it."""
     with store.snapshot() as conn:
-        rows = viewer.session_page(conn, before, limit + 1)
+        rows = viewer.session_page(conn, before, limit + 1, client)
     return {"sessions": rows[:limit], "next": rows[limit - 1]["id"] if len(rows) > limit else None}
 
 

@@ -10,11 +10,29 @@ TIMELINE_COLUMNS = "context_seq, type, source, content_text, tokens, created_at"
 CHECKPOINT_COLUMNS = "id, mode, first_kept_seq, summarized_to_seq, mind, memo, now, created_at"
 
 
-def session_page(conn: sqlite3.Connection, before: str | None, limit: int) -> list[dict[str, Any]]:
-    """Up to ``limit`` sessions by id, descending, those before ``before`` when given: the
-    session ids carry their start, so this order is newest first without a sort of the
-    summaries."""
-    where, params = ("WHERE s.id < ?", [before]) if before else ("", [])
+CLIENTS = ("claude", "codex", "proxy")  # the prefixes of their session ids; chat has none
+
+
+def _client_range(client: str | None) -> tuple[list[str], list[object]]:
+    """The condition on session ids that picks one client's sessions: an id range (the
+    prefix up to ``:``, the character after it ``;`` closing it) that an index serves."""
+    if client in CLIENTS:
+        return ["s.id >= ?", "s.id < ?"], [f"{client}:", f"{client};"]
+    if client == "chat":
+        return [" AND ".join(f"NOT (s.id >= '{c}:' AND s.id < '{c};')" for c in CLIENTS)], []
+    return [], []
+
+
+def session_page(
+    conn: sqlite3.Connection, before: str | None, limit: int, client: str | None = None
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` sessions by id, descending, those before ``before`` when given and of
+    ``client`` (claude, codex, proxy, chat) when given: the session ids carry their start,
+    so this order is newest first without a sort of the summaries."""
+    where, params = _client_range(client)
+    if before:
+        where.append("s.id < ?")
+        params.append(before)
     rows = conn.execute(
         "SELECT s.id, s.created_at,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
@@ -24,7 +42,8 @@ def session_page(conn: sqlite3.Connection, before: str | None, limit: int) -> li
         " (SELECT substr(content_text, 1, 120) FROM messages m"
         "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
         "   AS first_words"
-        f" FROM sessions s {where} ORDER BY s.id DESC LIMIT ?",
+        f" FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"
+        " ORDER BY s.id DESC LIMIT ?",
         (*params, limit),
     ).fetchall()
     return [dict(r) for r in rows]

@@ -48,18 +48,33 @@ def text(value: Any) -> str:
     return escape("" if value is None else str(value))
 
 
+CLIENTS = ("claude", "codex", "proxy", "chat")
+
+
+def client_of(session_id: str) -> str:
+    prefix = session_id.partition(":")[0]
+    return prefix if prefix in CLIENTS[:3] and ":" in session_id else "chat"
+
+
 def sessions_page(store: Any, query: dict[str, str]) -> bytes:
-    found = viewer.sessions(store, query.get("before"))
+    client = query.get("client") if query.get("client") in CLIENTS else None
+    found = viewer.sessions(store, query.get("before"), client)
+    pick = " · ".join(
+        f"<a href='{link('/', client=c)}'>{'<b>' + c + '</b>' if c == client else c}</a>"
+        for c in CLIENTS
+    )
     rows = "".join(
         f"<tr><td><a href='{link('/session', id=s['id'])}'>{text(s['id'])}</a></td>"
-        f"<td>{text(s['first_words'])}</td><td>{s['messages']}</td>"
+        f"<td>{client_of(s['id'])}</td><td>{text(s['first_words'])}</td><td>{s['messages']}</td>"
         f"<td>{s['checkpoints']}</td><td>{s['tokens']}</td><td>{text(s['last_at'])}</td>"
         "</tr>"
         for s in found["sessions"]
     )
-    more = f"<a href='{link('/', before=found['next'])}'>older</a>" if found["next"] else ""
-    head = "<tr><th>session<th>first prompt<th>messages<th>compactions<th>tokens<th>last"
-    return page("Sessions", f"<table>{head}{rows}</table>{more}", live=True)
+    nxt = found["next"]
+    more = f"<a href='{link('/', client=client, before=nxt)}'>older</a>" if nxt else ""
+    head = "<tr><th>session<th>client<th>first prompt<th>messages<th>compactions<th>tokens<th>last"
+    body = f"<p>client: <a href='/'>all</a> · {pick}</p><table>{head}{rows}</table>{more}"
+    return page("Sessions", body, live=True)
 
 
 def _message(m: dict[str, Any]) -> str:
