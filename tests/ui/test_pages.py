@@ -5,6 +5,7 @@ come a page at a time, that recorded markup is text, and that nothing a page ask
 from __future__ import annotations
 
 import http.client
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -162,3 +163,9 @@ def test_the_live_feed_sends_a_change_within_a_second_of_a_write(served):
     assert reply.fp.readline() == b"event: change\n"
     assert time.monotonic() - wrote < 1.0
     conn.close()
+
+
+def test_without_the_ui_extra_vybe_ui_names_the_missing_dependency(vybe, monkeypatch):
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # as if Jinja2 were not installed
+    refused = vybe.refused("MISSING_DEPENDENCY", "ui", "--no-open")
+    assert "vybe-memory[ui]" in refused.envelope["suggested_action"]

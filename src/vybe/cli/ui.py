@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vybe.cli.proxy import LOOPBACK, listen_address
-from vybe.errors import InvalidInput
+from vybe.errors import InvalidInput, require_extra
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
 GROUPS: dict[str, str] = {}
@@ -27,6 +27,8 @@ def ui(inv, v: dict) -> dict:
     import webbrowser
 
     from vybe.jsonio import dumps
+
+    require_extra("jinja2", "ui", "vybe ui")
     from vybe.ui.server import Viewer
 
     host, port = listen_address(v["listen"])

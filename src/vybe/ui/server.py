@@ -3,7 +3,8 @@ cookie), the Host header checked against the listen address (DNS rebinding), no 
 headers, a strict Content-Security-Policy (scripts only the package's own file), every
 request read through a read-only store, and a server-sent-events feed that fires when the
 store's high-water mark moves. The standard library's threading server is enough for a
-one-person local viewer and adds no dependency."""
+one-person local viewer (a handful of requests at a time, one long-lived feed per open
+page), so only the templates need a library (Jinja2, the `ui` extra)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from vybe.actions import viewer
 from vybe.errors import VybeError
-from vybe.ui.pages import ROUTES, page, text
+from vybe.ui.pages import ROUTES, refused_page
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self';"
@@ -90,8 +91,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self._live(store)
             return self._send(200, route(store, query))
         except VybeError as exc:
-            said = f"<p>{text(exc.code)}: {text(exc.message)}</p>"
-            return self._send(400, page("Refused", said))
+            return self._send(400, refused_page(exc.code, exc.message))
         finally:
             store.close()
 
