@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist check-commits
+.PHONY: demo test test-ui screenshots test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -49,6 +49,18 @@ test-fleet: $(STAMP)
 test-pgbouncer: $(STAMP)
 	@test -x /usr/sbin/pgbouncer || { apt-get update -qq && apt-get install -y -qq pgbouncer >/dev/null; }
 	$(PY) -m pytest -p no:xdist --store=postgres --pooler=pgbouncer -rs
+
+# vybe ui in a real headless Chromium (Debian's chromium package, installed here when it is
+# missing; Playwright drives it): the browser tests run here always, and in `make test`
+# only where Chromium is present.
+test-ui: $(STAMP)
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	VYBE_UI_BROWSER=required $(PY) -m pytest -p no:xdist -rs tests/ui
+
+# The pages of vybe ui as PNG files in docs/ (ui-*.png), from the demo's store.
+screenshots: $(STAMP)
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	$(PY) demo/screenshots.py
 
 # vybe's pure checkpoint rules against the reference implementation (avibe-os on PyPI), in
 # a virtualenv of their own: avibe-os without its dependencies (a web server, chat SDKs), the

@@ -91,8 +91,8 @@ def _text(rng: random.Random, n: int, kind: str) -> str:
     return words
 
 
-def build(store: Store, messages: int) -> float:
-    """Insert ``messages`` rows in sessions of 2,000; returns seconds taken."""
+def build(store: Store, messages: int, per_session: int = 2000) -> float:
+    """Insert ``messages`` rows in sessions of ``per_session``; returns seconds taken."""
     rng = random.Random(7)
     started = time.perf_counter()
     batch = 20_000
@@ -100,8 +100,8 @@ def build(store: Store, messages: int) -> float:
         rows = []
         for n in range(first, min(first + batch, messages)):
             kind = TYPES[n % len(TYPES)]
-            session = f"claude:s{n // 2000}"
-            rows.append((session, n % 2000 + 1, kind, _text(rng, n, kind), n // 4))
+            session = f"claude:s{n // per_session}"
+            rows.append((session, n % per_session + 1, kind, _text(rng, n, kind), n // 4))
         sessions = sorted({r[0] for r in rows})
 
         def body(conn, rows=rows, sessions=sessions):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from vybe.store import Store, viewer
@@ -10,24 +11,61 @@ from vybe.store import Store, viewer
 PAGE = 50
 
 
-def sessions(store: Store, before: str | None, limit: int = PAGE) -> dict[str, Any]:
-    """A page of sessions, newest first; ``next`` is the key of the page after it."""
+def sessions(
+    store: Store, before: str | None, client: str | None = None, limit: int = PAGE
+) -> dict[str, Any]:
+    """A page of sessions, newest first, of one client when given (claude, codex, proxy,
+    chat); ``next`` is the key of the page after it."""
     with store.snapshot() as conn:
-        rows = viewer.session_page(conn, before, limit + 1)
+        rows = viewer.session_page(conn, before, limit + 1, client)
     return {"sessions": rows[:limit], "next": rows[limit - 1]["id"] if len(rows) > limit else None}
 
 
 def session(store: Store, session_id: str, after: int, limit: int = PAGE) -> dict[str, Any]:
-    """A page of a session's timeline after ``after`` and every checkpoint of it."""
+    """A page of a session's timeline after ``after``, every checkpoint of it, its checkpoint
+    attempts and the receipts of the client's own compactions, each with the person's
+    messages it names."""
     with store.snapshot() as conn:
         rows = viewer.timeline(conn, session_id, after, limit + 1)
         marks = viewer.checkpoints(conn, session_id)
+        tried = viewer.attempts(conn, session_id)
+        receipts = [_receipt(conn, session_id, r) for r in viewer.receipts(conn, session_id)]
     more = len(rows) > limit
     return {
         "messages": rows[:limit],
         "checkpoints": marks,
+        "attempts": tried,
+        "receipts": receipts,
         "next": rows[limit - 1]["context_seq"] if more else None,
     }
+
+
+RECEIPT_LISTS = ("verbatim", "kept", "cut", "released")
+
+
+def _receipt(conn: Any, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
+    """A receipt with each of its person's messages as (list, seq, text), in record order."""
+    named = {name: [int(seq) for seq in json.loads(row[name] or "[]")] for name in RECEIPT_LISTS}
+    texts = viewer.typed_messages(conn, session_id, sorted({s for v in named.values() for s in v}))
+    fates = sorted((seq, name) for name, seqs in named.items() for seq in seqs)
+    return {**row, "messages": [(name, seq, texts.get(seq, "")) for seq, name in fates]}
+
+
+def tasks(store: Store, limit: int = PAGE) -> dict[str, Any]:
+    """The board: up to ``limit`` tasks of each status and the dependencies among them."""
+    with store.snapshot() as conn:
+        rows = viewer.task_board(conn, limit)
+        edges = viewer.dependencies(conn, [r["id"] for r in rows])
+    return {"tasks": rows, "dependencies": edges}
+
+
+def memory(
+    store: Store, filters: dict[str, str], after: str | None, limit: int = PAGE
+) -> dict[str, Any]:
+    """A page of live memory entries, filtered by scope and kind."""
+    with store.snapshot() as conn:
+        rows = viewer.memory_page(conn, filters, after, limit + 1)
+    return {"memory": rows[:limit], "next": rows[limit - 1]["id"] if len(rows) > limit else None}
 
 
 def events(
@@ -43,3 +81,11 @@ def high_water(store: Store) -> tuple[int, int, int]:
     """A mark that moves with every write of a message, event or checkpoint."""
     with store.snapshot() as conn:
         return viewer.high_water(conn)
+
+
+def search(store: Store, words: str, cursor: str | None) -> dict[str, Any]:
+    """A page of hits for ``words``: the engine and syntax of `vybe search`."""
+    from vybe.actions.search import search as run
+    from vybe.store.search import SearchQuery
+
+    return run(store, SearchQuery(text=words, cursor=cursor))

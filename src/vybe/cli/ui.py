@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 from vybe.cli.proxy import LOOPBACK, listen_address
-from vybe.errors import InvalidInput
+from vybe.errors import InvalidInput, require_extra
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
 GROUPS: dict[str, str] = {}
 DEFAULT_LISTEN = "127.0.0.1:0"
 
 
+def read_only_opener(location: str):
+    """How each request opens the store: a SQLite file read-only (``mode=ro``, so a write
+    fails in SQLite itself); a PostgreSQL store whose every read is a READ ONLY transaction
+    (the store's snapshot). Either must exist already: the viewer creates nothing."""
+    from vybe.store import is_url, open_store
+    from vybe.store.db import SqliteStore
+
+    open_store(location, migrate=False, create=False).close()  # absent: refused now
+    if is_url(location):
+        return lambda: open_store(location, migrate=False, create=False)
+    return lambda: SqliteStore(location, migrate=False, create=False, read_only=True)
+
+
 def ui(inv, v: dict) -> dict:
     import webbrowser
 
     from vybe.jsonio import dumps
-    from vybe.store import is_url
-    from vybe.store.db import SqliteStore
+
+    require_extra("jinja2", "ui", "vybe ui")
     from vybe.ui.server import Viewer
 
     host, port = listen_address(v["listen"])
@@ -25,17 +38,7 @@ def ui(inv, v: dict) -> dict:
             context={"field": "listen"},
             suggested_action="listen on 127.0.0.1, or pass --beyond-loopback",
         )
-    location = inv.settings.location
-    if is_url(location):
-        raise InvalidInput(
-            "vybe ui reads a SQLite store; a PostgreSQL store is not served yet",
-            context={"field": "db_url"},
-            suggested_action="point vybe ui at a SQLite store (--db-path)",
-        )
-    server = Viewer(
-        (host, port),
-        lambda: SqliteStore(location, migrate=False, create=False, read_only=True),
-    )
+    server = Viewer((host, port), read_only_opener(inv.settings.location))
     # The address goes out at once (the command runs until stopped), then in the result.
     print(dumps({"ok": True, "data": {"url": server.url}}), flush=True)
     if not v["no_open"]:
@@ -52,7 +55,7 @@ def ui(inv, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "ui",
-        "Serve a read-only local web viewer of sessions, checkpoints and the event log.",
+        "Serve a read-only local web viewer of sessions, checkpoints, tasks, memory and events.",
         ui,
         params=(
             Param(

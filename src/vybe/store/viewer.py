@@ -10,11 +10,29 @@ TIMELINE_COLUMNS = "context_seq, type, source, content_text, tokens, created_at"
 CHECKPOINT_COLUMNS = "id, mode, first_kept_seq, summarized_to_seq, mind, memo, now, created_at"
 
 
-def session_page(conn: sqlite3.Connection, before: str | None, limit: int) -> list[dict[str, Any]]:
-    """Up to ``limit`` sessions by id, descending, those before ``before`` when given: the
-    session ids carry their start, so this order is newest first without a sort of the
-    summaries."""
-    where, params = ("WHERE s.id < ?", [before]) if before else ("", [])
+CLIENTS = ("claude", "codex", "proxy")  # the prefixes of their session ids; chat has none
+
+
+def _client_range(client: str | None) -> tuple[list[str], list[object]]:
+    """The condition on session ids that picks one client's sessions: an id range (the
+    prefix up to ``:``, the character after it ``;`` closing it) that an index serves."""
+    if client in CLIENTS:
+        return ["s.id >= ?", "s.id < ?"], [f"{client}:", f"{client};"]
+    if client == "chat":
+        return [" AND ".join(f"NOT (s.id >= '{c}:' AND s.id < '{c};')" for c in CLIENTS)], []
+    return [], []
+
+
+def session_page(
+    conn: sqlite3.Connection, before: str | None, limit: int, client: str | None = None
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` sessions by id, descending, those before ``before`` when given and of
+    ``client`` (claude, codex, proxy, chat) when given: the session ids carry their start,
+    so this order is newest first without a sort of the summaries."""
+    where, params = _client_range(client)
+    if before:
+        where.append("s.id < ?")
+        params.append(before)
     rows = conn.execute(
         "SELECT s.id, s.created_at,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
@@ -24,7 +42,8 @@ def session_page(conn: sqlite3.Connection, before: str | None, limit: int) -> li
         " (SELECT substr(content_text, 1, 120) FROM messages m"
         "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
         "   AS first_words"
-        f" FROM sessions s {where} ORDER BY s.id DESC LIMIT ?",
+        f" FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"
+        " ORDER BY s.id DESC LIMIT ?",
         (*params, limit),
     ).fetchall()
     return [dict(r) for r in rows]
@@ -82,3 +101,91 @@ def high_water(conn: sqlite3.Connection) -> tuple[int, int, int]:
         " (SELECT COALESCE(MAX(id), 0) FROM checkpoints)"
     ).fetchone()
     return (int(row[0]), int(row[1]), int(row[2]))
+
+
+def receipts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """The session's compaction receipts (a client's own compactions), oldest first."""
+    rows = conn.execute(
+        "SELECT id, agent_name, compactor, trigger, tokens_before, tokens_after, completed,"
+        " verbatim, kept, cut, released, created_at FROM compaction_receipts"
+        " WHERE session_id = ? ORDER BY id",
+        (session_id,),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def attempts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
+    """The session's checkpoint attempts, accepted or failed, oldest first."""
+    rows = conn.execute(
+        "SELECT id, mode, reason, outcome, checkpoint_id, tokens_before, tokens_after,"
+        " problems, fallbacks, created_at FROM checkpoint_attempts"
+        " WHERE session_id = ? ORDER BY id",
+        (session_id,),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
+def typed_messages(conn: sqlite3.Connection, session_id: str, seqs: list[int]) -> dict[int, str]:
+    """The person's messages of the session at ``seqs``, by record number."""
+    if not seqs:
+        return {}
+    marks = ", ".join("?" * len(seqs))
+    rows = conn.execute(
+        f"SELECT context_seq, content_text FROM messages WHERE session_id = ?"
+        f" AND context_seq IN ({marks})",
+        (session_id, *seqs),
+    ).fetchall()
+    return {int(r[0]): r[1] for r in rows}
+
+
+TASK_COLUMNS = (
+    "id, title, status, priority, claimed_by, lease_expires_at, blocked_reason, project_id,"
+    " updated_at"
+)
+
+
+def task_board(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
+    """Up to ``limit`` tasks of each status, the most recently changed first."""
+    found: list[dict[str, Any]] = []
+    for status in ("pending", "in_progress", "blocked", "completed"):
+        rows = conn.execute(
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE status = ?"
+            " ORDER BY updated_at DESC, id LIMIT ?",
+            (status, limit),
+        ).fetchall()
+        found.extend(dict(r) for r in rows)
+    return found
+
+
+def dependencies(conn: sqlite3.Connection, task_ids: list[str]) -> list[tuple[str, str]]:
+    """The (task, depends on) pairs among ``task_ids``."""
+    if not task_ids:
+        return []
+    marks = ", ".join("?" * len(task_ids))
+    rows = conn.execute(
+        "SELECT task_id, depends_on_task_id FROM task_dependencies"
+        f" WHERE task_id IN ({marks}) AND depends_on_task_id IN ({marks})"
+        " ORDER BY task_id, depends_on_task_id",
+        (*task_ids, *task_ids),
+    ).fetchall()
+    return [(r[0], r[1]) for r in rows]
+
+
+def memory_page(
+    conn: sqlite3.Connection, filters: dict[str, str], after: str | None, limit: int
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` live memory entries by id after ``after``, filtered by scope and kind."""
+    where, params = ["superseded_by IS NULL"], []
+    for name in ("scope", "kind"):
+        if filters.get(name):
+            where.append(f"{name} = ?")
+            params.append(filters[name])
+    if after:
+        where.append("id > ?")
+        params.append(after)
+    rows = conn.execute(
+        "SELECT id, key, value, scope, scope_id, kind, pinned, expires_at, access_count,"
+        f" updated_at FROM memory WHERE {' AND '.join(where)} ORDER BY id LIMIT ?",
+        (*params, limit),
+    ).fetchall()
+    return [dict(r) for r in rows]

@@ -1,86 +1,37 @@
 """The viewer's HTTP server: loopback, a per-launch token (then an HttpOnly SameSite=Strict
-cookie), the Host header checked against the listen address, a strict CSP, every recorded
-string escaped, and a server-sent-events feed that fires when the store's high-water mark
-moves. The standard library's server is enough for a one-person local viewer and adds no
-dependency."""
+cookie), the Host header checked against the listen address (DNS rebinding), no CORS
+headers, a strict Content-Security-Policy (scripts only the package's own file), every
+request read through a read-only store, and a server-sent-events feed that fires when the
+store's high-water mark moves. The standard library's threading server is enough for a
+one-person local viewer (a handful of requests at a time, one long-lived feed per open
+page), so only the templates need a library (Jinja2, the `ui` extra)."""
 
 from __future__ import annotations
 
 import hmac
 import secrets
 import time
-from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from typing import Any
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from vybe.actions import viewer
+from vybe.errors import VybeError
+from vybe.ui.pages import ROUTES, refused_page
 
-CSP = "default-src 'none'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self'"
-STYLE = (
-    "body{font:14px system-ui,sans-serif;margin:2em;color:#222;background:#fafafa}"
-    "@media(prefers-color-scheme:dark){body{color:#ddd;background:#161616}a{color:#8bf}}"
-    "td,th{padding:.3em .6em;text-align:left;vertical-align:top}pre{white-space:pre-wrap}"
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; connect-src 'self';"
+    " img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
-
-
-def page(title: str, body: str) -> bytes:
-    return (
-        f"<!doctype html><meta charset=utf-8><title>{escape(title)}</title>"
-        f"<style>{STYLE}</style><nav><a href='/'>Sessions</a> · <a href='/events'>Events</a>"
-        f"</nav><h1>{escape(title)}</h1>{body}"
-    ).encode()
-
-
-def sessions_page(store: Any, query: dict[str, str]) -> bytes:
-    found = viewer.sessions(store, query.get("before"))
-    rows = "".join(
-        f"<tr><td><a href='/session?id={quote(s['id'])}'>{escape(s['id'])}</a></td>"
-        f"<td>{escape(s['first_words'] or '')}</td><td>{s['messages']}</td>"
-        f"<td>{s['checkpoints']}</td><td>{s['tokens']}</td><td>{escape(s['last_at'] or '')}</td>"
-        "</tr>"
-        for s in found["sessions"]
-    )
-    more = f"<a href='/?before={quote(found['next'])}'>older</a>" if found["next"] else ""
-    head = "<tr><th>session<th>first prompt<th>messages<th>compactions<th>tokens<th>last"
-    return page("Sessions", f"<table>{head}{rows}</table>{more}")
-
-
-def session_page(store: Any, query: dict[str, str]) -> bytes:
-    sid = query.get("id", "")
-    found = viewer.session(store, sid, int(query.get("after", "0") or 0))
-    items = "".join(
-        f"<details open><summary>#{m['context_seq']} {escape(m['type'])}</summary>"
-        f"<pre>{escape(m['content_text'])}</pre></details>"
-        for m in found["messages"]
-    )
-    marks = "".join(
-        f"<section><h3>checkpoint {c['id']} ({escape(c['mode'])})</h3>"
-        f"<h4>MIND</h4><pre>{escape(c['mind'])}</pre><h4>MEMO</h4><pre>{escape(c['memo'])}</pre>"
-        f"<h4>NOW</h4><pre>{escape(c['now'])}</pre></section>"
-        for c in found["checkpoints"]
-    )
-    more = (
-        f"<a href='/session?id={quote(sid)}&after={found['next']}'>more</a>"
-        if found["next"]
-        else ""
-    )
-    return page(f"Session {sid}", items + more + marks)
-
-
-def events_page(store: Any, query: dict[str, str]) -> bytes:
-    before = query.get("before")
-    found = viewer.events(store, query, int(before) if before and before.isdigit() else None)
-    rows = "".join(
-        f"<tr><td>{e['id']}</td><td>{escape(e['kind'])}</td><td>{escape(e['agent_name'])}</td>"
-        f"<td>{escape(e['task_id'] or '')}</td><td>{escape(e['message'])}</td></tr>"
-        for e in found["events"]
-    )
-    more = f"<a href='/events?before={found['next']}'>older</a>" if found["next"] else ""
-    return page("Events", f"<table>{rows}</table>{more}")
-
-
-ROUTES = {"/": sessions_page, "/session": session_page, "/events": events_page}
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+LIVE_POLL_S = 0.25  # how often the feed reads the high-water mark: a write shows within 1 s
+STATIC = {"/static/live.js": "text/javascript; charset=utf-8"}
 
 
 class Viewer(ThreadingHTTPServer):
@@ -106,49 +57,43 @@ class Handler(BaseHTTPRequestHandler):
     def _send(self, status: int, body: bytes, kind: str = "text/html; charset=utf-8") -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
-        self.send_header("Content-Security-Policy", CSP)
-        self.send_header("X-Content-Type-Options", "nosniff")
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
+        if status == 200:
+            cookie = f"vybe_ui={self.server.token}; HttpOnly; SameSite=Strict; Path=/"
+            self.send_header("Set-Cookie", cookie)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
 
     def _allowed(self, query: dict[str, str]) -> bool:
-        token = self.server.token
         cookie = self.headers.get("Cookie", "")
         cookies = dict(p.strip().partition("=")[::2] for p in cookie.split(";") if "=" in p)
         given = query.get("token") or cookies.get("vybe_ui", "")
-        return hmac.compare_digest(given.encode(), token.encode())
+        return hmac.compare_digest(given.encode(), self.server.token.encode())
 
     def do_GET(self) -> None:
-        """Each request reads through its own read-only store, closed after it (a SQLite
-        connection serves only the thread that opened it)."""
-        store = self.server.open_store()
-        try:
-            self._get(store)
-        finally:
-            store.close()
-
-    def _get(self, store: Any) -> None:
         if self.headers.get("Host") not in self.server.hosts:
             return self._send(421, b"wrong Host", "text/plain")
         split = urlsplit(self.path)
         query = {k: v[0] for k, v in parse_qs(split.query).items()}
         if not self._allowed(query):
             return self._send(403, b"token required", "text/plain")
-        if split.path == "/live":
-            return self._live(store)
+        if split.path in STATIC:
+            body = resources.files("vybe.ui").joinpath("static", split.path[8:]).read_bytes()
+            return self._send(200, body, STATIC[split.path])
         route = ROUTES.get(split.path)
-        if route is None:
+        if route is None and split.path != "/live":
             return self._send(404, b"not found", "text/plain")
-        body = route(store, query)
-        self.send_response(200)
-        self.send_header("Set-Cookie", f"vybe_ui={self.server.token}; HttpOnly; SameSite=Strict")
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Security-Policy", CSP)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-        return None
+        store = self.server.open_store()
+        try:
+            if route is None:
+                return self._live(store)
+            return self._send(200, route(store, query))
+        except VybeError as exc:
+            return self._send(400, refused_page(exc.code, exc.message))
+        finally:
+            store.close()
 
     def do_POST(self) -> None:
         self._send(405, b"read-only", "text/plain")
@@ -159,12 +104,15 @@ class Handler(BaseHTTPRequestHandler):
         """Server-sent events: one ``change`` event each time the high-water mark moves."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-store")
+        for name, value in HEADERS.items():
+            self.send_header(name, value)
         self.end_headers()
         mark = viewer.high_water(store)
         try:
+            self.wfile.write(b": open\n\n")
+            self.wfile.flush()
             while True:
-                time.sleep(0.25)
+                time.sleep(LIVE_POLL_S)
                 now = viewer.high_water(store)
                 if now != mark:
                     mark = now

@@ -1,0 +1,171 @@
+"""Every page of `vybe ui` served in-process over real HTTP on 127.0.0.1 from a store a real
+`vybe` filled, on SQLite and on PostgreSQL (``--store``): what each page shows, that lists
+come a page at a time, that recorded markup is text, and that nothing a page asks writes."""
+
+from __future__ import annotations
+
+import http.client
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.ui.conftest import INJECTED
+from vybe.cli.ui import read_only_opener
+from vybe.ui.server import Viewer
+
+
+@pytest.fixture
+def served(filled: Any) -> Iterator[tuple[Any, Viewer]]:
+    server = Viewer(("127.0.0.1", 0), read_only_opener(filled.location))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    yield filled, server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def get(server: Viewer, path: str, method: str = "GET", **headers: str) -> tuple[int, str, Any]:
+    where = urlsplit(server.url)
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=5)
+    sep = "&" if "?" in path else "?"
+    conn.request(
+        method, f"{path}{sep}token={server.token}", headers={"Host": where.netloc, **headers}
+    )
+    reply = conn.getresponse()
+    return reply.status, reply.read().decode(), reply
+
+
+def page(server: Viewer, path: str) -> str:
+    status, body, _ = get(server, path)
+    assert status == 200, body
+    return body
+
+
+def test_the_sessions_page_lists_each_session_with_its_first_prompt(served):
+    _, server = served
+    body = page(server, "/")
+    assert "href='/session?id=s1'" in body
+    assert "first &lt;script&gt;" in body
+
+
+def test_the_sessions_page_filters_by_client_by_the_session_id(served):
+    vybe, server = served
+    vybe.ok("session", "say", "claude:c1", "a prompt from claude code")
+    vybe.ok("session", "say", "codex:x1", "a prompt from codex")
+    claude = page(server, "/?client=claude")
+    assert "claude:c1" in claude and "codex:x1" not in claude and "id=s1'" not in claude
+    chat = page(server, "/?client=chat")
+    assert "id=s1'" in chat and "claude:c1" not in chat and "codex:x1" not in chat
+    every = page(server, "/")
+    assert all(s in every for s in ("claude:c1", "codex:x1", "id=s1'"))
+
+
+def test_a_session_shows_its_timeline_checkpoint_and_a_marker_where_it_compacted(served):
+    _, server = served
+    body = page(server, "/session?id=s1")
+    assert "rename the parser" in body and "after the checkpoint" in body
+    assert "<h4>MIND</h4>" in body and "<h4>NOW</h4>" in body
+    assert "class='mark'>compaction" in body
+    assert "accepted" in body  # the checkpoint's receipt: its attempt and outcome
+    assert INJECTED not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+def test_a_session_comes_a_page_at_a_time_from_a_linked_key(served, monkeypatch):
+    _, server = served
+    from vybe.actions import viewer
+
+    monkeypatch.setattr(viewer.session, "__defaults__", (2,))
+    body = page(server, "/session?id=s1")
+    assert "id='m2'" in body and "id='m3'" not in body
+    assert "href='/session?id=s1&amp;after=2'" in body
+    assert "id='m3'" in page(server, "/session?id=s1&after=2")
+
+
+def test_the_board_shows_tasks_by_status_the_holder_and_the_dependency_graph(served):
+    vybe, server = served
+    migrate, deploy = vybe.tasks
+    body = page(server, "/tasks")
+    assert "<h2>in progress</h2>" in body
+    assert "held by bob, lease 9 min left" in body or "held by bob, lease 10 min left" in body
+    assert "<svg" in body and "marker-end" in body
+    assert f"href='#t-{migrate}'" in body and f"href='#t-{deploy}'" in body
+    assert "deploy &lt;script&gt;" in body and INJECTED not in body
+
+
+def test_memory_and_events_pages_show_entries_and_filter(served):
+    vybe, server = served
+    migrate, _ = vybe.tasks
+    assert "tabs not spaces" in page(server, "/memory?kind=directive")
+    assert "tabs not spaces" not in page(server, "/memory?kind=lesson")
+    mine = page(server, f"/events?task={migrate}")
+    assert "claimed" in mine or "claim" in mine
+    assert "deploy" not in page(server, "/events?agent=bob&kind=task_created")
+
+
+def test_search_uses_the_engine_of_vybe_search_and_links_into_the_timeline(served):
+    _, server = served
+    body = page(server, "/search?q=parser")
+    assert "<mark>parser</mark>" in body
+    assert "href='/session?id=s1&amp;after=" in body
+
+
+def test_a_search_the_engine_refuses_is_a_page_naming_its_error_code(served):
+    _, server = served
+    status, body, _ = get(server, "/search?q=" + "x" * 5000)
+    assert status == 400 and "INVALID_INPUT" in body
+
+
+def test_every_page_sends_the_strict_policy_and_no_cors(served):
+    _, server = served
+    for path in ("/", "/session?id=s1", "/tasks", "/memory", "/events", "/search?q=x"):
+        _, _, reply = get(server, path, Origin="http://evil.example")
+        assert "script-src 'self'" in reply.getheader("Content-Security-Policy")
+        assert "frame-ancestors 'none'" in reply.getheader("Content-Security-Policy")
+        assert reply.getheader("Access-Control-Allow-Origin") is None
+
+
+def test_no_route_writes_the_store(served):
+    vybe, server = served
+    before = vybe.dump()
+    for path in ("/", "/session?id=s1", "/tasks", "/memory", "/events", "/search?q=parser"):
+        page(server, path)
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        assert get(server, "/tasks", method=method)[0] == 405
+    assert vybe.dump() == before
+
+
+def test_the_store_it_opens_refuses_a_write(filled):
+    opened = read_only_opener(filled.location)()
+    try:
+        with pytest.raises(Exception, match=r"(?i)read.only|readonly"), opened.snapshot() as conn:
+            conn.execute("DELETE FROM memory")
+    finally:
+        opened.close()
+
+
+def test_the_live_feed_sends_a_change_within_a_second_of_a_write(served):
+    vybe, server = served
+    where = urlsplit(server.url)
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=5)
+    conn.request("GET", f"/live?token={server.token}", headers={"Host": where.netloc})
+    reply = conn.getresponse()
+    assert reply.getheader("Content-Type") == "text/event-stream"
+    assert reply.fp.readline() == b": open\n"
+    reply.fp.readline()
+    wrote = time.monotonic()
+    vybe.ok("session", "say", "s1", "a new word")
+    assert reply.fp.readline() == b"event: change\n"
+    assert time.monotonic() - wrote < 1.0
+    conn.close()
+
+
+def test_without_the_ui_extra_vybe_ui_names_the_missing_dependency(vybe, monkeypatch):
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # as if Jinja2 were not installed
+    refused = vybe.refused("MISSING_DEPENDENCY", "ui", "--no-open")
+    assert "vybe-memory[ui]" in refused.envelope["suggested_action"]
