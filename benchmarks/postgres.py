@@ -1,13 +1,17 @@
 """The PostgreSQL store, in one run on a server started here (pgserver's binaries, else the
 system's; as root it runs as nobody), with the settings printed:
 
-- 16 writers' commit rate through vybe on PostgreSQL, against 16 processes making raw
-  single-row inserts into PostgreSQL, against raw transactions of a mutation's shape (the
-  same round trips, reads and writes, in hand-written SQL), against vybe on a store whose
-  event ids are not kept in commit order (what that lock costs), and against vybe on SQLite;
+- 16 writers' commit rate through vybe on PostgreSQL as the store's owner (row-level
+  security off) and as a team's member role (on), in alternating rounds, against 16
+  processes making raw single-row inserts into PostgreSQL, against raw transactions of a
+  mutation's shape (the same round trips, reads and writes, in hand-written SQL), against
+  vybe on a store whose event ids are not kept in commit order (what that lock costs), and
+  against vybe on SQLite;
+- one writer's milliseconds a commit, as the owner and as a member;
 - `claim --next` throughput with 16 claimers over a queue of tasks;
 - `resume --peek` on 1M events on PostgreSQL against an empty store (goal: at most 2x);
-- the hook path (`vybe hook run claude`, a prompt) on PostgreSQL against a bare
+- the hook path (`vybe hook run claude`, a prompt) on PostgreSQL, as the owner and as a
+  member (goal for both member figures: under 1.10x the owner's), against a bare
   `python -c "import sqlite3"`.
 
 Run: .venv/bin/python benchmarks/postgres.py [--count N] [--events N]
@@ -34,7 +38,10 @@ from tests.postgres.server import running
 
 from vybe.actions import resume as resumes
 from vybe.actions import tasks
-from vybe.store import open_store
+from vybe.store import open_store, teams
+
+MEMBER = "bench_member"  # a team's role: what it runs, row-level security narrows
+ROUNDS = 3  # owner and member alternate, so the machine's drift falls on both
 
 
 def raw_pg_writer(url: str, n: int, count: int, start: multiprocessing.Event) -> None:
@@ -93,6 +100,44 @@ def database(server, name: str) -> str:
     server.admin(f"CREATE DATABASE {name}")
     open_store(server.url(name)).close()
     return server.url(name)
+
+
+def as_member(url: str) -> str:
+    """The URL of MEMBER, a member of the store's team ``default`` (so it sees the rows the
+    owner sees, through the policies): the same store, with row-level security on."""
+    store = open_store(url)
+    teams.admin_grant(store, MEMBER, teams.DEFAULT, read_only=False)
+    store.close()
+    return url.replace("postgresql://postgres@", f"postgresql://{MEMBER}@", 1)
+
+
+def owner_and_member_rates(server, count: int) -> tuple[float, float]:
+    """The best commit rate of ROUNDS as the owner and as a member, rounds alternating,
+    each on a fresh store."""
+    owner, member = [], []
+    for k in range(ROUNDS):
+        owner.append(commit_rate(vybe_writer, database(server, f"owner{k}"), count))
+        member.append(commit_rate(vybe_writer, as_member(database(server, f"member{k}")), count))
+    return max(owner), max(member)
+
+
+def one_writer_ms(url: str, count: int) -> float:
+    """Milliseconds a mutation of one writer alone (vybe_writer's cycle, in this process):
+    what the policies add to a commit, with no other writer's lock to wait behind."""
+    start = multiprocessing.get_context("fork").Event()
+    start.set()
+    began = time.perf_counter()
+    vybe_writer(url, 0, count, start)
+    return (time.perf_counter() - began) * 1000 / count
+
+
+def owner_and_member_ms(server, count: int) -> tuple[float, float]:
+    """The best of ROUNDS of one_writer_ms as the owner and as a member, alternating."""
+    owner, member = [], []
+    for k in range(ROUNDS):
+        owner.append(one_writer_ms(database(server, f"alone{k}"), count))
+        member.append(one_writer_ms(as_member(database(server, f"alone_member{k}")), count))
+    return min(owner), min(member)
 
 
 def fill_events(url: str, events: int) -> None:
@@ -181,7 +226,7 @@ def main() -> int:
         open_store(sqlite_path).close()
         floor = commit_rate(raw_pg_writer, raw, args.count)
         shaped = commit_rate(raw_shaped_writer, raw, args.count)
-        on_pg = commit_rate(vybe_writer, database(server, "writers"), args.count)
+        on_pg, on_pg_member = owner_and_member_rates(server, args.count)
         unordered = commit_rate(vybe_writer, without_commit_order(server), args.count)
         on_sqlite = commit_rate(vybe_writer, sqlite_path, args.count)
         print(f"16 writers, {args.count} commits each (commits/s):")
@@ -193,6 +238,15 @@ def main() -> int:
         print(
             f"  vybe on PostgreSQL                 {on_pg:8.0f}  {on_pg / floor:.2f}x the raw"
             f" floor, {on_pg / shaped:.2f}x raw transactions of its shape"
+        )
+        print(
+            f"  vybe on PostgreSQL as a team's member {on_pg_member:8.0f}  row-level security"
+            f" on: a commit costs {on_pg / on_pg_member:.2f}x the owner's (off)"
+        )
+        alone, alone_member = owner_and_member_ms(server, args.count)
+        print(
+            f"one writer alone: {alone:.2f} ms a commit as the owner, {alone_member:.2f} ms as"
+            f" a member: {alone_member / alone:.2f}x"
         )
         print(
             f"  vybe on PostgreSQL, event ids not in commit order {unordered:8.0f}"
@@ -219,6 +273,7 @@ def main() -> int:
         )
         print(f"  ratio {large / small:.2f}x")
 
+        big_member = as_member(big)
         home = Path(folder)
         env = {**os.environ, "HOME": folder, "VYBE_DB_URL": big, "VYBE_CONFIG_DIR": str(home / "c")}
         env.pop("VYBE_DB_PATH", None)
@@ -235,6 +290,9 @@ def main() -> int:
             {
                 "python -c import sqlite3": Run([sys.executable, "-c", "import sqlite3"], env),
                 "hook prompt on PostgreSQL": Run([VYBE, "hook", "run", "claude"], env, prompt),
+                "hook prompt, a member": Run(
+                    [VYBE, "hook", "run", "claude"], {**env, "VYBE_DB_URL": big_member}, prompt
+                ),
                 "resume --peek on PostgreSQL": Run(
                     [VYBE, "resume", "--peek", "--agent", "bench"], env
                 ),
