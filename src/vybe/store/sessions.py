@@ -5,6 +5,17 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+# A session's summary beside its id (``s``): tokens, last activity, checkpoints and its first
+# typed words; a listing and the viewer's pages select it after their own counts.
+SUMMARY = (
+    " (SELECT COALESCE(SUM(tokens), 0) FROM messages m WHERE m.session_id = s.id) AS tokens,"
+    " (SELECT MAX(created_at) FROM messages m WHERE m.session_id = s.id) AS last_at,"
+    " (SELECT COUNT(*) FROM checkpoints c WHERE c.session_id = s.id) AS checkpoints,"
+    " (SELECT substr(content_text, 1, 120) FROM messages m"
+    "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
+    "   AS first_words"
+)
+
 
 def list_sessions(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
     """Newest activity first: counts, tokens, checkpoints and the first typed words (ordered
@@ -14,12 +25,7 @@ def list_sessions(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id AND m.type = 'user')"
         "   AS user_messages,"
-        " (SELECT COALESCE(SUM(tokens), 0) FROM messages m WHERE m.session_id = s.id) AS tokens,"
-        " (SELECT MAX(created_at) FROM messages m WHERE m.session_id = s.id) AS last_at,"
-        " (SELECT COUNT(*) FROM checkpoints c WHERE c.session_id = s.id) AS checkpoints,"
-        " (SELECT substr(content_text, 1, 120) FROM messages m"
-        "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
-        "   AS first_words"
+        f"{SUMMARY}"
         " FROM sessions s) AS listed ORDER BY COALESCE(last_at, created_at) DESC, id LIMIT ?",
         (limit,),
     ).fetchall()

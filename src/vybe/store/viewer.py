@@ -6,6 +6,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from vybe.store.sessions import SUMMARY
+
 TIMELINE_COLUMNS = "context_seq, type, source, content_text, tokens, created_at"
 CHECKPOINT_COLUMNS = "id, mode, first_kept_seq, summarized_to_seq, mind, memo, now, created_at"
 
@@ -36,12 +38,7 @@ def session_page(
     rows = conn.execute(
         "SELECT s.id, s.created_at,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
-        " (SELECT COALESCE(SUM(tokens), 0) FROM messages m WHERE m.session_id = s.id) AS tokens,"
-        " (SELECT MAX(created_at) FROM messages m WHERE m.session_id = s.id) AS last_at,"
-        " (SELECT COUNT(*) FROM checkpoints c WHERE c.session_id = s.id) AS checkpoints,"
-        " (SELECT substr(content_text, 1, 120) FROM messages m"
-        "   WHERE m.session_id = s.id AND m.type = 'user' ORDER BY context_seq LIMIT 1)"
-        "   AS first_words"
+        f"{SUMMARY}"
         f" FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"
         " ORDER BY s.id DESC LIMIT ?",
         (*params, limit),
