@@ -8,6 +8,7 @@ turned into the events a real server would send, or ``Response.events`` are sent
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -45,6 +46,15 @@ class Received:
 Responder = Callable[[Received], Response]
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A client that hangs up on a kept-alive connection (a reset while the server waits
+    for its next request) is no failure of the fake: no traceback on the test's stderr."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exception(), ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeServer:
     """An HTTP server in a thread; every POST is recorded and answered by ``responder``."""
 
@@ -66,7 +76,7 @@ class FakeServer:
         self.stream_usage = stream_usage
         self.refuse_stream_options = refuse_stream_options
         self.received: list[Received] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = QuietServer(("127.0.0.1", 0), self._handler())
         # shutdown() waits for the loop's next poll: the default half second, on every test.
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True

@@ -179,6 +179,17 @@ def test_the_first_hook_starts_one_service_that_answers_every_later_one(vybe, ma
     assert len(prompt_events(vybe)) == 5
 
 
+def test_the_commands_a_served_brief_hands_the_agent_start_with_the_callers_vybe(vybe, machine):
+    machine.prompt("Port billing to Go")  # runs itself, and starts the service
+    served = machine.service()["served"]
+    compact = {"hook_event_name": "SessionStart", "source": "compact", "session_id": "s"}
+    done = machine.hook(compact | {"cwd": str(vybe.home)})
+    assert machine.service()["served"] == served + 1
+    told = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert f"{VYBE} --agent claude search '<words>' --session-id claude:s" in told
+    assert "-m vybe" not in told
+
+
 # A line as the executable runs it, with the modules it loaded written to stderr.
 RUN = """
 import sys

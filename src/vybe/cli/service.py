@@ -239,14 +239,17 @@ def reply(conn: socket.socket, document: dict) -> None:
 
 
 def run_as_caller(request: dict) -> object:
-    """One hook, status line or command, run with the caller's environment and working
-    folder (put back afterwards); its answer: a hook's or the status line's text (a
+    """One hook, status line or command, run with the caller's environment, working folder
+    and program (put back afterwards); its answer: a hook's or the status line's text (a
     handler's failure is logged to the caller's hooks.log and answered as the agent
     expects, as in the hook process), a command's [exit code, stdout, stderr]."""
+    import sys
+
     from vybe.cli import hook_run
     from vybe.integrations import statusline
 
-    saved = dict(os.environ)
+    saved, saved_argv = dict(os.environ), sys.argv
+    sys.argv = [str(request.get("program") or "")]
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in dict(request.get("env") or {}).items()})
     try:
@@ -263,6 +266,7 @@ def run_as_caller(request: dict) -> object:
         invocation = request.get("invocation")
         return hook_run.answer_for(target, raw, invocation=str(invocation or "") or None)
     finally:
+        sys.argv = saved_argv
         os.environ.clear()
         os.environ.update(saved)
         os.chdir("/")

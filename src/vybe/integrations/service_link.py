@@ -21,6 +21,7 @@ from __future__ import annotations
 import _socket
 import os
 import stat
+import sys
 
 from vybe import config, jsonio
 from vybe.digest import sha256_hex
@@ -154,7 +155,10 @@ def answer(kind: str, fields: dict) -> object | None:
         cwd = os.getcwd()
     except OSError:
         cwd = "/"
-    reply = ask({"kind": kind, "env": dict(os.environ), "cwd": cwd, **fields})
+    # The program too: the command lines a brief hands the agent start with the caller's vybe.
+    program = sys.argv[0] if sys.argv else ""
+    request = {"kind": kind, "env": dict(os.environ), "cwd": cwd, "program": program}
+    reply = ask({**request, **fields})
     if reply is not None and reply.get("answer") is not None:
         return reply["answer"]
     _wanted.append(True)
