@@ -24,9 +24,7 @@ demo: $(STAMP)
 test: export PYTHONDONTWRITEBYTECODE :=
 # The serial phase collects only the files that hold serial tests, not the whole suite again.
 test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
-test: $(STAMP)
-	$(VENV)/bin/ruff check
-	$(VENV)/bin/ruff format --check
+test: lint
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres
 	$(PY) -m pytest -m serial $(SERIAL)
