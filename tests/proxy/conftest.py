@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from vybe.proxy.observer import Recorder
-from vybe.proxy.recorder import Writer
+from vybe.proxy.recorder import Recorder
+from vybe.proxy.writer import Writer
 from vybe.proxy.relay import Options, ProxyServer
 from vybe.proxy.rewrite import Rewriter
 from vybe.store import open_store
