@@ -40,9 +40,9 @@ from vybe.agent.offline import Consolidator
 from vybe.context.budget import request_tokens
 from vybe.context.protocol import REQUEST_OPEN
 from vybe.proxy.recorder import Recorder
-from vybe.proxy.writer import Writer
 from vybe.proxy.relay import Options, ProxyServer
 from vybe.proxy.rewrite import Rewriter
+from vybe.proxy.writer import Writer
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from tests.conftest import TRANSCRIPTS, VYBE
 from vybe import locks
-from vybe.integrations import session_hooks
-from vybe.integrations.hooks import import_lock
-from vybe.integrations.session_hooks import PROMPT_WAITS_FOR_IMPORT
+from vybe.integrations.hooks import session_hooks
+from vybe.integrations.hooks.hook import import_lock
+from vybe.integrations.hooks.session_hooks import PROMPT_WAITS_FOR_IMPORT
 from vybe.store import open_store
 
 SESSION = "claude:6f1c2d3e-0000-4aaa-8bbb-123456789abc"

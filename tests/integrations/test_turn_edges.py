@@ -15,8 +15,9 @@ from tests.integrations.conftest import SESSIONS
 from vybe import locks
 from vybe.cli import hook_run
 from vybe.cli.main import run as cli
-from vybe.integrations import claude_code, hooks, session_hooks
-from vybe.integrations.hooks import import_lock
+from vybe.integrations.hooks import claude_code, session_hooks
+from vybe.integrations.hooks import hook as hooks
+from vybe.integrations.hooks.hook import import_lock
 from vybe.store import SqliteStore, open_store
 
 SESSION = f"claude:{SESSIONS['claude']}"

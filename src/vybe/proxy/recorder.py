@@ -18,10 +18,10 @@ from vybe.context.types import check_session_id
 from vybe.errors import InvalidInput, VybeError
 from vybe.proxy import compaction, inputs, wire
 from vybe.proxy import upstream as upstreams
-from vybe.proxy.writer import Writer, close_record
 from vybe.proxy.relay import Answer, note
 from vybe.proxy.rewrite import Rewriter
 from vybe.proxy.tee import UNREADABLE, Tee
+from vybe.proxy.writer import Writer, close_record
 
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 REBUILD = 900.0  # seconds a rebuild may take (its checkpoint turn calls the model)

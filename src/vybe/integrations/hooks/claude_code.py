@@ -1,4 +1,4 @@
-"""Claude Code's hook handlers: the shared ones (vybe.integrations.session_hooks) where its
+"""Claude Code's hook handlers: the shared ones (vybe.integrations.hooks.session_hooks) where its
 events are theirs, and its own quirks: ``VYBE_AGENT`` written to ``CLAUDE_ENV_FILE`` at
 session start, PostToolUseFailure's ``error``, a transcript flushed after its Stop hook
 fires, TaskCompleted, and an approved plan (ExitPlanMode) becoming tasks.
@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 
 from vybe.actions import hooks as hook_actions
-from vybe.integrations import session_hooks
-from vybe.integrations.hooks import Hook
+from vybe.integrations.hooks import session_hooks
+from vybe.integrations.hooks.hook import Hook
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
-    from vybe.integrations.transcript_import import SkipHooked
+    from vybe.integrations.importers.transcript_import import SkipHooked
 
 # How long Stop waits for Claude Code to flush the turn's end into its transcript, which it
 # does after the hook fires, before keeping the reply from the payload.
@@ -146,7 +146,7 @@ def plan_approved(hook: Hook) -> str | None:
     edits included) become tasks of the project, in order, once per plan."""
     from vybe.actions import tasks as task_actions
     from vybe.digest import sha256_hex
-    from vybe.integrations import plans
+    from vybe.integrations.hooks import plans
 
     response, asked = hook.payload.get("tool_response"), hook.payload.get("tool_input")
     plan = next((v["plan"] for v in (response, asked) if isinstance(v, dict) and v.get("plan")), "")

@@ -13,7 +13,7 @@ import os
 
 from vybe import jsonio
 from vybe.actions import hooks as hook_actions
-from vybe.integrations.hooks import CONTEXT_LIMIT, IMPORT_WAIT, Hook, import_lock, log_failure
+from vybe.integrations.hooks.hook import CONTEXT_LIMIT, IMPORT_WAIT, Hook, import_lock, log_failure
 
 # The record (vybe.store.record, vybe.context) is imported by the handlers that write or
 # read it: a session start (the brief) never touches it.
@@ -21,7 +21,7 @@ TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup
 if TYPE_CHECKING:
     from typing import Any
 
-    from vybe.integrations.transcript_import import SkipHooked
+    from vybe.integrations.importers.transcript_import import SkipHooked
     from vybe.store.record import MessageRow
 
 PROMPT_EVENT_CHARS = 500
@@ -143,7 +143,7 @@ def receipt_line(
     (the person's words are given back all the same). ``seen``: the transcript's tail and
     the texts the harness kept (``harness_kept``); the rest as ``users_words`` gives it."""
     from vybe.context.receipt import line
-    from vybe.integrations import compaction
+    from vybe.integrations.hooks import compaction
 
     try:
         receipt = compaction.given_back(hook, rows, chosen, seen)
@@ -159,7 +159,7 @@ def harness_kept(hook: Hook) -> tuple[list[str], set[str]]:
     """The transcript's tail and the texts of the person's messages the harness's compaction
     kept in its context (``compaction.read_compaction``); nothing known when it cannot be
     read (then every message of theirs is given back)."""
-    from vybe.integrations import compaction
+    from vybe.integrations.hooks import compaction
 
     try:
         return compaction.read_compaction(hook)
@@ -170,7 +170,7 @@ def harness_kept(hook: Hook) -> tuple[list[str], set[str]]:
 
 def pre_compact(hook: Hook) -> None:
     """Open the receipt of the compaction about to happen (a failure loses only that)."""
-    from vybe.integrations import compaction
+    from vybe.integrations.hooks import compaction
 
     try:
         compaction.opened(hook)
@@ -326,7 +326,7 @@ def once_as(kept: dict[str, Any]) -> tuple[str, str] | None:
 
 def add_kept_prompts(hook: Hook) -> int:
     """Prompts an earlier hook could not write (the store was locked), added in order."""
-    from vybe.integrations import prompt_spool
+    from vybe.integrations.hooks import prompt_spool
 
     return prompt_spool.drain(
         hook.store, hook.settings.location, lambda row, kept: _log_prompt(hook.store, row, kept)
@@ -343,7 +343,7 @@ def user_prompt(hook: Hook) -> str | None:
     wait go to hooks.log)."""
     from vybe import locks
     from vybe.errors import DatabaseLocked, DatabaseUnavailable, VybeError
-    from vybe.integrations import prompt_spool
+    from vybe.integrations.hooks import prompt_spool
     from vybe.store import record as record_rows
 
     prompt = hook.text("prompt")
@@ -452,10 +452,10 @@ def import_since_hooks(hook: Hook, wait: float | None = None) -> SkipHooked | No
     path = hook.text("transcript_path")
     if not path or not os.path.isfile(path):
         return None
-    from vybe.integrations.importers import importer
+    from vybe.integrations.importers.by_agent import importer
 
     stamp, run, _ = importer(hook.target)
-    from vybe.integrations.transcript_import import Budget, import_skipping_hooked
+    from vybe.integrations.importers.transcript_import import Budget, import_skipping_hooked
 
     def bounded(record: Any, session_id: str, file: str) -> Any:
         return run(
@@ -532,7 +532,7 @@ def maintain_if_due(hook: Hook) -> bool:
     config.make_private_dir(folder)
     with open(stamp, "a", opener=config.private_opener):
         os.utime(stamp)
-    from vybe.integrations import commits
+    from vybe.integrations.hooks import commits
 
     commits.forget_stale_looks(hook.settings.db_path)
     subprocess.Popen(
@@ -600,7 +600,7 @@ def session_end(hook: Hook) -> str | None:
 def note_commits(hook: Hook) -> int:
     """Log the commits made in the session's repository since its last hook looked (by the
     agent's shell tool or by hand); how many. A failure is logged, never the hook's."""
-    from vybe.integrations import commits
+    from vybe.integrations.hooks import commits
 
     try:
         found, looked = commits.since_last_look(

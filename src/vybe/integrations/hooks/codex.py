@@ -1,4 +1,4 @@
-"""Codex CLI hook handlers: the shared ones (vybe.integrations.session_hooks) where the
+"""Codex CLI hook handlers: the shared ones (vybe.integrations.hooks.session_hooks) where the
 events match, plus Codex's own shapes.
 
 Codex has no PostToolUseFailure: a failed Bash call arrives as PostToolUse, its exit code in
@@ -10,12 +10,12 @@ Claude's do with its transcript; the prompts UserPromptSubmit recorded are not a
 
 from __future__ import annotations
 
-from vybe.integrations import session_hooks
-from vybe.integrations.hooks import Hook, exit_code
+from vybe.integrations.hooks import session_hooks
+from vybe.integrations.hooks.hook import Hook, exit_code
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
-    from vybe.integrations.transcript_import import SkipHooked
+    from vybe.integrations.importers.transcript_import import SkipHooked
 
 ROLLOUT_TAIL_BYTES = 256 * 1024  # where a just-finished command's item sits in the rollout
 
