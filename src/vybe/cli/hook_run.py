@@ -5,9 +5,9 @@ come from VYBE_AGENT / VYBE_DB_URL / VYBE_DB_PATH / the config file (the agent d
 target), which the global flags of the line (``vybe --agent x hook run claude``) set first
 (vybe.cli.flags.as_hooks_read).
 
-A handler (vybe.integrations.hooks.session_hooks, claude_code, codex) gets a ``Hook`` and returns
-context text or nothing; whatever goes wrong, the agent sees exit 0 and the output its event
-accepts, and the error goes to ``hooks.log``.
+A handler (vybe.integrations.hooks: claude_code and codex on a module an event) gets a
+``Hook`` and returns context text or nothing; whatever goes wrong, the agent sees exit 0 and
+the output its event accepts, and the error goes to ``hooks.log``.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def answer_for(
         hook = Hook(target, event, payload, acting(settings.agent), settings, invocation)
         why = not_recorded(hook)
         if why is not None:
-            from vybe.integrations.hooks.session_hooks import unrecorded
+            from vybe.integrations.hooks.unrecorded import unrecorded
 
             return render(target, event, unrecorded(hook, why))
         return render(target, event, handler(hook))

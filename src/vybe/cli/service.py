@@ -336,7 +336,7 @@ def warm_up() -> None:
     import vybe.cli.main
     import vybe.store.postgres  # noqa: F401
     from vybe.cli import hook_run  # noqa: F401
-    from vybe.integrations.hooks import claude_code, codex, session_hooks, statusline  # noqa: F401
+    from vybe.integrations.hooks import claude_code, codex, statusline, unrecorded  # noqa: F401
     from vybe.store import keep_server_stores
 
     keep_server_stores()
