@@ -58,7 +58,8 @@ def _snake(event: str) -> str:
 def plugins(config: dict[str, Any]) -> dict[str, Path]:
     """The vybe plugins Codex loads (``vybe@MARKETPLACE``) and the folder of each one's
     installed copy, as `codex plugin add` records them: ``[plugins."vybe@M"]`` not disabled
-    in config.toml, and its copy in ``plugins/cache/M/vybe/VERSION`` (the newest there)."""
+    in config.toml, and its copy in ``plugins/cache/M/vybe/VERSION`` (an update removes the
+    older one)."""
     table = config.get("plugins")
     found = {}
     for key, entry in (table if isinstance(table, dict) else {}).items():
