@@ -273,6 +273,20 @@ def scrub(text: str) -> str:
     return redactor.redact(stripped)[0] if redactor is not None else stripped
 
 
+def scrub_named(name: str, value: str) -> str:
+    """``value`` as the store may keep it when ``name`` names it (a memory's key): scrubbed,
+    and its secrets redacted as in the assignment ``name=value``, since a name alone can be
+    what makes a value a credential (``DEPLOY_TOKEN`` and a random value). ``name`` is
+    taken as already scrubbed."""
+    kept = scrub(value)
+    redactor = current()
+    if redactor is None:
+        return kept
+    named = f"{name}="
+    joined, counts = redactor.redact(named + kept)
+    return joined[len(named) :] if counts and joined.startswith(named) else kept
+
+
 def scrub_json(document: str | None) -> str | None:
     """A JSON document with every string in it scrubbed (keys too); unchanged when no
     keyword, URL or private tag is in its text at all."""

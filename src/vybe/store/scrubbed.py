@@ -9,7 +9,7 @@ from the scrubbed rows."""
 SCRUBBED = {
     "messages": ("content_text", "content_json"),
     "events": ("message", "metadata"),
-    "memory": ("value",),
+    "memory": ("key", "value"),
     "tasks": ("title", "description", "metadata", "blocked_reason"),
     "handoff_context": ("context",),
     "idempotency": ("result_json",),
@@ -68,7 +68,6 @@ KEPT = {
     "idempotency": ("agent_name", "request_id", "command", "args_sha256", "created_at", "team"),
     "memory": (
         "id",
-        "key",
         "value_type",
         "scope",
         "scope_id",
