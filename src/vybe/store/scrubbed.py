@@ -10,6 +10,7 @@ SCRUBBED = {
     "messages": ("content_text", "content_json"),
     "events": ("message", "metadata"),
     "memory": ("key", "value"),
+    "artifacts": ("file_path",),
     "tasks": ("title", "description", "metadata", "blocked_reason"),
     "handoff_context": ("context",),
     "idempotency": ("result_json",),
@@ -21,7 +22,6 @@ KEPT = {
     "artifacts": (
         "id",
         "task_id",
-        "file_path",
         "content_type",
         "project_id",
         "created_at",
