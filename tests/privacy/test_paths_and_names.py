@@ -1,7 +1,9 @@
-"""An artifact's path is the text vybe records of it: a password in a URL or a private span
-in it never reaches the artifacts table."""
+"""An artifact's path, a project's name and metadata are text vybe records: a password in a URL,
+a credential or a private span in them never reaches the store."""
 
 from __future__ import annotations
+
+import json
 
 from tests.privacy.planted import planted
 
@@ -20,3 +22,16 @@ def test_an_artifacts_path_keeps_no_password_nor_private_span(vybe):
     ]
     dump = vybe.dump()
     assert password not in dump and "for the board only" not in dump
+
+
+def test_a_projects_name_and_metadata_keep_no_secret_nor_private_span(vybe):
+    _, token, line = next(p for p in planted() if p[0] == "token-assignment")
+    vybe.ok(
+        "project", "create", "--name", "acme <private>for the divorce case</private>",
+        "--project-id", "/srv/acme", "--metadata", json.dumps({"deploy": line}),
+    )  # fmt: skip
+    assert vybe.sql("SELECT name, metadata FROM projects") == [
+        ("acme ", json.dumps({"deploy": "DEPLOY_TOKEN=[REDACTED:generic-api-key]"}))
+    ]
+    dump = vybe.dump()
+    assert token not in dump and "divorce" not in dump
