@@ -100,8 +100,9 @@ def test_no_false_positive_on_this_repositorys_own_source_and_docs():
     paths = [
         p
         for p in [*(ROOT / "src").rglob("*.py"), *(ROOT / "docs").rglob("*.md")]
-        if "privacy" not in p.parts
+        if "privacy" not in p.relative_to(ROOT).parts
     ]
+    assert len(paths) > 150  # the checkout's own folder may be named privacy too
     redactor = Redactor()
     found = {str(p): redactor.redact(p.read_text())[1] for p in paths}
     assert {p: c for p, c in found.items() if c} == {}
