@@ -122,3 +122,23 @@ def test_ordinary_words_with_a_rules_keyword_compile_no_rule(text):
     redactor = Redactor()
     assert redactor.redact(text) == (text, {})
     assert redactor._compiled == {}
+
+
+def test_the_gates_str_precheck_lets_through_every_text_the_gate_matches():
+    """The precheck may only close the gate on a text the gate would not match (else a
+    secret would be kept): random texts of the gate's own characters, and the planted
+    lines, each matched by both or refused by the precheck alone."""
+    import random
+    import re
+
+    from vybe.privacy import GATES, _value_after_separator
+
+    gate = re.compile(GATES["generic-api-key"], re.ASCII)
+    rng = random.Random(37)
+    pieces = ["key", "token", "api", "=", ":", ",", "|", ">", "'", '"', "`", " ", "\t", "\n"]
+    pieces += ["x1", "_", ".", "+", "/", "-", "aZ9", "AKIA0", "=="]
+    texts = ["".join(rng.choices(pieces, k=rng.randint(3, 30))) for _ in range(20000)]
+    texts += [line for _, _, line in planted()] + ordinary_corpus()
+    matched = [t for t in texts if gate.search(t)]
+    assert len(matched) > 1000
+    assert [t for t in matched if not _value_after_separator(t)] == []
