@@ -33,6 +33,17 @@ def test_a_key_inside_a_json_string_is_redacted_and_the_json_stays_json():
     assert json.loads(json.loads(stored)["tool_output"])["client_email"] == "a@b.iam"
 
 
+def test_a_span_across_a_messages_blocks_leaves_no_word_in_either():
+    blocks = [{"type": "text", "text": "<private>my part one"}, {"type": "text", "text": ""}]
+    blocks[1]["text"] = "my part two</private> and the public rest"
+    stored = scrub_json(json.dumps({"content": blocks}))
+    assert stored is not None and "my part" not in stored
+    assert [b["text"] for b in json.loads(stored)["content"]] == [
+        PRIVATE_MARKER,
+        " and the public rest",
+    ]
+
+
 def test_a_key_cut_before_its_end_line_is_redacted_to_the_end_of_its_body():
     _, secret, _ = next(p for p in planted() if p[0] == "pem")
     cut = secret[: len(secret) // 2] + "… [300 more characters]"
@@ -49,10 +60,13 @@ def test_a_key_cut_before_its_end_line_is_redacted_to_the_end_of_its_body():
         ("before <private>never closed, all of this", "before "),
         ("<private>all of it</private>", PRIVATE_MARKER),
         ("<private>unclosed from the start", PRIVATE_MARKER),
+        ("begun in an earlier block</private> then public", " then public"),
+        ("a <private>b</private> c </PRIVATE> d", "a  d"),
+        ("<private reason='x'>not a tag, so the close is stray</private> ok", " ok"),
         ("no tags at all", "no tags at all"),
     ],
 )
-def test_private_spans_are_removed_and_an_unclosed_one_keeps_the_rest_out(text, kept):
+def test_private_spans_are_removed_and_a_tag_without_its_pair_fails_closed(text, kept):
     assert strip_private(text) == kept
 
 

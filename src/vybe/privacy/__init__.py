@@ -54,19 +54,27 @@ PLACEHOLDER = ("***", "xxx", "password", "pass", "secret", "<password>", "${", "
 
 
 def strip_private(text: str) -> str:
-    """``text`` without its private spans; one that was nothing else is PRIVATE_MARKER."""
-    if "<private" not in text.lower():
+    """``text`` without its private spans; one that was nothing else is PRIVATE_MARKER.
+    Fail closed both ways: an unclosed ``<private>`` keeps everything after it out, and a
+    ``</private>`` with no opening before it everything before it (its span began in an
+    earlier block of the message, or an earlier message)."""
+    lowered = text.lower()
+    if "private>" not in lowered:  # in both tags
         return text
-    lowered, kept, at = text.lower(), [], 0
-    while (start := lowered.find(OPEN, at)) != -1:
+    kept, at = [], 0
+    while True:
+        start, close = lowered.find(OPEN, at), lowered.find(CLOSE, at)
+        if close != -1 and (start == -1 or close < start):
+            at = close + len(CLOSE)  # a stray closing tag: what precedes it stays out
+            continue
+        if start == -1:
+            kept.append(text[at:])
+            break
         kept.append(text[at:start])
         end = lowered.find(CLOSE, start + len(OPEN))
         if end == -1:
-            at = len(text)  # unclosed: the rest stays out
-            break
+            break  # unclosed: the rest stays out
         at = end + len(CLOSE)
-    else:
-        kept.append(text[at:])
     stripped = "".join(kept)
     return stripped if stripped.strip() else PRIVATE_MARKER
 
@@ -341,10 +349,10 @@ def scrub_value(value: Any) -> Any:
 
 
 def _may_hold(text: str) -> bool:
-    """Whether scrubbing could change ``text``: a private tag, a URL with a user, or any
-    rule's keyword (or user patterns, which have none)."""
+    """Whether scrubbing could change ``text``: a private tag (either), a URL with a user,
+    or any rule's keyword (or user patterns, which have none)."""
     lowered = text.lower()
-    if "<private" in lowered or all(w in text for w in URL_WORDS):
+    if "private>" in lowered or all(w in text for w in URL_WORDS):
         return True
     redactor = current()
     if redactor is None:
