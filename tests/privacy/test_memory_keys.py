@@ -5,6 +5,7 @@ value is read in its key's light, so a credential whose name alone says what it 
 from __future__ import annotations
 
 from tests.privacy.planted import planted
+from tests.privacy.test_planted_secrets import store_bytes
 
 RANDOM = "Xk29fQpL7mZr3TbWv8NcYs4Hd"  # what a token looks like; no shape of its own
 
@@ -22,7 +23,7 @@ def test_a_value_named_by_a_credentials_key_is_redacted(vybe):
         ("WEBHOOK_SECRET", "[REDACTED:generic-api-key]"),
         ("deploy.window", "Tuesdays 10-12, 4 people"),
     ]
-    assert RANDOM.encode() not in vybe.db_path.read_bytes()
+    assert RANDOM.encode() not in store_bytes(vybe)
 
 
 def test_a_key_loses_its_private_span_and_secret_and_is_found_as_typed(vybe):
