@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import privacy
 from vybe.store.rows import strict_json, to_dict, to_dicts
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
@@ -15,13 +14,11 @@ if TYPE_CHECKING:
 def add_missing(
     conn: sqlite3.Connection, project_id: str, name: str, at: str, metadata: Any = None
 ) -> None:
-    """The project, made with this name when it is missing (one statement, nothing read);
-    its name and metadata scrubbed as a task's title and metadata are."""
-    document = privacy.scrub_json(strict_json(metadata)) if metadata is not None else None
+    """The project, made with this name when it is missing (one statement, nothing read)."""
     conn.execute(
         "INSERT INTO projects (id, name, metadata, created_at) VALUES (?, ?, ?, ?)"
         " ON CONFLICT (id) DO NOTHING",
-        (project_id, privacy.scrub(name), document, at),
+        (project_id, name, strict_json(metadata) if metadata is not None else None, at),
     )
 
 

@@ -11,7 +11,7 @@ SCRUBBED = {
     "events": ("message", "metadata"),
     "memory": ("key", "value"),
     "artifacts": ("file_path",),
-    "projects": ("name", "metadata"),
+    "projects": ("name", "metadata"),  # as typed (project create); a folder's name as it is
     "tasks": ("title", "description", "metadata", "blocked_reason"),
     "handoff_context": ("context",),
     "idempotency": ("result_json",),
