@@ -47,6 +47,10 @@ def environment(home: Path, redact: bool) -> dict[str, str]:
     return env
 
 
+# Keywords of rules in ordinary words: "sk" (task), "ey" (they), "s." and "test_".
+EVERYDAY = "they asked for a task. fix test_login in the tests."
+
+
 def hooks(runs: int) -> None:
     from tests.privacy.planted import planted
 
@@ -59,6 +63,7 @@ def hooks(runs: int) -> None:
                 "floor": Run([sys.executable, "-c", "import sqlite3"], on),
                 "prompt, redaction off": prompt_run(off, folder, ordinary),
                 "prompt, redaction on": prompt_run(on, folder, ordinary),
+                "everyday words, on": prompt_run(on, folder, EVERYDAY),
                 "prompt with a token, on": prompt_run(on, folder, f"use {secret_line}"),
             },
             runs,

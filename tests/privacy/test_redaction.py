@@ -156,3 +156,46 @@ def test_the_gates_str_precheck_lets_through_every_text_the_gate_matches():
     matched = [t for t in texts if gate.search(t)]
     assert len(matched) > 1000
     assert [t for t in matched if not _value_after_separator(t)] == []
+
+
+def _group_width(pattern: str, group: int) -> int:
+    """The fewest characters group ``group`` (0: the whole match) of ``pattern`` matches."""
+    from re import _constants as sre
+    from re import _parser
+
+    tree = _parser.parse(pattern)
+    if not group:
+        return tree.getwidth()[0]
+    found = []
+
+    def walk(items) -> None:
+        for op, arg in items:
+            if op is sre.SUBPATTERN:
+                if arg[0] == group:
+                    found.append(arg[3].getwidth()[0])
+                walk(arg[3])
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+                walk(arg[2])
+            elif op is sre.BRANCH:
+                for branch in arg[1]:
+                    walk(branch)
+
+    walk(tree)
+    return found[0]
+
+
+def test_a_rules_shortest_secret_is_no_longer_than_its_pattern_allows():
+    """SHORTEST may only spare a text no secret of the rule fits in (the secret's place is
+    its rule's group, else the first group, else the whole match: _secret_span)."""
+    from vybe.privacy import SHORTEST
+    from vybe.privacy.rules import RULES
+
+    widths = {}
+    for name, _, pattern, _, group, _, _ in RULES:
+        if name in SHORTEST:
+            import re
+
+            first = group or (1 if re.compile(pattern).groups else 0)
+            widths[name] = _group_width(pattern, first)
+    assert set(widths) == set(SHORTEST)
+    assert {n: w for n, w in widths.items() if SHORTEST[n] > w} == {}
