@@ -18,7 +18,7 @@ from clients import TEXT, Claude, Codex, Tmux, wait_for
 from sandbox import BIN, VYBE, Sandbox
 
 import fakes
-from vybe.integrations.mcp_server import CORE
+from vybe.integrations.mcp.server import CORE
 
 FAILING = "ls /nonexistent"
 
@@ -799,6 +799,8 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "codex-headless": codex_headless,
     "codex-compact": codex_compact,
     "codex-setup": codex_setup,
+    "codex-plugin": plugin.codex_plugin,
+    "codex-plugin-no-vybe": plugin.codex_plugin_without_vybe,
     "handoff": handoff,
     "setup": setup,
     "claude-proxy": proxied.claude_proxy,

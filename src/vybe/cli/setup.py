@@ -12,7 +12,7 @@ GROUPS: dict[str, str] = {}
 
 def setup(inv, v: dict) -> dict:
     from vybe.errors import NotFound, UsageError
-    from vybe.integrations import setup as wiring
+    from vybe.integrations.setup import steps as wiring
 
     if v["undo"]:
         if v["dry_run"] or v["claude"] or v["codex"] or v["statusline"]:
@@ -29,10 +29,11 @@ def setup(inv, v: dict) -> dict:
         )
     changes, manual = wiring.plan(agents, inv.settings, Path.cwd(), v["statusline"])
     plugins = wiring.claude_plugins() if "claude" in agents else []
+    codex_plugins = wiring.codex_plugins() if "codex" in agents else []
     registry = agent_written = None
     if not v["dry_run"]:
         from vybe import config
-        from vybe.integrations import manifest
+        from vybe.integrations.setup import manifest
 
         inv.store.migrate()  # the store made now, not at the agent's first hook
         wiring.apply(changes)
@@ -55,6 +56,11 @@ def setup(inv, v: dict) -> dict:
             for c in changes
         ],
         "claude_plugin": {"installed": plugins, "note": wiring.PLUGIN_LEFT} if plugins else None,
+        "codex_plugin": (
+            {"installed": codex_plugins, "note": wiring.CODEX_PLUGIN_LEFT}
+            if codex_plugins
+            else None
+        ),
         "you_do": manual,
         "hook_registry": registry,
         "default_agent_written": agent_written,
@@ -69,7 +75,7 @@ OPERATIONS = (
         "line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back;"
         " with --agent NAME, NAME becomes config.yaml's default_agent. Where the vybe plugin"
         " is installed in Claude Code, its settings are left alone (--statusline: the status"
-        " line only).",
+        " line only); in Codex, only the store's writable root is added.",
         setup,
         params=(
             Param("claude", "boolean", "Claude Code (default: every agent found)"),
