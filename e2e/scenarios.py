@@ -808,4 +808,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "aider-checkpoints": aider.aider_checkpoints,
     "gemini-proxy": gemini.gemini_proxy,
     "gemini-compress": gemini.gemini_compress,
+    "gemini-hooks": gemini.gemini_hooks,
 }
