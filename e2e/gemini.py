@@ -276,6 +276,48 @@ def gemini_hooks(checks: Checks) -> Sandbox:
     return box
 
 
+def gemini_hooks_proxy(checks: Checks) -> Sandbox:
+    """vybe's hooks and vybe proxy together: one record session, the hooks' name, every
+    prompt once; Gemini CLI's automatic compression answered by vybe's checkpoint, which
+    names that session too."""
+    box = Sandbox("gemini-hooks-proxy", fakes.Gemini(server_log("gemini-hooks-proxy")).start())
+    proxy = Proxy(box)
+    gemini = GeminiCli(box, proxy)
+    box.vybe("setup", "--gemini")
+    try:
+        gemini.turn(MISSION)
+        for words in FILLER:
+            gemini.turn(words, resume=True)
+        before = len(posts(box.server))
+        big = gemini.turn("list the folder [[big]]", resume=True)
+        last = gemini.turn(QUESTION, resume=True)
+    finally:
+        code, out, _ = proxy.stop()
+    found = sessions(box)
+    name = found[0] if found else ""
+    checks.that(
+        "gemini #40: with hooks and proxy, one record session under the hooks' name holds"
+        " every typed prompt once",
+        len(found) == 1
+        and len(name) == len("gemini:") + 36
+        and typed(box, name) == [MISSION, *FILLER, "list the folder [[big]]", QUESTION],
+        (found, typed(box, name)),
+    )
+    later = posts(box.server)[before:]
+    kept = [t for b in later for t in fakes.strings_of(b) if "vybe checkpoint of session" in t]
+    checks.that(
+        "gemini #40: its compression is answered by vybe's checkpoint of that session, and the"
+        " client goes on",
+        any(fakes.is_checkpoint_turn(b) for b in later)
+        and any(f"vybe checkpoint of session {name}" in t for t in kept)
+        and "done: the folder is listed" in str(big.get("response"))
+        and f"reply to: {QUESTION}" in str(last.get("response")),
+        (kept[:1], big.get("response"), last.get("response")),
+    )
+    checks.that("gemini #40: vybe proxy stops on SIGTERM beside the hooks", code == 0, out)
+    return box
+
+
 def sessions(box: Sandbox) -> list[str]:
     found = box.query("SELECT DISTINCT session_id FROM messages ORDER BY session_id")
     return [r["session_id"] for r in found]

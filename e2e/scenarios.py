@@ -809,4 +809,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "gemini-proxy": gemini.gemini_proxy,
     "gemini-compress": gemini.gemini_compress,
     "gemini-hooks": gemini.gemini_hooks,
+    "gemini-hooks-proxy": gemini.gemini_hooks_proxy,
 }
