@@ -75,6 +75,15 @@ def test_a_resumed_session_gets_its_brief_again_with_its_next_prompt(agent):
     assert again.context.endswith(f"vybe session {SESSION}")
 
 
+def test_a_session_that_ends_before_any_prompt_leaves_no_mark_of_its_start(agent):
+    marks = agent.vybe.home / "config" / "gemini-starts"
+    agent.send("gemini", "session_start_startup")
+    assert [p.name for p in marks.iterdir()] == [SESSIONS["gemini"]]
+    agent.send("gemini", "session_end")
+    assert list(marks.iterdir()) == []
+    assert agent.send("gemini", "before_agent").output == {}  # no brief: no start pending
+
+
 def test_a_hook_context_gemini_cli_put_before_the_prompt_is_not_recorded(agent):
     """Headless, Gemini CLI writes a SessionStart hook's context before the typed prompt in
     one text (seen in its 0.61.0 payloads: ``<hook_context>…</hook_context>\\n\\n<prompt>``)."""

@@ -185,11 +185,18 @@ def pre_compress(hook: Hook) -> str | None:
     return None
 
 
+def end(hook: Hook) -> str | None:
+    """The shared end, and the start's mark taken when no prompt came after it (the TUI
+    opened and closed): no mark outlives its session."""
+    started(hook)
+    return session_end(hook)
+
+
 HANDLERS = {
     "SessionStart": session_start,
     "BeforeAgent": watching_commits(before_agent),
     "AfterTool": watching_commits(after_tool),
     "AfterAgent": watching_commits(after_agent),
     "PreCompress": pre_compress,
-    "SessionEnd": watching_commits(session_end),
+    "SessionEnd": watching_commits(end),
 }
