@@ -363,4 +363,5 @@ def interactive_compress(box: Sandbox, gemini: GeminiCli) -> tuple[int, str]:
         time.sleep(3)
         return start, shown
     finally:
+        (box.root / "tui-screen.txt").write_text(tui.screen())  # what it showed last
         tui.close()
