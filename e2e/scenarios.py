@@ -800,4 +800,6 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "aider-checkpoints": aider.aider_checkpoints,
     "gemini-proxy": gemini.gemini_proxy,
     "gemini-compress": gemini.gemini_compress,
+    "gemini-hooks": gemini.gemini_hooks,
+    "gemini-hooks-proxy": gemini.gemini_hooks_proxy,
 }
