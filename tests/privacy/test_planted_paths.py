@@ -101,7 +101,9 @@ def test_the_proxy_on_each_wire_relays_the_secrets_and_records_none(vybe, record
     with FakeServer(scripted([reply for reply, *_ in wires])) as upstream:
         proxy = recorded(upstream.url)
         for _, path, body, headers in wires:
-            post(proxy.url, path, body, headers)[1].read()
+            conn, response = post(proxy.url, path, body, headers)
+            response.read()
+            conn.close()
         for session in sessions[:3]:
             assert [r.type for r in proxy.rows(session, 2)][-1] == "assistant"
         assert proxy.writer.flush()
