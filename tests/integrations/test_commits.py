@@ -19,7 +19,8 @@ def git(folder, *args: str) -> str:
 
 
 def commit(folder, subject: str) -> str:
-    (folder / "notes.txt").open("a").write(subject + "\n")
+    with (folder / "notes.txt").open("a") as notes:
+        notes.write(subject + "\n")
     git(folder, "add", "notes.txt")
     git(folder, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", subject)
     return git(folder, "rev-parse", "HEAD")
