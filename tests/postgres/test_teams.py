@@ -635,3 +635,92 @@ def test_only_the_writer_of_a_hand_off_just_made_moves_a_task_to_another_team(ha
         ).fetchone() == (False,)
         raw.rollback()
     assert team_rows(a.owner) == before
+
+
+# --- upgrading a store made before teams ---------------------------------------------------
+
+
+def test_a_server_store_made_before_teams_keeps_every_row_in_team_default(
+    pg_server, monkeypatch, tmp_path
+):
+    """0020 on a server store with rows already in it: every row lands in team default, none
+    lost, the owner's commands go on as before, and a new team's member sees none of them."""
+    from datetime import timedelta
+
+    from tests.actions.test_search import find, log, say
+    from vybe.actions import health, tasks
+    from vybe.store import db, open_store
+    from vybe.store import postgres as pg
+
+    name = "vybe_before_teams"
+    pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    pg_server.admin(f"CREATE DATABASE {name}")
+    url = pg_server.url(name)
+    files = db.migration_files()
+    at = [p.rsplit("/", 1)[-1] for p in files].index("0020_teams.sql")
+    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
+    old = open_store(url, 5000)
+    made = old.transact(
+        lambda conn: conn.execute(
+            "INSERT INTO tasks (id, title, status, priority, created_at, updated_at)"
+            " VALUES ('task_old', 'the old task', 'pending', 1, 't', 't') RETURNING id"
+        ).fetchone()[0]
+    )
+    old.transact(
+        lambda conn: conn.execute(
+            "INSERT INTO memory (id, key, value, scope, scope_id, kind, created_at, updated_at)"
+            " VALUES ('mem_old', 'plan', 'the old plan', 'global', '', 'fact', 't', 't')"
+        )
+    )
+    old.transact(
+        lambda conn: conn.execute(
+            "INSERT INTO agent_state (agent_name, last_active_at) VALUES ('alice', 't')"
+        )
+    )
+    say(old, "s-old", "user", "the old words about billing")
+    log(old, "progress", "the old billing event", agent="alice")
+    before = {
+        t: old.read_one(lambda c, t=t: c.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
+        for t in ("tasks", "memory", "agent_state", "sessions", "messages", "events")
+    }
+    old.close()
+    monkeypatch.undo()
+    try:
+        assert health.migrate(url, 5000)["applied"][0] == "0020_teams.sql"
+        owner = open_store(url, 5000)
+        tables = [
+            r[0]
+            for r in owner.read_one(
+                lambda c: c.execute(
+                    "SELECT table_name FROM information_schema.columns"
+                    " WHERE table_schema = 'public' AND column_name = 'team'"
+                ).fetchall()
+            )
+        ]
+        for table in tables:
+            teams_of = owner.read_one(
+                lambda c, t=table: c.execute(f"SELECT DISTINCT team FROM {t}").fetchall()
+            )
+            assert {r[0] for r in teams_of} <= {"default"}, table
+        for table, count in before.items():
+            after = owner.read_one(
+                lambda c, t=table: c.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            )
+            assert after == count > 0, table
+        assert find(owner, "billing")["count"] == 2
+        claimed = tasks.claim(
+            owner, "alice", "r1", task_id=made, project_id=None, lease=timedelta(minutes=5)
+        )
+        assert claimed["task"]["team"] == "default"
+        owner.close()
+        stranger = PgVybe(tmp_path / "b", as_role(url, AGENT_B))
+        admin = PgVybe(tmp_path / "owner", url)
+        admin.ok("admin", "team", "create", TEAM_B)
+        admin.ok("admin", "grant", AGENT_B, "--team", TEAM_B)
+        listed = json.dumps(stranger.ok("task", "list", "--status", "in_progress", agent="bob"))
+        assert "the old task" not in listed
+        assert stranger.ok("search", "--query", "billing", agent="bob")["count"] == 0
+        stranger.close()
+        admin.close()
+    finally:
+        pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
