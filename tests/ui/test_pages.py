@@ -98,6 +98,22 @@ def test_the_board_shows_tasks_by_status_the_holder_and_the_dependency_graph(ser
     assert "deploy &lt;script&gt;" in body and INJECTED not in body
 
 
+def test_the_board_comes_a_column_page_at_a_time_from_a_linked_key(served, monkeypatch):
+    vybe, server = served
+    from vybe.actions import viewer
+
+    monkeypatch.setattr(viewer.tasks, "__defaults__", (None, None, 1))
+    pending = (vybe.tasks[1], vybe.task("write the release notes", agent="alice"))
+    board = page(server, "/tasks")
+    more = board.split("href='/tasks?status=pending&amp;before=", 1)[1].split("'", 1)[0]
+    assert "more pending" in board and "<h2>in progress</h2>" in board
+    (shown,) = [t for t in pending if f"id='t-{t}'" in board]
+    after = page(server, f"/tasks?status=pending&before={more}")
+    assert "<h2>in progress</h2>" not in after  # that column alone, from the key on
+    (rest,) = [t for t in pending if f"id='t-{t}'" in after]
+    assert rest != shown and "more pending" not in after
+
+
 def test_memory_and_events_pages_show_entries_and_filter(served):
     vybe, server = served
     migrate, _ = vybe.tasks

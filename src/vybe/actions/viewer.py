@@ -51,12 +51,25 @@ def _receipt(conn: Any, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "messages": [(name, seq, texts.get(seq, "")) for seq, name in fates]}
 
 
-def tasks(store: Store, limit: int = PAGE) -> dict[str, Any]:
-    """The board: up to ``limit`` tasks of each status and the dependencies among them."""
+def tasks(
+    store: Store, status: str | None = None, before: str | None = None, limit: int = PAGE
+) -> dict[str, Any]:
+    """The board: up to ``limit`` tasks of each status (of ``status`` alone, after the task
+    ``before`` names, when given), the dependencies among them, and for each status the key
+    of its next page (``updated_at|id`` of its last task shown) where there is one."""
     with store.snapshot() as conn:
-        rows = viewer.task_board(conn, limit)
-        edges = viewer.dependencies(conn, [r["id"] for r in rows])
-    return {"tasks": rows, "dependencies": edges}
+        rows = viewer.task_board(conn, limit + 1, status, before)
+        by_status: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_status.setdefault(row["status"], []).append(row)
+        shown = [r for group in by_status.values() for r in group[:limit]]
+        edges = viewer.dependencies(conn, [r["id"] for r in shown])
+    following = {
+        s: f"{group[limit - 1]['updated_at']}|{group[limit - 1]['id']}"
+        for s, group in by_status.items()
+        if len(group) > limit
+    }
+    return {"tasks": shown, "dependencies": edges, "next": following}
 
 
 def memory(

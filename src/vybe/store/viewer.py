@@ -141,14 +141,19 @@ TASK_COLUMNS = (
 )
 
 
-def task_board(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
-    """Up to ``limit`` tasks of each status, the most recently changed first."""
+def task_board(
+    conn: sqlite3.Connection, limit: int, status: str | None = None, before: str | None = None
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` tasks of each status (of ``status`` alone when given), the most
+    recently changed first; ``before`` (``updated_at|id`` of a task) starts after that one."""
+    key = before.split("|", 1) if before and "|" in before else None
     found: list[dict[str, Any]] = []
-    for status in ("pending", "in_progress", "blocked", "completed"):
+    for each in (status,) if status else ("pending", "in_progress", "blocked", "completed"):
+        after = " AND (updated_at < ? OR (updated_at = ? AND id > ?))" if key else ""
         rows = conn.execute(
-            f"SELECT {TASK_COLUMNS} FROM tasks WHERE status = ?"
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE status = ?{after}"
             " ORDER BY updated_at DESC, id LIMIT ?",
-            (status, limit),
+            (each, *((key[0], key[0], key[1]) if key else ()), limit),
         ).fetchall()
         found.extend(dict(r) for r in rows)
     return found
