@@ -137,6 +137,25 @@ def test_a_search_the_engine_refuses_is_a_page_naming_its_error_code(served):
     assert status == 400 and "INVALID_INPUT" in body
 
 
+def test_no_page_shows_private_text_or_a_planted_secret(served):
+    from tests.privacy.planted import needles, planted
+
+    vybe, server = served
+    secrets_ = [(secret, line) for _, secret, line in planted()[::4]]
+    for n, (_, line) in enumerate(secrets_):
+        said = f"step {n}: {line} <private>the private word{n}</private> done"
+        vybe.ok("session", "say", "s2", said)
+        vybe.ok("memory", "set", "-k", f"k{n}", "-v", said, agent="alice")
+    vybe.ok("task", "note", vybe.tasks[0], "--message", secrets_[0][1], agent="bob")
+    shown = "".join(
+        page(server, path)
+        for path in ("/", "/session?id=s2", "/memory", "/events", "/search?q=step")
+    )
+    assert "step 1" in shown and "[REDACTED:" in shown
+    assert "private word" not in shown
+    assert not [n for secret, _ in secrets_ for n in needles(secret) if n in shown]
+
+
 def test_every_page_sends_the_strict_policy_and_no_cors(served):
     _, server = served
     for path in ("/", "/session?id=s1", "/tasks", "/memory", "/events", "/search?q=x"):
