@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -74,6 +75,18 @@ def test_a_session_shows_its_timeline_checkpoint_and_a_marker_where_it_compacted
     assert "class='mark'>compaction" in body
     assert "accepted" in body  # the checkpoint's receipt: its attempt and outcome
     assert INJECTED not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+
+
+def test_a_client_compaction_shows_its_own_summary_beside_what_vybe_gave_back(served):
+    vybe, server = served
+    rollout = Path(__file__).parents[1] / "integrations/fixtures/codex/rollout-compact.jsonl"
+    sid = vybe.ok("session", "import", "--codex-rollout", str(rollout))["session_id"]
+    body = page(server, f"/session?id={sid}")
+    receipts = body.split("<h2>Client compactions</h2>", 1)[1]
+    assert receipts.count("codex's own summary</h4><pre>The session so far, summarised.") == 2
+    assert "what vybe gave back" in receipts and "kept by the client" in receipts
+    claude = page(server, "/session?id=s1")  # no client compaction there: no section
+    assert "Client compactions" not in claude
 
 
 def test_a_session_comes_a_page_at_a_time_from_a_linked_key(served, monkeypatch):

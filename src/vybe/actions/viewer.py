@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from vybe.context.labels import HARNESS_PREFIX
 from vybe.store import Store, viewer
 
 PAGE = 50
@@ -30,6 +31,8 @@ def session(store: Store, session_id: str, after: int, limit: int = PAGE) -> dic
         marks = viewer.checkpoints(conn, session_id)
         tried = viewer.attempts(conn, session_id)
         receipts = [_receipt(conn, session_id, r) for r in viewer.receipts(conn, session_id)]
+        if receipts:
+            _summaries(conn, session_id, receipts)
     more = len(rows) > limit
     return {
         "messages": rows[:limit],
@@ -49,6 +52,20 @@ def _receipt(conn: Any, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
     texts = viewer.typed_messages(conn, session_id, sorted({s for v in named.values() for s in v}))
     fates = sorted((seq, name) for name, seqs in named.items() for seq in seqs)
     return {**row, "messages": [(name, seq, texts.get(seq, "")) for seq, name in fates]}
+
+
+# The source line of a client's own compaction summary, where the record has it (a Codex
+# rollout's, imported: vybe.integrations.importers.codex_rollout.COMPACTION).
+SUMMARY_SOURCE = f"{HARNESS_PREFIX} compaction "
+
+
+def _summaries(conn: Any, session_id: str, receipts: list[dict[str, Any]]) -> None:
+    """Each receipt's ``summary``: the client's own summary recorded last at or before it
+    (its text without the source line), or None where the record has none."""
+    found = viewer.harness_inputs(conn, session_id, SUMMARY_SOURCE)
+    for receipt in receipts:
+        before = [m for m in found if m["created_at"] <= receipt["created_at"]]
+        receipt["summary"] = before[-1]["content_text"].partition("\n")[2] if before else None
 
 
 def tasks(

@@ -111,6 +111,19 @@ def receipts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def harness_inputs(
+    conn: sqlite3.Connection, session_id: str, source_prefix: str
+) -> list[dict[str, Any]]:
+    """The session's inputs no person typed whose source line starts with
+    ``source_prefix``, in record order."""
+    rows = conn.execute(
+        "SELECT context_seq, content_text, created_at FROM messages WHERE session_id = ?"
+        " AND type = 'harness' AND substr(source, 1, ?) = ? ORDER BY context_seq",
+        (session_id, len(source_prefix), source_prefix),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
 def attempts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
     """The session's checkpoint attempts, accepted or failed, oldest first."""
     rows = conn.execute(
