@@ -213,6 +213,21 @@ def test_the_live_feed_sends_a_change_within_a_second_of_a_write(served):
     conn.close()
 
 
+def test_a_closed_page_ends_its_live_feed_and_closes_its_store(served):
+    _, server = served
+    where = urlsplit(server.url)
+    before = threading.active_count()
+    for _ in range(5):  # five pages opened and closed on a quiet store
+        conn = http.client.HTTPConnection(where.hostname, where.port, timeout=5)
+        conn.request("GET", f"/live?token={server.token}", headers={"Host": where.netloc})
+        assert conn.getresponse().fp.readline() == b": open\n"
+        conn.close()
+    deadline = time.monotonic() + 5
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert threading.active_count() <= before
+
+
 def test_without_the_ui_extra_vybe_ui_names_the_missing_dependency(vybe, monkeypatch):
     monkeypatch.setitem(sys.modules, "jinja2", None)  # as if Jinja2 were not installed
     refused = vybe.refused("MISSING_DEPENDENCY", "ui", "--no-open")
