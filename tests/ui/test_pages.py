@@ -77,6 +77,18 @@ def test_a_session_shows_its_timeline_checkpoint_and_a_marker_where_it_compacted
     assert INJECTED not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
 
 
+def test_a_checkpoint_shows_its_difference_from_the_one_before(served):
+    vybe, server = served
+    vybe.ok("session", "say", "s1", "now rename the lexer too")
+    vybe.ok("session", "checkpoint", "s1", "--scripted")
+    body = page(server, "/session?id=s1")
+    assert "<section id='cp2'>" in body
+    second = body.split("<section id='cp2'>", 1)[1].split("</section>", 1)[0]
+    assert "difference from checkpoint 1" in second
+    assert "<ins>+ " in second or "<del>- " in second
+    assert "difference from" not in body.split("<section id='cp1'>", 1)[1].split("</section>")[0]
+
+
 def test_a_client_compaction_shows_its_own_summary_beside_what_vybe_gave_back(served):
     vybe, server = served
     rollout = Path(__file__).parents[1] / "integrations/fixtures/codex/rollout-compact.jsonl"
