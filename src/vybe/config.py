@@ -24,7 +24,7 @@ from vybe.errors import InvalidInput
 from vybe.limits import encodable
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

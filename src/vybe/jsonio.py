@@ -8,7 +8,7 @@ Anything unusual (indentation, invalid input, a Python without ``_json``) goes t
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

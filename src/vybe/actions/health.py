@@ -10,7 +10,7 @@ from vybe.store import SqliteStore, Store, health, is_url, open_store
 from vybe.store.db import MIN_SQLITE
 from vybe.text import to_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

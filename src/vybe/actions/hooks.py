@@ -13,7 +13,7 @@ from vybe.store import events as event_rows
 from vybe.store.base import REQUEST_ID_MAX, args_digest
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any

@@ -7,7 +7,6 @@ import sqlite3
 from collections import Counter
 from datetime import timedelta
 from functools import partial
-from typing import TYPE_CHECKING
 
 from vybe import clock
 from vybe.actions import forget, search
@@ -20,6 +19,7 @@ from vybe.store import tasks as task_rows
 from vybe.text import shorten
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

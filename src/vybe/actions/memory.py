@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from typing import TYPE_CHECKING
 
 from vybe import clock, jsonio, limits
 from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound, acting
@@ -18,6 +17,7 @@ from vybe.store import tasks as task_rows
 from vybe.text import shorten
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

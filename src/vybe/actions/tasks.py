@@ -22,7 +22,7 @@ from vybe.store import handoffs as handoff_rows
 from vybe.store import projects as project_rows
 from vybe.store import tasks as task_rows
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

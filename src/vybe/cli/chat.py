@@ -5,13 +5,12 @@ from __future__ import annotations
 import sys
 
 # pathlib and typing stay out: `vybe schema` loads this module for its declarations.
-from typing import TYPE_CHECKING
-
 from vybe.cli import output
 from vybe.errors import VybeError
 from vybe.operations.common import SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

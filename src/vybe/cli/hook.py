@@ -7,12 +7,11 @@ the parser, such as ``vybe hook run --target codex``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vybe import config
 from vybe.cli.hook_run import TARGETS
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path

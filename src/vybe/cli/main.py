@@ -12,7 +12,7 @@ from vybe.errors import InvalidInput, VybeError, acting
 from vybe.operations.model import CLI
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

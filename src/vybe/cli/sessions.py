@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 
 # pathlib and typing stay out: `vybe schema` loads this module for its declarations.
-from typing import TYPE_CHECKING
-
 from vybe import limits
 from vybe.cli.chat import MODEL, choice
 from vybe.errors import UsageError
@@ -15,6 +13,7 @@ from vybe.operations import sessions as shared
 from vybe.operations.common import LIMIT, SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -7,10 +7,9 @@ needs these.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,7 +12,7 @@ from vybe.context.labels import harness_text, source_label, user_text
 from vybe.context.tokens import estimate, reply_tokens
 from vybe.context.types import MessageRow, check_session_id
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, Protocol

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from vybe.errors import InvalidInput, UsageError, acting
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any, TypeAlias

@@ -15,7 +15,7 @@ from vybe.errors import IdempotencyMismatch, InvalidInput
 from vybe.store import maintain as ledger
 from vybe.store.rows import strict_json
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager

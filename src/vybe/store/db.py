@@ -20,7 +20,7 @@ from vybe.errors import (
 from vybe.store.base import SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
 from vybe.text import to_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any, TypeVar

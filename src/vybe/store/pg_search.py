@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import TYPE_CHECKING
 
 from psycopg import errors as pg_errors
 
@@ -26,6 +25,7 @@ from vybe.store import search as search_rows
 from vybe.store import search_pages, search_syntax
 from vybe.store.search import Found, SearchQuery
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

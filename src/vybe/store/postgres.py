@@ -26,7 +26,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -46,6 +45,7 @@ from vybe.store import dialect, teams
 from vybe.store.base import CHECKED, SERIAL, SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
 from vybe.store.db import migration_files
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

@@ -6,7 +6,7 @@ import sqlite3
 
 from vybe.store.rows import strict_json, to_dict, to_dicts
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

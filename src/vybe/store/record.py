@@ -14,7 +14,7 @@ from vybe import clock, jsonio, privacy
 from vybe.context.types import MessageRow
 from vybe.store.base import Store
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

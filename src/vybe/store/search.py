@@ -20,7 +20,7 @@ from vybe.store import search_pages, search_syntax
 from vybe.store.deadline import Deadline
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -35,7 +35,7 @@ import zlib
 from vybe.errors import InvalidInput, VybeError
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

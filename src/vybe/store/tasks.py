@@ -8,7 +8,7 @@ from vybe import clock, privacy
 from vybe.store.rows import strict_json, to_dict, to_dicts
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -12,10 +12,10 @@ has one user and one implicit team: there is nothing to grant there.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from vybe.errors import InvalidInput, NotFound, VybeError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

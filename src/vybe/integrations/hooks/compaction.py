@@ -16,7 +16,7 @@ from vybe import jsonio
 from vybe.integrations.hooks.hook import Hook
 from vybe.store import receipts as receipt_rows
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any

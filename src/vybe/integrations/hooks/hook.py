@@ -18,7 +18,7 @@ from collections.abc import Callable
 from vybe import config, jsonio
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

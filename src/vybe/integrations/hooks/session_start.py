@@ -15,7 +15,7 @@ from vybe.integrations.hooks.hook import CONTEXT_LIMIT, Hook, log_failure
 
 # The record (vybe.store.record, vybe.context) is imported by the handlers that write or
 # read it: a session start (the brief) never touches it.
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -30,7 +30,7 @@ from vybe.integrations.importers.transcript_import import (
     stem,
 )
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike
     from typing import Any

@@ -29,7 +29,7 @@ from vybe.tuples import Row
 # Claude's Stop hook imports through this on every turn: the standard library only, and
 # neither dataclasses, typing, pathlib nor the engine's model types (they cost a hook
 # process tens of ms).
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from os import PathLike

@@ -31,11 +31,12 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any, BinaryIO, TypeGuard, cast
+from typing import IO, Any, BinaryIO, TypeGuard, cast
 
 from vybe import __version__
 from vybe.errors import VybeError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.operations.model import Operation
 
