@@ -6,6 +6,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
+
 
 class VybeError(Exception):
     """An expected failure that a caller can act on by its ``code``."""
@@ -42,7 +44,7 @@ class NotFound(VybeError):
     code = "NOT_FOUND"
 
 
-def listed(row: dict | None, entity: str, ident: str) -> dict:
+def listed(row: JSONObject | None, entity: str, ident: str) -> JSONObject:
     """``row``, the ``entity`` of id ``ident`` when there is one; else NOT_FOUND, with the
     command that lists the ids (`vybe <entity> list`)."""
     if row is None:

@@ -14,8 +14,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
 
-def agent_state(store: Store, agent: str) -> dict | None:
+
+def agent_state(store: Store, agent: str) -> JSONObject | None:
     """This agent's state, read in one snapshot that also proves the store answers."""
     with store.snapshot() as conn:
         return health.agent_state(conn, agent)

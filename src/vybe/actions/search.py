@@ -18,6 +18,10 @@ from vybe.store import Store, search_pages, search_syntax
 from vybe.store import search as search_rows
 from vybe.store.record import HOOK_SOURCE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 QUERY_MAX = 1000
 LIMIT_MAX = 1000
 CURSOR_MAX = search_pages.CURSOR_MAX
@@ -175,7 +179,7 @@ def snippet(text: str, patterns: list[re.Pattern], width: int = SNIPPET_CHARS) -
     return "".join(out)
 
 
-def _hit(row: dict, patterns: list[re.Pattern]) -> dict:
+def _hit(row: JSONObject, patterns: list[re.Pattern]) -> JSONObject:
     if row["event_id"] is None:
         prompt = row["source"] == HOOK_SOURCE and row["type"] == "user"
         return {
@@ -200,7 +204,7 @@ def _hit(row: dict, patterns: list[re.Pattern]) -> dict:
     }
 
 
-def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> dict:
+def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> JSONObject:
     """One page of hits, best first, with the cursor of the next page when there is one."""
     query = _validated(query, mode)
     with store.snapshot() as conn:
@@ -222,7 +226,7 @@ def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> 
     }
 
 
-def index_backlog(store: Store, batches: int) -> dict:
+def index_backlog(store: Store, batches: int) -> JSONObject:
     """Index up to ``batches`` batches of rows written before the index, one transaction
     each, so other writers get the lock between them; says what is left."""
     indexed = 0

@@ -17,6 +17,10 @@ from vybe.context.protocol import HARNESS_PREFIX, RECOLLECTION_OPEN, is_request
 from vybe.llm.base import Message, Reply, Request, ToolCall, Watch
 from vybe.llm.scripted import stream_words, usage_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 DIRECTIVE = re.compile(
     r"\b(never|always|must|don't|do not|only|prefer|please|avoid|keep|may|allowed|constraint)\b",
     re.IGNORECASE,
@@ -38,11 +42,11 @@ DONE_EACH = 80  # characters of each earlier request the NOW's progress names
 USER_MESSAGE = re.compile(r'<user-message number="\d+">\n(.*?)\n</user-message>', re.DOTALL)
 
 
-def _calls(*specs: tuple[str, dict]) -> tuple[ToolCall, ...]:
+def _calls(*specs: tuple[str, JSONObject]) -> tuple[ToolCall, ...]:
     return tuple(ToolCall(f"call_{i}", name, args) for i, (name, args) in enumerate(specs))
 
 
-def edit_call(path: str, old: str, new: str) -> tuple[str, dict]:
+def edit_call(path: str, old: str, new: str) -> tuple[str, JSONObject]:
     return ("edit", {"path": path, "old_text": old, "new_text": new})
 
 

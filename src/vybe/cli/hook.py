@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import NoReturn
 
+    from vybe.jsonio import JSONObject
+
 GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex, and run them."}
 TARGET_PARAMS = (
     Param("claude", "boolean", "Claude Code's settings (the default)"),
@@ -26,18 +28,18 @@ TARGET_PARAMS = (
 )
 
 
-def _targets(v: dict) -> list[str]:
+def _targets(v: JSONObject) -> list[str]:
     chosen = [t for t in TARGETS if v[t]]
     return chosen or ["claude"]
 
 
-def _project(v: dict) -> Path | None:
+def _project(v: JSONObject) -> Path | None:
     from pathlib import Path
 
     return Path.cwd() if v["project"] else None
 
 
-def install(inv, v: dict) -> dict:
+def install(inv, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.integrations.setup import install as installer
@@ -52,7 +54,7 @@ def install(inv, v: dict) -> dict:
     return {"dry_run": v["dry_run"], "command": config.vybe_argv(), **outcomes}
 
 
-def uninstall(inv, v: dict) -> dict:
+def uninstall(inv, v: JSONObject) -> JSONObject:
     from vybe.integrations.setup import install as installer
 
     outcomes = {
@@ -61,7 +63,7 @@ def uninstall(inv, v: dict) -> dict:
     return {"dry_run": v["dry_run"], **outcomes}
 
 
-def export(inv, v: dict) -> dict:
+def export(inv, v: JSONObject) -> JSONObject:
     """Write the registry to the config dir (unless it is there) so people can edit it."""
     from vybe.integrations.setup import install as installer
     from vybe.integrations.setup import manifest
@@ -86,13 +88,13 @@ def _served(inv, handler: Callable[[], int]) -> NoReturn:
     raise SystemExit(0)
 
 
-def run(inv, v: dict) -> NoReturn:
+def run(inv, v: JSONObject) -> NoReturn:
     from vybe.cli.hook_run import run_handler
 
     _served(inv, lambda: run_handler([v["target"]]))
 
 
-def statusline(inv, v: dict) -> NoReturn:
+def statusline(inv, v: JSONObject) -> NoReturn:
     from vybe.integrations.hooks import statusline as line
 
     _served(inv, line.run)

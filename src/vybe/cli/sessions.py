@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
     from vybe.operations.model import Run
 
 GROUPS = shared.GROUPS
@@ -45,19 +46,19 @@ class _Once:
         return append_message(self.store, message, once=self.once)
 
 
-def list_(inv, v: dict) -> dict:
+def list_(inv, v: JSONObject) -> JSONObject:
     from vybe.actions.sessions import listing
 
     return listing(inv.store, v["limit"])
 
 
-def show(inv, v: dict) -> dict:
+def show(inv, v: JSONObject) -> JSONObject:
     from vybe.agent.inspect import show as show_session
 
     return show_session(_record(inv), v["session_id"])
 
 
-def context(inv, v: dict) -> dict:
+def context(inv, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.inspect import next_request
@@ -67,7 +68,7 @@ def context(inv, v: dict) -> dict:
     return next_request(_record(inv), v["session_id"], info, Path.cwd(), limits(info))
 
 
-def say(inv, v: dict) -> dict:
+def say(inv, v: JSONObject) -> JSONObject:
     from vybe.context.labels import parse_dispatch
     from vybe.context.recorder import record_harness, record_user
 
@@ -80,7 +81,7 @@ def say(inv, v: dict) -> dict:
     return {"session_id": v["session_id"], "seq": row.seq, "type": row.type, "text": row.text}
 
 
-def import_(inv, v: dict) -> dict:
+def import_(inv, v: JSONObject) -> JSONObject:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
     from vybe.actions.receipts import from_import
@@ -113,7 +114,7 @@ def import_(inv, v: dict) -> dict:
     }
 
 
-def _engine(inv, v: dict) -> Any:
+def _engine(inv, v: JSONObject) -> Any:
     from vybe.agent.setup import engine_for
 
     return engine_for(
@@ -121,7 +122,7 @@ def _engine(inv, v: dict) -> Any:
     )
 
 
-def checkpoint(inv, v: dict) -> dict:
+def checkpoint(inv, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.checkpoints import force
@@ -134,7 +135,7 @@ def checkpoint(inv, v: dict) -> dict:
     }
 
 
-def replay(inv, v: dict) -> dict:
+def replay(inv, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.replay import replay as run_replay

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 GROUPS = {"admin": "Teams on a shared server: who sees which rows (the store's owner only)."}
 
 TEAM = Param("team", help="the team's name (lower-case letters, digits, _)", required=True)
@@ -33,25 +37,25 @@ def _server_store(inv):
     return inv.store
 
 
-def team_create(inv, v: dict) -> dict:
+def team_create(inv, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return teams.admin_create(_server_store(inv), v["name"])
 
 
-def grant(inv, v: dict) -> dict:
+def grant(inv, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return teams.admin_grant(_server_store(inv), v["role"], v["team"], bool(v["read_only"]))
 
 
-def revoke(inv, v: dict) -> dict:
+def revoke(inv, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return teams.admin_revoke(_server_store(inv), v["role"], v["team"])
 
 
-def listing(inv, v: dict) -> dict:
+def listing(inv, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return {"teams": teams.admin_list(inv.store)}

@@ -6,6 +6,10 @@ from vybe.cli.proxy import LOOPBACK, listen_address
 from vybe.errors import InvalidInput, require_extra
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 GROUPS: dict[str, str] = {}
 DEFAULT_LISTEN = "127.0.0.1:0"
 
@@ -23,7 +27,7 @@ def read_only_opener(location: str):
     return lambda: SqliteStore(location, migrate=False, create=False, read_only=True)
 
 
-def ui(inv, v: dict) -> dict:
+def ui(inv, v: JSONObject) -> JSONObject:
     import webbrowser
 
     from vybe.jsonio import dumps

@@ -13,6 +13,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
+
 
 # Rows (vybe.tuples), not dataclasses: `import dataclasses` (with inspect) is kept off the
 # start-up paths (docs/architecture.md, performance budgets).
@@ -42,7 +44,7 @@ class Checkpoint(Row):
     memo: tuple = ()
     kept_inputs: tuple = ()
     skills: tuple = ()
-    files: dict = None  # type: ignore[assignment]  # None: a fresh {} for each checkpoint
+    files: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each checkpoint
     tokens_before: int = 0
     tokens_after: int = 0
     id: int = 0
@@ -68,7 +70,7 @@ class Attempt(Row):
     fallbacks: tuple = ()
     flagged_references: tuple = ()
     rounds: int = 0
-    usage: dict = None  # type: ignore[assignment]  # None: a fresh {} for each attempt
+    usage: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each attempt
     error: str | None = None
     run_id: str = ""
     checkpoint_id: int | None = None

@@ -14,6 +14,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
+
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 SESSION_ID_CHARS = _ALNUM | frozenset("_.:@+=-")
@@ -52,7 +54,7 @@ class MessageRow(Row):
     type: str
     text: str
     source: str = ""
-    data: dict = None  # type: ignore[assignment]  # None: a fresh {} for each row
+    data: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each row
     tokens: int = 0
     created_at: str = ""
 

@@ -11,6 +11,8 @@ if TYPE_CHECKING:
     from datetime import timedelta
     from typing import Any
 
+    from vybe.jsonio import JSONObject
+
 LIMIT_DEFAULT, LIMIT_MAX = 50, 1000
 
 TASK_ID = Param(
@@ -54,7 +56,7 @@ FORMAT = Param(
 PROJECT_DIR = Param("project_dir", help="the project's folder (its path is the project id)")
 
 
-def lease(ctx: Any, values: dict) -> timedelta:
+def lease(ctx: Any, values: JSONObject) -> timedelta:
     """The lease asked for, else the configured one; longer than clock.MAX_LEASE is refused."""
     from vybe import clock
     from vybe.errors import InvalidInput

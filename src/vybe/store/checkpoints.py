@@ -9,6 +9,10 @@ from vybe import clock, jsonio, privacy
 from vybe.context.checkpoints import Attempt, Checkpoint, MemoMark
 from vybe.store.base import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 __all__ = [
     "Attempt",
     "Checkpoint",
@@ -20,7 +24,7 @@ __all__ = [
 ]
 
 
-def _mark(stored: dict) -> MemoMark:
+def _mark(stored: JSONObject) -> MemoMark:
     """A stored memo mark; one written before ``ticked`` was kept counts its check as a tick."""
     return MemoMark(stored["seq"], stored["checked"], stored.get("ticked", stored["checked"]))
 

@@ -24,6 +24,10 @@ from typing import Any
 
 from vybe import jsonio
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 MARKER = "[forgotten]"
 MARKER_TOKENS = -(-len(MARKER.encode()) // 4)  # the record's estimate: ceil(bytes / 4)
 
@@ -459,7 +463,7 @@ def secure_delete(conn: Any, on: bool) -> int:
     return before
 
 
-def truncate_wal(conn: Any) -> dict:
+def truncate_wal(conn: Any) -> JSONObject:
     """Copy the whole WAL into the database and empty it; ``busy`` when a reader kept some."""
     busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     return {"busy": bool(busy), "wal_frames": log, "checkpointed_frames": done}

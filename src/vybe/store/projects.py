@@ -10,6 +10,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
+
 
 def add_missing(
     conn: sqlite3.Connection, project_id: str, name: str, at: str, metadata: Any = None
@@ -22,11 +24,11 @@ def add_missing(
     )
 
 
-def get(conn: sqlite3.Connection, project_id: str) -> dict | None:
+def get(conn: sqlite3.Connection, project_id: str) -> JSONObject | None:
     return to_dict(conn.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone())
 
 
-def list_all(conn: sqlite3.Connection, limit: int) -> list[dict]:
+def list_all(conn: sqlite3.Connection, limit: int) -> list[JSONObject]:
     rows = conn.execute(
         "SELECT * FROM projects ORDER BY created_at, id LIMIT ?", (limit,)
     ).fetchall()

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from vybe.context.checkpoints import Attempt, Checkpoint
+    from vybe.jsonio import JSONObject
 
 __all__ = [
     "MessageRow",
@@ -148,7 +149,7 @@ STAMPS_PAGE = (
 )
 
 
-def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tuple[int, dict]]:
+def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tuple[int, JSONObject]]:
     """(seq, data[key]) of the session's rows whose data holds ``key``, newest first, read
     a page of rows at a time along the session's index: a transcript import finds where the
     last one ended without reading the session. The page is taken first and filtered after

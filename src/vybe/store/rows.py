@@ -12,6 +12,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
+
 
 def strict_json(value: Any) -> str:
     """JSON text of a value the envelope can carry back; anything else is refused, so the
@@ -44,7 +46,7 @@ def to_dict(
     row: sqlite3.Row | None,
     json_fields: tuple[str, ...] = ("metadata",),
     flags: tuple[str, ...] = (),
-) -> dict | None:
+) -> JSONObject | None:
     """A row as a dict: ``json_fields`` parsed, ``flags`` (SQLite's 0/1) as booleans."""
     if row is None:
         return None
@@ -61,5 +63,5 @@ def to_dicts(
     rows: list[sqlite3.Row],
     json_fields: tuple[str, ...] = ("metadata",),
     flags: tuple[str, ...] = (),
-) -> list[dict]:
+) -> list[JSONObject]:
     return [to_dict(r, json_fields, flags) for r in rows]  # type: ignore[misc]

@@ -24,6 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
+
 
 class SearchQuery(Row):
     """What to look for and where. ``type`` is a message type or ``event``; ``cursor`` is
@@ -110,7 +112,7 @@ class Found(Row):
     ones were not); the cursor of the next page, None after the last."""
 
     __slots__ = ()
-    rows: list[dict]
+    rows: list[JSONObject]
     ranked_newest: int | None
     searched_since: str | None
     next_cursor: str | None
@@ -264,11 +266,13 @@ def since(conn: Any, parity: int, row_id: int) -> str:
     return row[0] if row else ""
 
 
-def details(conn: Any, page: list[search_pages.Hit], sql: dict | None = None) -> list[dict]:
+def details(
+    conn: Any, page: list[search_pages.Hit], sql: dict[str, str] | None = None
+) -> list[JSONObject]:
     """The page's rows, in its order, each with a message's or an event's columns (read by
     ``sql``, per table, this store's by default)."""
     sql = sql or _DETAILS
-    by_hit: dict[int, dict] = {}
+    by_hit: dict[int, JSONObject] = {}
     for source in (_MESSAGES, _EVENTS):
         ids = [hit.id for hit in page if hit.parity == source.parity]
         if not ids:

@@ -19,6 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
     from vybe.store.record import MessageRow
 
 
@@ -47,7 +48,7 @@ HARNESSES = {"claude": "Claude Code", "codex": "Codex"}
 RECEIPT_LINE_CHARS = 300
 
 
-def brief(hook: Hook, words_given: bool = False) -> dict:
+def brief(hook: Hook, words_given: bool = False) -> JSONObject:
     """Resume in this folder's project: the cursor moves, the brief and its prompt come back.
     Nothing goes to the idempotency ledger (no one could replay a hook's resume) and the
     memory shown is not counted as read: the write stays a few pages on any store.
@@ -72,7 +73,7 @@ def brief_prompt(hook: Hook) -> str:
     return resume.peek(hook.store, hook.agent, project_dir=hook.cwd)["prompt"]
 
 
-def pinned_directives(packet: dict) -> str:
+def pinned_directives(packet: JSONObject) -> str:
     """The pinned directives of the brief, each whole, so that no budget cut drops one."""
     lines = [
         f"- {m['value']}"
@@ -159,7 +160,7 @@ def holds_brief(path: str) -> bool:
     return False
 
 
-def resume_delta(resumed: dict) -> str:
+def resume_delta(resumed: JSONObject) -> str:
     """What changed since the brief this thread already holds: the focus, the others' events
     since this agent's cursor, a hand-off's context that came with them, the progress, what
     is up next and the commands (a full brief is not repeated)."""

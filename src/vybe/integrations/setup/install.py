@@ -14,6 +14,10 @@ from vybe.errors import InvalidInput
 from vybe.integrations.setup import manifest, settings_file
 from vybe.integrations.setup.manifest import HookSpec
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 
 def settings_path(target: str, project_dir: Path | None) -> Path:
     """Where each agent reads hooks: user scope by default, the project's with --project."""
@@ -56,7 +60,7 @@ def status_line_command(executable: list[str] | None = None) -> str:
     return shlex.join([*(executable or config.vybe_argv()), "statusline"])
 
 
-def offer_status_line(document: dict, outcome: Outcome) -> dict:
+def offer_status_line(document: JSONObject, outcome: Outcome) -> JSONObject:
     """Claude Code's ``statusLine`` set to ``vybe statusline`` when the user has none (or
     vybe's own, from another path); a status line of the user's own is kept as it is."""
     current = document.get("statusLine")
@@ -71,11 +75,11 @@ def offer_status_line(document: dict, outcome: Outcome) -> dict:
     return document
 
 
-def _entry(spec: HookSpec, command: str) -> dict:
-    handler: dict = {"type": "command", "command": command, "timeout": spec.timeout}
+def _entry(spec: HookSpec, command: str) -> JSONObject:
+    handler: JSONObject = {"type": "command", "command": command, "timeout": spec.timeout}
     if spec.is_async:
         handler["async"] = True
-    group: dict = {"hooks": [handler]}
+    group: JSONObject = {"hooks": [handler]}
     if spec.matcher is not None:
         group = {"matcher": spec.matcher, **group}
     return group
@@ -96,7 +100,7 @@ def _without_ours(groups: list) -> tuple[list, int | None]:
     return kept, first
 
 
-def _take_off(hooks: dict, event: str, outcome: Outcome) -> None:
+def _take_off(hooks: JSONObject, event: str, outcome: Outcome) -> None:
     """Remove vybe's handlers from one event; drop the event when only they filled it."""
     kept, first = _without_ours(hooks[event])
     if first is None:
@@ -119,7 +123,7 @@ class Outcome:
     # Claude Code's statusLine: installed, updated, unchanged, kept_yours or removed.
     status_line: str | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSONObject:
         return {
             "path": str(self.path),
             "installed": self.installed,
@@ -131,7 +135,9 @@ class Outcome:
         }
 
 
-def merge(document: dict, specs: tuple[HookSpec, ...], command: str, outcome: Outcome) -> dict:
+def merge(
+    document: JSONObject, specs: tuple[HookSpec, ...], command: str, outcome: Outcome
+) -> JSONObject:
     """Put exactly one vybe entry on each event of ``specs``, in place of any earlier one, and
     take vybe's entries off the events the manifest no longer names."""
     hooks = document.setdefault("hooks", {})
@@ -160,7 +166,7 @@ def merge(document: dict, specs: tuple[HookSpec, ...], command: str, outcome: Ou
     return document
 
 
-def unmerge(document: dict, outcome: Outcome) -> dict:
+def unmerge(document: JSONObject, outcome: Outcome) -> JSONObject:
     """Take out only vybe's handlers (and its status line); drop what only they filled."""
     if is_ours(document.get("statusLine"), "statusline"):
         del document["statusLine"]
@@ -181,7 +187,7 @@ def install(target: str, project_dir: Path | None, *, dry_run: bool = False) -> 
     outcome = Outcome(path)
     command = handler_command(target)
 
-    def change(document: dict) -> dict:
+    def change(document: JSONObject) -> JSONObject:
         merged = merge(document, specs[target], command, outcome)
         return offer_status_line(merged, outcome) if target == "claude" else merged
 
@@ -193,7 +199,7 @@ def uninstall(target: str, project_dir: Path | None, *, dry_run: bool = False) -
     path = settings_path(target, project_dir)
     outcome = Outcome(path)
 
-    def change(document: dict) -> dict:
+    def change(document: JSONObject) -> JSONObject:
         return unmerge(document, outcome)
 
     outcome.written = settings_file.update(path, change, dry_run=dry_run) and not dry_run
@@ -214,7 +220,7 @@ def _runnable(executable: str | None) -> bool:
     return os.access(executable, os.X_OK)
 
 
-def registry_check() -> tuple[dict, dict[str, tuple[HookSpec, ...]] | None]:
+def registry_check() -> tuple[JSONObject, dict[str, tuple[HookSpec, ...]] | None]:
     """Doctor's check of the hook registry (hooks.json in the config dir), and its hooks;
     None when it cannot be read: no defaults stand in for a registry the person broke."""
     where = manifest.path()
@@ -234,7 +240,9 @@ def registry_check() -> tuple[dict, dict[str, tuple[HookSpec, ...]] | None]:
     return {"name": "hook_registry", "ok": not problems, "detail": detail}, specs
 
 
-def _differs(target: str, document: dict, specs: dict[str, tuple[HookSpec, ...]] | None) -> list:
+def _differs(
+    target: str, document: JSONObject, specs: dict[str, tuple[HookSpec, ...]] | None
+) -> list:
     """The events whose vybe entry `vybe hook install` would change now: what the registry
     says and an agent's settings hold no longer agree."""
     if specs is None or not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
@@ -244,7 +252,9 @@ def _differs(target: str, document: dict, specs: dict[str, tuple[HookSpec, ...]]
     return sorted({*outcome.installed, *outcome.updated, *outcome.removed})
 
 
-def inspect(target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | None = None) -> dict:
+def inspect(
+    target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | None = None
+) -> JSONObject:
     """What vybe has installed in one settings file: events, stale paths, duplicates, and
     the events that differ from the registry ``specs``."""
     try:
@@ -277,7 +287,7 @@ def inspect(target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | No
     }
 
 
-def codex_setup(project_dir: Path, db_path: str) -> dict:
+def codex_setup(project_dir: Path, db_path: str) -> JSONObject:
     """Doctor's check of what Codex needs besides hooks.json (trust, sandbox, MCP entry)."""
     from vybe.integrations.setup import codex_config
 
@@ -299,12 +309,12 @@ def codex_setup(project_dir: Path, db_path: str) -> dict:
     return {"name": "codex_setup", "ok": not problems, "detail": detail}
 
 
-def _groups(document: dict) -> list[dict]:
+def _groups(document: JSONObject) -> list[JSONObject]:
     hooks = document.get("hooks") or {}
     return [g for gs in hooks.values() if isinstance(gs, list) for g in gs if isinstance(g, dict)]
 
 
-def health(project_dir: Path, db_path: str) -> list[dict]:
+def health(project_dir: Path, db_path: str) -> list[JSONObject]:
     """Doctor checks: one per agent, over its user and project settings files, and what
     Codex needs besides."""
     registry, specs = registry_check()
@@ -350,7 +360,7 @@ def _version(text: str) -> tuple[int, ...] | None:
     return tuple(int(n) for n in found.groups()) if found else None
 
 
-def client_versions() -> list[dict]:
+def client_versions() -> list[JSONObject]:
     """Doctor checks: each agent CLI on PATH, its version against the tested range; one
     older than tested fails, a newer one passes with a note (run `make e2e-latest`)."""
     import subprocess
