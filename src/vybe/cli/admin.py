@@ -16,6 +16,7 @@ from vybe.text import to_os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
     from vybe.jsonio import JSONObject
 
 GROUPS = {"data": "Read the database directly."}
@@ -40,7 +41,7 @@ def _where(settings: config.Settings) -> str:
     return settings.db_path if settings.db_url is None else redact(settings.db_url)
 
 
-def init(inv, v: JSONObject) -> JSONObject:
+def init(inv: Invocation, v: JSONObject) -> JSONObject:
     folder = config.config_dir()
     config.make_private_dir(folder)
     on_file = inv.settings.db_url is None
@@ -62,7 +63,7 @@ def init(inv, v: JSONObject) -> JSONObject:
     }
 
 
-def status(inv, v: JSONObject) -> JSONObject:
+def status(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.actions import health
 
     path = _where(inv.settings)
@@ -95,7 +96,7 @@ def status(inv, v: JSONObject) -> JSONObject:
     }
 
 
-def schema(inv, v: JSONObject) -> JSONObject:
+def schema(inv: Invocation, v: JSONObject) -> JSONObject:
     return describe()
 
 
@@ -161,7 +162,7 @@ def describe() -> JSONObject:
     }
 
 
-def doctor(inv, v: JSONObject) -> JSONObject:
+def doctor(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.actions import health
 
     settings = inv.settings
@@ -214,17 +215,17 @@ def _proxy_checks() -> list[JSONObject]:
     return doctor.checks(dict(os.environ), codex_config.read(codex_config.config_path()))
 
 
-def _migrate(inv) -> JSONObject:
+def _migrate(inv: Invocation) -> JSONObject:
     from vybe.actions import health
 
     return health.migrate(inv.settings.location, inv.settings.busy_timeout_ms)
 
 
-def upgrade(inv, v: JSONObject) -> JSONObject:
+def upgrade(inv: Invocation, v: JSONObject) -> JSONObject:
     return _migrate(inv)
 
 
-def query(inv, v: JSONObject) -> JSONObject:
+def query(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.actions import data
 
     inv.store  # noqa: B018 - opening the store applies pending migrations first

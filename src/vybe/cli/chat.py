@@ -14,6 +14,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.cli.main import Invocation
     from vybe.jsonio import JSONObject
 
 GROUPS: dict[str, str] = {}
@@ -90,7 +91,7 @@ class Screen:
         sys.stderr.flush()
 
 
-def chat(inv, v: JSONObject) -> JSONObject:
+def chat(inv: Invocation, v: JSONObject) -> JSONObject:
     """A chat on the user's store; with VYBE_RECORD=off on one of its own in a private
     temporary folder, removed when the chat ends (nothing of it is recorded)."""
     from vybe import config
@@ -110,7 +111,7 @@ def chat(inv, v: JSONObject) -> JSONObject:
             store.close()
 
 
-def _chat(inv, store: Any, v: JSONObject) -> JSONObject:
+def _chat(inv: Invocation, store: Any, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.setup import start

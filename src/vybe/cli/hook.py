@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import NoReturn
 
+    from vybe.cli.main import Invocation
     from vybe.jsonio import JSONObject
 
 GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex, and run them."}
@@ -39,7 +40,7 @@ def _project(v: JSONObject) -> Path | None:
     return Path.cwd() if v["project"] else None
 
 
-def install(inv, v: JSONObject) -> JSONObject:
+def install(inv: Invocation, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.integrations.setup import install as installer
@@ -54,7 +55,7 @@ def install(inv, v: JSONObject) -> JSONObject:
     return {"dry_run": v["dry_run"], "command": config.vybe_argv(), **outcomes}
 
 
-def uninstall(inv, v: JSONObject) -> JSONObject:
+def uninstall(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.integrations.setup import install as installer
 
     outcomes = {
@@ -63,7 +64,7 @@ def uninstall(inv, v: JSONObject) -> JSONObject:
     return {"dry_run": v["dry_run"], **outcomes}
 
 
-def export(inv, v: JSONObject) -> JSONObject:
+def export(inv: Invocation, v: JSONObject) -> JSONObject:
     """Write the registry to the config dir (unless it is there) so people can edit it."""
     from vybe.integrations.setup import install as installer
     from vybe.integrations.setup import manifest
@@ -78,7 +79,7 @@ def export(inv, v: JSONObject) -> JSONObject:
     }
 
 
-def _served(inv, handler: Callable[[], int]) -> NoReturn:
+def _served(inv: Invocation, handler: Callable[[], int]) -> NoReturn:
     """Run a hook-path handler with this line's global flags as the hook path reads them."""
     from vybe.cli.flags import as_hooks_read
 
@@ -88,13 +89,13 @@ def _served(inv, handler: Callable[[], int]) -> NoReturn:
     raise SystemExit(0)
 
 
-def run(inv, v: JSONObject) -> NoReturn:
+def run(inv: Invocation, v: JSONObject) -> NoReturn:
     from vybe.cli.hook_run import run_handler
 
     _served(inv, lambda: run_handler([v["target"]]))
 
 
-def statusline(inv, v: JSONObject) -> NoReturn:
+def statusline(inv: Invocation, v: JSONObject) -> NoReturn:
     from vybe.integrations.hooks import statusline as line
 
     _served(inv, line.run)

@@ -7,12 +7,13 @@ from vybe.operations.model import CLI_ONLY, Operation
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
     from vybe.jsonio import JSONObject
 
 GROUPS: dict[str, str] = {}
 
 
-def mcp(inv, v: JSONObject) -> JSONObject:
+def mcp(inv: Invocation, v: JSONObject) -> JSONObject:
     require_extra("mcp", "mcp", "vybe mcp")
     from vybe.integrations.mcp import server as mcp_server
 

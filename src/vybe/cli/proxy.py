@@ -7,6 +7,7 @@ from vybe.operations.model import CLI_ONLY, Operation, Param
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
     from vybe.jsonio import JSONObject
 
 GROUPS: dict[str, str] = {}
@@ -28,7 +29,7 @@ def listen_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def proxy(inv, v: JSONObject) -> JSONObject:
+def proxy(inv: Invocation, v: JSONObject) -> JSONObject:
     import signal
 
     from vybe import config

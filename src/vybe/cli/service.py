@@ -226,7 +226,8 @@ class Service:
 def peer_uid(conn: socket.socket) -> int:
     """The user of the process at the other end (the folder is 700; this makes sure)."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1]
+    uid: int = struct.unpack("3i", creds)[1]
+    return uid
 
 
 def read_request(conn: socket.socket) -> object:
@@ -276,7 +277,7 @@ def run_as_caller(request: JSONObject) -> object:
         os.chdir("/")
 
 
-def run_command(argv: list[str]) -> list:
+def run_command(argv: list[str]) -> list[int | str]:
     """A command line (vybe.cli.remote) as its process would run it, with nothing on stdin
     and its stderr kept for the caller: [exit code, stdout, stderr]."""
     import io

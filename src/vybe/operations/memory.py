@@ -10,6 +10,7 @@ from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
 
 GROUPS = {"memory": "Scoped memory: facts, directives and lessons agents keep."}
 MEMORY = {"memory": "object", "event_id": "integer"}
@@ -71,7 +72,7 @@ def _input(v: JSONObject) -> actions.MemoryInput:
     )
 
 
-def _set(ctx, v: JSONObject) -> JSONObject:
+def _set(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.set_memory(ctx.store, ctx.agent, ctx.request_id, _input(v))
 
 
@@ -81,11 +82,11 @@ def _remember(values: JSONObject) -> JSONObject:
     return {**values, "key": key, "value": value}
 
 
-def _get(ctx, v: JSONObject) -> JSONObject:
+def _get(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.get(ctx.store, ctx.named, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
 
 
-def _list(ctx, v: JSONObject) -> JSONObject:
+def _list(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.store.memory import MemoryQuery
 
     query = MemoryQuery(
@@ -98,7 +99,7 @@ def _list(ctx, v: JSONObject) -> JSONObject:
     return actions.list_memory(ctx.store, ctx.named, query)
 
 
-def _pin(ctx, v: JSONObject) -> JSONObject:
+def _pin(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.pin(
         ctx.store,
         ctx.agent,
@@ -110,7 +111,7 @@ def _pin(ctx, v: JSONObject) -> JSONObject:
     )
 
 
-def _gc(ctx, v: JSONObject) -> JSONObject:
+def _gc(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.gc(ctx.store, v["batch"])
 
 

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
         def settings(self) -> Settings: ...
 
     # An operation's action: (context, values) -> result; a view reshapes a result for tools.
-    Run: TypeAlias = Callable[[OperationContext, JSONObject], JSONObject]
+    # The context is an OperationContext, or for a command-line-only operation the command
+    # line's Invocation, which may read more (its flags): the declarations cannot name it.
+    Run: TypeAlias = Callable[[Any, JSONObject], JSONObject]
     View: TypeAlias = Callable[[JSONObject, JSONObject], JSONObject]
 
 CLI, MCP, AGENT = "cli", "mcp", "agent"
@@ -347,7 +349,7 @@ class Operation:
 
     def call(self, ctx: OperationContext, values: JSONObject) -> JSONObject:
         """Run it: every declared parameter has a value (its default when not given)."""
-        run: Run = _resolve(self.run)
+        run: Callable[[OperationContext, JSONObject], JSONObject] = _resolve(self.run)
         # How the command line prints the result is not the action's to know.
         full = {p.name: p.default for p in self.params if p.name not in OUTPUT_PARAMS}
         for p in self.params:

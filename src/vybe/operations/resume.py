@@ -9,6 +9,7 @@ from vybe.operations.model import Operation, Param, as_agent
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
 
 GROUPS: dict[str, str] = {}
 FOCUS = Param("focus_task_id", help="make this task the focus", aliases=("--focus",))
@@ -18,7 +19,7 @@ BRIEF_FIELDS = ("budget", "approx_tokens", "brief_sha256", "as_of_event_id")
 DELTA_CHARS = 400
 
 
-def _resume(ctx, v: JSONObject) -> JSONObject:
+def _resume(ctx: OperationContext, v: JSONObject) -> JSONObject:
     options = {
         "project_dir": v["project_dir"],
         "focus_task_id": v["focus_task_id"],
@@ -49,7 +50,7 @@ def budgeted(result: JSONObject, values: JSONObject) -> JSONObject:
     return view
 
 
-def _brief(ctx, v: JSONObject) -> JSONObject:
+def _brief(ctx: OperationContext, v: JSONObject) -> JSONObject:
     data = actions.peek(
         ctx.store,
         ctx.agent,

@@ -10,6 +10,7 @@ from vybe.operations.model import EVERYWHERE, NOT_AGENT, Operation, Param
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
 
 GROUPS: dict[str, str] = {}
 WHEN = "an ISO time (2026-12-01, 2026-12-01T09:30:00Z) or a duration ago (24h, 7d)"
@@ -17,7 +18,7 @@ WHEN = "an ISO time (2026-12-01, 2026-12-01T09:30:00Z) or a duration ago (24h, 7
 # range stay off its tool, whose schema is part of every request.
 
 
-def _search(ctx, v: JSONObject) -> JSONObject:
+def _search(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.store.search import SearchQuery
 
     query = SearchQuery(
