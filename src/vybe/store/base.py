@@ -216,4 +216,5 @@ def _replayed(
             context={"request_id": request_id, "command": row["command"]},
             suggested_action="use a new --request-id for a different operation",
         )
-    return jsonio.loads(row["result_json"])
+    result: dict[str, Any] = jsonio.loads(row["result_json"])
+    return result

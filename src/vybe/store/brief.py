@@ -13,6 +13,8 @@ from vybe.store.tasks import NO_OPEN_BLOCKER, standing_handoff
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from vybe.jsonio import JSONObject
 
 _EVENT_COLUMNS = (
@@ -66,7 +68,7 @@ def task_events(
 ) -> list[JSONObject]:
     """A task's newest live events (of one kind, if given), oldest first."""
     sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE task_id = ? AND archived_at IS NULL"
-    params: tuple = (task_id,)
+    params: tuple[Any, ...] = (task_id,)
     if kind is not None:
         sql += " AND kind = ?"
         params += (kind,)
@@ -103,7 +105,7 @@ def kind_events(
 ) -> list[JSONObject]:
     """The newest live events of one kind (in a project, with the project-less ones)."""
     sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE kind = ? AND archived_at IS NULL"
-    params: tuple = (kind,)
+    params: tuple[Any, ...] = (kind,)
     if project_id is not None:
         sql += " AND (project_id = ? OR project_id IS NULL)"
         params += (project_id,)

@@ -134,7 +134,8 @@ def next_taken(
         for row in rows:
             taken_in = _session_of(row["metadata"])
             if taken_in is None or taken_in == session_id:
-                return row["created_at"]
+                created: str = row["created_at"]
+                return created
         if len(rows) < TAKEN_READ:
             return None
         after = rows[-1]["id"]

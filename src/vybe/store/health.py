@@ -19,4 +19,5 @@ def agent_state(conn: sqlite3.Connection, agent: str) -> JSONObject | None:
 
 def integrity(conn: sqlite3.Connection) -> str:
     """SQLite's own integrity check: ``"ok"`` or the first problems it found."""
-    return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    report: str = conn.execute("PRAGMA integrity_check").fetchone()[0]
+    return report

@@ -152,7 +152,9 @@ class _Reader:
     def expired(self) -> bool:
         return time.monotonic() > self.deadline
 
-    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> tuple:
+    def read(
+        self, parity: int, high: int, low: int, want: int, first: bool
+    ) -> tuple[list[search_pages.Hit], bool]:
         left = search_pages.FIRST_SECONDS if first else self.deadline - time.monotonic()
         if left <= 0:
             return [], True

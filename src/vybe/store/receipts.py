@@ -172,11 +172,12 @@ def harness_receipts(conn: sqlite3.Connection, session_id: str) -> list[JSONObje
 def compactions(conn: sqlite3.Connection, session_id: str) -> int:
     """How many compactions a session has had: the harness's that completed (a PreCompact
     whose compaction never came back is none) and vybe's accepted checkpoints."""
-    return conn.execute(
+    count: int = conn.execute(
         "SELECT (SELECT COUNT(*) FROM compaction_receipts WHERE session_id = ? AND completed = 1)"
         " + (SELECT COUNT(*) FROM checkpoints WHERE session_id = ?)",
         (session_id, session_id),
     ).fetchone()[0]
+    return count
 
 
 def last_receipt(conn: sqlite3.Connection, session_id: str) -> JSONObject | None:
@@ -207,7 +208,7 @@ def typed_messages(conn: sqlite3.Connection, session_id: str, up_to: int | None 
     typed = int(found[0]) if found else 0
     if up_to is None or not typed:
         return typed
-    after = conn.execute(
+    after: int = conn.execute(
         "SELECT COUNT(*) FROM messages WHERE session_id = ? AND type = 'user' AND context_seq > ?",
         (session_id, up_to),
     ).fetchone()[0]

@@ -48,7 +48,7 @@ _READ_COLUMNS = "context_seq, type, source, content_text, content_json, tokens, 
 
 
 def _read_messages(
-    conn: sqlite3.Connection, session_id: str, where: str, params: tuple
+    conn: sqlite3.Connection, session_id: str, where: str, params: tuple[Any, ...]
 ) -> list[MessageRow]:
     """One session's rows as plain tuples, every content_json decoded by a single json.loads.
 

@@ -226,11 +226,13 @@ class _Reader:
                 params,
             )
 
-    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> tuple:
+    def read(
+        self, parity: int, high: int, low: int, want: int, first: bool
+    ) -> tuple[list[search_pages.Hit], bool]:
         sql, params = self.sql[parity]
         bound = self.bound
         bound.now = Deadline(search_pages.FIRST_SECONDS) if first else bound.page
-        rows: list[tuple] = []
+        rows: list[tuple[int, float, str]] = []
         cursor = self.conn.cursor()
         try:
             cursor.execute(sql, (self.match, 2 * low + parity, 2 * high + parity, *params, want))
@@ -249,7 +251,7 @@ class _Reader:
         return self._hits(parity, rows), False
 
     @staticmethod
-    def _hits(parity: int, rows: list[tuple]) -> list[search_pages.Hit]:
+    def _hits(parity: int, rows: list[tuple[int, float, str]]) -> list[search_pages.Hit]:
         return [search_pages.Hit(hit // 2, parity, score, at) for hit, score, at in rows]
 
     def since(self, parity: int, row_id: int) -> str:
