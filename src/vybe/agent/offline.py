@@ -19,6 +19,8 @@ from vybe.llm.scripted import stream_words, usage_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from vybe.jsonio import JSONObject
 
 DIRECTIVE = re.compile(
@@ -91,10 +93,14 @@ class Consolidator:
 
     # --- what the model writes ----------------------------------------------------------
 
-    def edits(self, conversation: Sequence[Message], mind_text: str, memo_text: str) -> list:
+    def edits(
+        self, conversation: Sequence[Message], mind_text: str, memo_text: str
+    ) -> list[tuple[str, JSONObject]]:
         return self.mind_edits(conversation, mind_text) + self.memo_edits(memo_text)
 
-    def mind_edits(self, conversation: Sequence[Message], mind_text: str) -> list:
+    def mind_edits(
+        self, conversation: Sequence[Message], mind_text: str
+    ) -> list[tuple[str, JSONObject]]:
         if mind.MISSION not in mind_text.splitlines():
             return []
         body = section(mind_text, "## Mission", "## Workstreams")
@@ -124,7 +130,7 @@ class Consolidator:
             )
         return edits
 
-    def memo_edits(self, memo_text: str) -> list:
+    def memo_edits(self, memo_text: str) -> list[tuple[str, JSONObject]]:
         edits = []
         for line in memo_text.splitlines():
             match = re.match(r"- \[ \] (\(#\d+\)) (.*)", line)
@@ -320,5 +326,5 @@ def _mark(entry: str) -> str:
     return entry if "(status:" in entry else entry + " (status: replaced by a later entry)"
 
 
-def _unique(items) -> list[str]:
+def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))

@@ -41,9 +41,9 @@ class Checkpoint(Row):
     summarized_to_seq: int
     mind: str
     now: str
-    memo: tuple = ()
-    kept_inputs: tuple = ()
-    skills: tuple = ()
+    memo: tuple[MemoMark, ...] = ()
+    kept_inputs: tuple[int, ...] = ()
+    skills: tuple[JSONObject, ...] = ()
     files: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each checkpoint
     tokens_before: int = 0
     tokens_after: int = 0
@@ -65,10 +65,10 @@ class Attempt(Row):
     outcome: str
     tokens_before: int
     tokens_after: int | None = None
-    problems: tuple = ()
+    problems: tuple[str, ...] = ()
     repair_ran: bool = False
-    fallbacks: tuple = ()
-    flagged_references: tuple = ()
+    fallbacks: tuple[str, ...] = ()
+    flagged_references: tuple[str, ...] = ()
     rounds: int = 0
     usage: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each attempt
     error: str | None = None
