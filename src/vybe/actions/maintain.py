@@ -45,7 +45,7 @@ class Options(Row):
     checkpoint: bool = True
     index_batches: int = 4
     # config.yaml's retention: (kind of row, seconds kept), applied by each round
-    kept_for: tuple = ()
+    kept_for: tuple[tuple[str, float], ...] = ()
 
     def check(self) -> Options:
         if not 1 <= self.keep < self.threshold:

@@ -34,6 +34,7 @@ from vybe.store import sessions as session_rows
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.jsonio import JSONObject
+    from vybe.store.record import MessageRow
 
 SHORTENED = "memo_over_budget_shortened"
 WORDS_CHARS = 2000
@@ -43,7 +44,9 @@ COMPACTORS = {"vybe": "vybe", "claude": "Claude Code", "codex": "Codex"}
 
 
 def _vybe_receipt(
-    attempt: checkpoint_rows.Attempt, checkpoint: checkpoint_rows.Checkpoint | None, users: list
+    attempt: checkpoint_rows.Attempt,
+    checkpoint: checkpoint_rows.Checkpoint | None,
+    users: list[MessageRow],
 ) -> JSONObject:
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
     typed = 0
@@ -223,7 +226,7 @@ SEEN_LIVE_BEFORE = timedelta(minutes=15)
 SEEN_LIVE_AFTER = timedelta(minutes=1)
 
 
-def from_import(store: Store, session_id: str, agent: str, compactions: list) -> int:
+def from_import(store: Store, session_id: str, agent: str, compactions: list[Any]) -> int:
     """A receipt for each compaction an imported transcript marks (a transcript's
     ``Compaction``s), once: the person's messages before it are those the harness kept in
     its context (``kept``) or left in the record only (``released``); nothing was given

@@ -39,7 +39,7 @@ class Plan(Row):
     state: JSONObject | None
     project_id: str | None
     focus: focus_rules.Focus
-    deltas: list
+    deltas: list[JSONObject]
     old_cursor: int
     new_cursor: int
     brief: JSONObject

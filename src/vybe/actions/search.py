@@ -117,7 +117,7 @@ def _term_pattern(term: search_syntax.Term) -> str | None:
     return head + (f"{_WORD}*" if term.prefix else f"(?!{_WORD})")
 
 
-def needles(query: search_rows.SearchQuery) -> list[re.Pattern]:
+def needles(query: search_rows.SearchQuery) -> list[re.Pattern[str]]:
     """What a snippet marks: the literal text, or each of the query's terms."""
     if query.literal:
         patterns = [re.escape(query.text)]
@@ -127,7 +127,7 @@ def needles(query: search_rows.SearchQuery) -> list[re.Pattern]:
     return [re.compile(p, re.IGNORECASE) for p in dict.fromkeys(patterns)]
 
 
-def _matches(text: str, patterns: list[re.Pattern]) -> list[tuple[int, int, int]]:
+def _matches(text: str, patterns: list[re.Pattern[str]]) -> list[tuple[int, int, int]]:
     """(start, end, which needle) of the needles' matches, in order, the first
     MATCHES_READ of each."""
     found = []
@@ -157,7 +157,7 @@ def _best_window(found: list[tuple[int, int, int]], width: int) -> int:
     return best_at
 
 
-def snippet(text: str, patterns: list[re.Pattern], width: int = SNIPPET_CHARS) -> str:
+def snippet(text: str, patterns: list[re.Pattern[str]], width: int = SNIPPET_CHARS) -> str:
     """The part of ``text`` where the needles' matches are thickest (most different needles
     within ``width`` characters), every match in it marked ``**…**``; the start of the text
     when none matches."""
@@ -179,7 +179,7 @@ def snippet(text: str, patterns: list[re.Pattern], width: int = SNIPPET_CHARS) -
     return "".join(out)
 
 
-def _hit(row: JSONObject, patterns: list[re.Pattern]) -> JSONObject:
+def _hit(row: JSONObject, patterns: list[re.Pattern[str]]) -> JSONObject:
     if row["event_id"] is None:
         prompt = row["source"] == HOOK_SOURCE and row["type"] == "user"
         return {

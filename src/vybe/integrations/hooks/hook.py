@@ -22,6 +22,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.store import Store
+
 MAX_INPUT_BYTES = 16 * 1024 * 1024  # what ``parse`` accepts
 CONTEXT_LIMIT = 10_000
 HOOK_BUSY_TIMEOUT_MS = 2000
@@ -156,7 +158,7 @@ def render(target: str, event: str, context: str | None) -> str:
     return "{}" if event in JSON_REQUIRED.get(target, ()) else ""
 
 
-def import_lock(store: Any) -> str:
+def import_lock(store: Store) -> str:
     """The lock file transcript imports into ``store`` take turns on (a prompt waits on it
     a little, so it lands after the reply an import is bringing in)."""
     return store.lock_file("import")

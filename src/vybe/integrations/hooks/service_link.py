@@ -164,7 +164,8 @@ def answer(kind: str, fields: JSONObject) -> object | None:
     request = {"kind": kind, "env": dict(os.environ), "cwd": cwd, "program": program}
     reply = ask({**request, **fields})
     if reply is not None and reply.get("answer") is not None:
-        return reply["answer"]
+        answer: object = reply["answer"]
+        return answer
     _wanted.append(True)
     return None
 

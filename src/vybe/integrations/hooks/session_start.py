@@ -70,7 +70,8 @@ def brief_prompt(hook: Hook) -> str:
     """The brief as it would read now, with nothing written (a status question)."""
     from vybe.actions import resume
 
-    return resume.peek(hook.store, hook.agent, project_dir=hook.cwd)["prompt"]
+    prompt: str = resume.peek(hook.store, hook.agent, project_dir=hook.cwd)["prompt"]
+    return prompt
 
 
 def pinned_directives(packet: JSONObject) -> str:
@@ -216,7 +217,8 @@ def session_start(hook: Hook) -> str | None:
     if source == "resume" and holds_brief(hook.text("transcript_path")):
         return resume_delta(resumed)
     if source != "compact":
-        return resumed["prompt"]
+        prompt: str = resumed["prompt"]
+        return prompt
     parts = [
         resumed["prompt"][:COMPACT_BRIEF_CHARS],
         pinned_directives(resumed["brief"]),

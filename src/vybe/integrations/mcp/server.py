@@ -295,7 +295,7 @@ class Wire:
             return None
         result, method = answer(message), None
         if result is not None:
-            request = cast(dict, message)
+            request = cast("JSONObject", message)
             method = request["method"]
             self._early[request["id"]] = (method, result)
             self.send({"jsonrpc": "2.0", "id": request["id"], "result": result})

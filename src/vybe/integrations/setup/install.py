@@ -16,6 +16,8 @@ from vybe.integrations.setup.manifest import HookSpec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from vybe.jsonio import JSONObject
 
 
@@ -85,9 +87,10 @@ def _entry(spec: HookSpec, command: str) -> JSONObject:
     return group
 
 
-def _without_ours(groups: list) -> tuple[list, int | None]:
+def _without_ours(groups: list[Any]) -> tuple[list[Any], int | None]:
     """The groups with vybe's handlers taken out, and where the first of them stood."""
-    kept, first = [], None
+    kept: list[Any] = []
+    first = None
     for group in groups:
         handlers = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
@@ -242,7 +245,7 @@ def registry_check() -> tuple[JSONObject, dict[str, tuple[HookSpec, ...]] | None
 
 def _differs(
     target: str, document: JSONObject, specs: dict[str, tuple[HookSpec, ...]] | None
-) -> list:
+) -> list[str]:
     """The events whose vybe entry `vybe hook install` would change now: what the registry
     says and an agent's settings hold no longer agree."""
     if specs is None or not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):

@@ -257,7 +257,8 @@ def _record_path() -> Path:
 
 def _load_record() -> dict[str, Any]:
     try:
-        return json.loads(_record_path().read_text(encoding="utf-8"))
+        recorded: dict[str, Any] = json.loads(_record_path().read_text(encoding="utf-8"))
+        return recorded
     except FileNotFoundError:
         return {"files": {}}
     except (OSError, ValueError) as exc:
