@@ -799,6 +799,8 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "codex-headless": codex_headless,
     "codex-compact": codex_compact,
     "codex-setup": codex_setup,
+    "codex-plugin": plugin.codex_plugin,
+    "codex-plugin-no-vybe": plugin.codex_plugin_without_vybe,
     "handoff": handoff,
     "setup": setup,
     "claude-proxy": proxied.claude_proxy,
