@@ -16,6 +16,7 @@ from proxied import server_log
 from sandbox import BIN, REPO, VYBE, Sandbox
 
 import fakes
+from fakes import FIND_WORDS, said_to
 
 INSTALL_LINE = "vybe: the vybe command is not on PATH"
 
@@ -56,7 +57,9 @@ def claude_plugin(checks: Checks) -> Sandbox:
         users == ["fix the login through the plugin"],
         users,
     )
-    claude.turn('[[mcp: task_create {"title": "made over the plugin\'s mcp"}]]', sid)
+    claude.turn(
+        f'[[find: {FIND_WORDS} -> task_create {{"title": "made over the plugin\'s mcp"}}]]', sid
+    )
     rows = box.query("SELECT project_id FROM tasks WHERE title = 'made over the plugin''s mcp'")
     checks.that(
         "plugin: a task made over the plugin's MCP server is in the project of Claude's folder",
@@ -69,8 +72,24 @@ def claude_plugin(checks: Checks) -> Sandbox:
         "hooks" not in settings and settings.get("enabledPlugins") == {"vybe@vybe": True},
         settings,
     )
+    claude_plugin_compacted(box, claude, sid, checks)
     claude_plugin_uninstalled(box, claude, checks)
     return box
+
+
+def claude_plugin_compacted(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:
+    """/compact under the plugin: the model's first request after it holds the person's
+    first prompt byte for byte, given back by the plugin's SessionStart hook."""
+    before = len(said_to(box.server))
+    claude.turn("/compact", sid)
+    claude.turn("what did I ask first?", sid)
+    after = said_to(box.server)[before:]
+    given = [text for text in after if "The user's words (verbatim" in text]
+    checks.that(
+        "plugin: after /compact the user's first prompt is given back verbatim",
+        bool(given) and "fix the login through the plugin" in given[0],
+        after[-1:],
+    )
 
 
 def claude_plugin_uninstalled(box: Sandbox, claude: Claude, checks: Checks) -> None:

@@ -173,6 +173,41 @@ def test_codex_hook_imports_no_heavy_module(vybe, tmp_path, event):
     assert heavy_in(modules, HEAVY | HOOK_ONLY | trust) == set()
 
 
+# A Gemini CLI session as its hooks see it, in order: a start, the first prompt (the brief
+# with it), a status question, a failed tool call, the turn's reply, /compress and the next
+# prompt (the person's words given back), the end.
+GEMINI_SESSION = [
+    {"hook_event_name": "SessionStart", "source": "startup"},
+    {"hook_event_name": "BeforeAgent", "prompt": "add a test"},
+    {"hook_event_name": "BeforeAgent", "prompt": "where are we?"},
+    {
+        "hook_event_name": "AfterTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "false"},
+        "tool_response": {"llmContent": "Exit Code: 1", "error": {"message": "Exit Code: 1"}},
+    },
+    {"hook_event_name": "AfterAgent", "prompt": "add a test", "prompt_response": "done"},
+    {"hook_event_name": "PreCompress", "trigger": "manual"},
+    {"hook_event_name": "BeforeAgent", "prompt": "go on"},
+    {"hook_event_name": "SessionEnd", "reason": "exit"},
+]
+
+
+def gemini_session(vybe, tmp_path) -> list[set[str]]:
+    """The modules each hook of GEMINI_SESSION loaded, in its own process."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "timestamp": "2026-12-05T22:43:50Z"}
+    return [loaded(vybe, ["hook", "run", "gemini"], {**payload, **e}) for e in GEMINI_SESSION]
+
+
+def test_gemini_hooks_import_no_heavy_module(vybe, tmp_path):
+    """Every event of a Gemini CLI session, the brief and the words given back among them:
+    its hooks keep the start-up budget of Claude Code's and Codex's."""
+    for event, modules in zip(GEMINI_SESSION, gemini_session(vybe, tmp_path), strict=True):
+        assert "vybe.integrations.hooks.gemini" in modules, event
+        assert heavy_in(modules, HEAVY | HOOK_ONLY) == set(), event
+    assert not (vybe.home / "config" / "hooks.log").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "also"),
     [

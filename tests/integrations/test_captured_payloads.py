@@ -1,4 +1,5 @@
-"""The payload fixtures are real: captured from Claude Code and Codex by ``make e2e --capture``.
+"""The payload fixtures are real: captured from Claude Code, Codex and Gemini CLI by ``make e2e
+--capture``.
 
 Each fixture is run through its handler with a payload that notes every field read; a field
 vybe reads that the real CLI does not send fails here (a handler written against a guess).
@@ -20,6 +21,8 @@ CAPTURED = sorted((p.parent.name, p.stem) for p in FIXTURES.glob("*/*.json"))
 OPTIONAL = {
     ("claude", "source"): "SessionStart only; other events never read it",
     ("codex", "prompt_id"): "Claude's prompt id, kept when present; Codex sends turn_id",
+    ("gemini", "prompt_id"): "Claude's prompt id, kept when present; Gemini CLI sends none",
+    ("gemini", "tool_use_id"): "Claude's call id, kept when present; Gemini CLI sends none",
 }
 
 

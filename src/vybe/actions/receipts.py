@@ -40,7 +40,7 @@ SHORTENED = "memo_over_budget_shortened"
 WORDS_CHARS = 2000
 LINE_CHARS = 100
 GIVEN = ("verbatim", "cut", "kept")
-COMPACTORS = {"vybe": "vybe", "claude": "Claude Code", "codex": "Codex"}
+COMPACTORS = {"vybe": "vybe", "claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
 
 def _vybe_receipt(

@@ -207,7 +207,8 @@ def _service_check() -> JSONObject:
 
 
 def _proxy_checks() -> list[JSONObject]:
-    """Whether the base URLs Claude Code and Codex use point at a vybe proxy that answers."""
+    """Whether the base URLs Claude Code, Codex and Gemini CLI use point at a vybe proxy that
+    answers."""
     import os
 
     from vybe.integrations.setup import codex_config

@@ -15,11 +15,11 @@ import os
 import sys
 
 # The hook lines agents run, after ``hook run``: the target (claude when none is given).
-HOOK_TARGETS: tuple[list[str], ...] = ([], ["claude"], ["codex"])
+HOOK_TARGETS: tuple[list[str], ...] = ([], ["claude"], ["codex"], ["gemini"])
 
 
 def is_hook_line(rest: list[str]) -> bool:
-    """``hook run [claude|codex]`` or ``statusline``, global flags taken out."""
+    """``hook run [claude|codex|gemini]`` or ``statusline``, global flags taken out."""
     return rest == ["statusline"] or (rest[:2] == ["hook", "run"] and rest[2:] in HOOK_TARGETS)
 
 

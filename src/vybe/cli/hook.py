@@ -1,4 +1,5 @@
-"""hook install, uninstall, export, run and statusline: wiring vybe into Claude Code and Codex.
+"""hook install, uninstall, export, run and statusline: wiring vybe into Claude Code, Codex and
+Gemini CLI.
 
 ``hook run`` and ``statusline`` are declared here like every command (their help, ``vybe
 schema``, docs/cli.md), but the executable serves the lines agents run without this module
@@ -20,10 +21,11 @@ if TYPE_CHECKING:
     from vybe.cli.main import Invocation
     from vybe.jsonio import JSONObject
 
-GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex, and run them."}
+GROUPS = {"hook": "Install vybe's hooks into Claude Code, Codex and Gemini CLI, and run them."}
 TARGET_PARAMS = (
     Param("claude", "boolean", "Claude Code's settings (the default)"),
     Param("codex", "boolean", "OpenAI Codex CLI's settings"),
+    Param("gemini", "boolean", "Google Gemini CLI's settings"),
     Param("project", "boolean", "this folder's settings instead of the user's"),
     Param("dry_run", "boolean", "report what would change, write nothing"),
 )
@@ -110,7 +112,7 @@ OPERATIONS = (
         writes=True,
         idempotent=True,
         surfaces=CLI_ONLY,
-        result={"dry_run": "boolean", "claude": "object", "codex": "object"},
+        result={"dry_run": "boolean", "claude": "object", "codex": "object", "gemini": "object"},
         examples=("vybe hook install", "vybe hook install --codex --project --dry-run"),
     ),
     Operation(
@@ -122,7 +124,7 @@ OPERATIONS = (
         idempotent=True,
         destructive=True,
         surfaces=CLI_ONLY,
-        result={"dry_run": "boolean", "claude": "object", "codex": "object"},
+        result={"dry_run": "boolean", "claude": "object", "codex": "object", "gemini": "object"},
         examples=("vybe hook uninstall --claude",),
     ),
     Operation(
@@ -136,7 +138,8 @@ OPERATIONS = (
     ),
     Operation(
         "hook run",
-        "Record and answer one Claude Code or Codex hook event (JSON on stdin) in the agent's "
+        "Record and answer one Claude Code, Codex or Gemini CLI hook event (JSON on stdin) in"
+        " the agent's "
         "hook protocol, never an envelope; exit 0 whatever the event holds.",
         run,
         params=(

@@ -5,9 +5,9 @@ come from VYBE_AGENT / VYBE_DB_URL / VYBE_DB_PATH / the config file (the agent d
 target), which the global flags of the line (``vybe --agent x hook run claude``) set first
 (vybe.cli.flags.as_hooks_read).
 
-A handler (vybe.integrations.hooks: claude_code and codex on a module an event) gets a
-``Hook`` and returns context text or nothing; whatever goes wrong, the agent sees exit 0 and
-the output its event accepts, and the error goes to ``hooks.log``.
+A handler (vybe.integrations.hooks: claude_code, codex and gemini map an event to one) gets
+a ``Hook`` and returns context text or nothing; whatever goes wrong, the agent sees exit 0
+and the output its event accepts, and the error goes to ``hooks.log``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from vybe.integrations.hooks.hook import Handler
 
-TARGETS = ("claude", "codex")
+TARGETS = ("claude", "codex", "gemini")
 # Capture mode: with this set to a folder, every payload an agent sends is kept there as it
 # came (with the handler's own time), to turn real sessions into test fixtures.
 CAPTURE_ENV = "VYBE_HOOK_CAPTURE"
@@ -58,6 +58,10 @@ def handlers(target: str) -> Mapping[str, Handler]:
         from vybe.integrations.hooks import codex
 
         return codex.HANDLERS
+    if target == "gemini":
+        from vybe.integrations.hooks import gemini
+
+        return gemini.HANDLERS
     from vybe.integrations.hooks import claude_code
 
     return claude_code.HANDLERS

@@ -1,4 +1,4 @@
-"""A receipt for each compaction Claude Code or Codex does, as their hooks show it.
+"""A receipt for each compaction Claude Code, Codex or Gemini CLI does, as their hooks show it.
 
 PreCompact opens the receipt: whose compaction, its trigger (``auto`` / ``manual``), and the
 tokens before, from the payload or the transcript's newest usage. SessionStart(compact)
@@ -161,17 +161,25 @@ def replaced_users(payload: JSONObject) -> list[str]:
     ]
 
 
-def opened(hook: Hook) -> None:
-    """PreCompact: open this compaction's receipt."""
-    trigger = hook.text("trigger")
+def tokens_before(hook: Hook) -> int | None:
+    """The context's size as the transcript's newest usage says (Claude's, Codex's); None
+    for Gemini CLI, whose hooks are told none."""
+    if hook.target == "gemini":
+        return None
     lines = tail(hook.text("transcript_path"))
+    return claude_usage(lines) if hook.target == "claude" else codex_tokens(lines)
+
+
+def opened(hook: Hook) -> None:
+    """PreCompact (Gemini CLI's PreCompress): open this compaction's receipt."""
+    trigger = hook.text("trigger")
     receipt_rows.open_receipt(
         hook.store,
         hook.record_session,
         hook.agent,
         hook.target,
         trigger if trigger in TRIGGERS else "unknown",
-        claude_usage(lines) if hook.target == "claude" else codex_tokens(lines),
+        tokens_before(hook),
         hook.once(),
     )
 
@@ -200,9 +208,11 @@ def given_back(
             lists["cut" if shown[row.seq].cut else "verbatim"].append(row.seq)
         else:
             lists["released"].append(row.seq)
-    before, after = (
-        claude_boundary(lines) if hook.target == "claude" else (None, codex_after(lines))
-    )
+    before, after = (None, None)
+    if hook.target == "claude":
+        before, after = claude_boundary(lines)
+    elif hook.target == "codex":
+        after = codex_after(lines)
     return receipt_rows.complete(
         hook.store,
         hook.record_session,

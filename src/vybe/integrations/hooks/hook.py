@@ -34,9 +34,14 @@ LOG_MAX_BYTES = 1_000_000
 CONTEXT_EVENTS = {
     "claude": {"SessionStart", "UserPromptSubmit", "PostToolUseFailure"},
     "codex": {"SessionStart", "UserPromptSubmit", "PostToolUse"},
+    # SessionStart's too, but headless Gemini CLI puts it before the typed prompt
+    # (vybe.integrations.hooks.gemini): vybe gives its context with BeforeAgent only.
+    "gemini": {"BeforeAgent"},
 }
-# Events whose output must be JSON even when there is nothing to say (Codex Stop).
+# Events whose output must be JSON even when there is nothing to say (Codex Stop); every
+# event of the agents that read stderr when stdout is empty (Gemini CLI).
 JSON_REQUIRED = {"codex": {"Stop"}}
+JSON_ALWAYS = frozenset({"gemini"})
 # Events that write nothing of the record (a brief's cursor, a compaction's receipt, commit
 # and end events): their commits skip the fsync each (``Store.sync_each_commit``) that keeps
 # what the others write, the person's words, through a power cut.
@@ -82,7 +87,8 @@ class Hook:
 
     @property
     def record_session(self) -> str:
-        """The record session of this agent session: ``claude:<id>`` or ``codex:<id>``."""
+        """The record session of this agent session: ``claude:<id>``, ``codex:<id>`` or
+        ``gemini:<id>``."""
         return f"{self.target}:{self.session_id}"
 
     @property
@@ -155,7 +161,8 @@ def render(target: str, event: str, context: str | None) -> str:
         context = shorten(context, CONTEXT_LIMIT, "\n[cut to fit the hook limit]")
         output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
         return jsonio.dumps(output, ensure_ascii=False)
-    return "{}" if event in JSON_REQUIRED.get(target, ()) else ""
+    required = target in JSON_ALWAYS or event in JSON_REQUIRED.get(target, ())
+    return "{}" if required else ""
 
 
 def import_lock(store: Store) -> str:

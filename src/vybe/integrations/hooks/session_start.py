@@ -43,7 +43,7 @@ DELTA_EVENTS = 10
 
 QUIET_KINDS = ("user_prompt", "session_end")  # the thread holds its prompts; ends are noise
 
-HARNESSES = {"claude": "Claude Code", "codex": "Codex"}
+HARNESSES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
 RECEIPT_LINE_CHARS = 300
 

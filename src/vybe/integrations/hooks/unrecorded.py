@@ -6,6 +6,7 @@ from vybe.integrations.hooks.hook import Hook
 from vybe.integrations.hooks.prompt import asks_for_status
 from vybe.integrations.hooks.session_start import brief_prompt
 
+PROMPT_EVENTS = ("UserPromptSubmit", "BeforeAgent")  # a typed prompt: Claude's, Codex's; Gemini's
 NOT_RECORDING = "vybe is not recording this session ({why}): the brief above is read-only."
 
 
@@ -15,6 +16,6 @@ def unrecorded(hook: Hook, why: str) -> str | None:
     off, a status question gets the brief, every other event nothing."""
     if hook.event == "SessionStart":
         return f"{brief_prompt(hook)}\n\n{NOT_RECORDING.format(why=why)}"
-    if hook.event == "UserPromptSubmit" and asks_for_status(hook.text("prompt")):
+    if hook.event in PROMPT_EVENTS and asks_for_status(hook.text("prompt")):
         return brief_prompt(hook)
     return None

@@ -1,4 +1,5 @@
-"""Merge vybe's hook entries into Claude Code and Codex settings, and take them out again."""
+"""Merge vybe's hook entries into Claude Code, Codex and Gemini CLI settings, and take them
+out again."""
 
 from __future__ import annotations
 
@@ -21,8 +22,15 @@ if TYPE_CHECKING:
     from vybe.jsonio import JSONObject
 
 
+def gemini_home() -> Path:
+    """Gemini CLI's folder: ``~/.gemini``, under ``$GEMINI_CLI_HOME`` when that is set."""
+    return Path(os.environ.get("GEMINI_CLI_HOME") or os.path.expanduser("~"), ".gemini")
+
+
 def settings_path(target: str, project_dir: Path | None) -> Path:
     """Where each agent reads hooks: user scope by default, the project's with --project."""
+    if target == "gemini":
+        return (project_dir / ".gemini" if project_dir else gemini_home()) / "settings.json"
     if target == "claude":
         if project_dir is not None:
             return project_dir / ".claude" / "settings.json"
@@ -77,8 +85,20 @@ def offer_status_line(document: JSONObject, outcome: Outcome) -> JSONObject:
     return document
 
 
-def _entry(spec: HookSpec, command: str) -> JSONObject:
-    handler: JSONObject = {"type": "command", "command": command, "timeout": spec.timeout}
+# Gemini CLI reads a hook's timeout in milliseconds, and names it (``/hooks disable vybe``).
+MILLISECONDS = frozenset({"gemini"})
+NAMED = "vybe"
+
+
+def _entry(spec: HookSpec, target: str) -> JSONObject:
+    timeout = spec.timeout * 1000 if target in MILLISECONDS else spec.timeout
+    handler: JSONObject = {
+        "type": "command",
+        "command": handler_command(target),
+        "timeout": timeout,
+    }
+    if target in MILLISECONDS:
+        handler = {"name": NAMED, **handler}
     if spec.is_async:
         handler["async"] = True
     group: JSONObject = {"hooks": [handler]}
@@ -139,10 +159,10 @@ class Outcome:
 
 
 def merge(
-    document: JSONObject, specs: tuple[HookSpec, ...], command: str, outcome: Outcome
+    document: JSONObject, target: str, specs: tuple[HookSpec, ...], outcome: Outcome
 ) -> JSONObject:
-    """Put exactly one vybe entry on each event of ``specs``, in place of any earlier one, and
-    take vybe's entries off the events the manifest no longer names."""
+    """Put exactly one vybe entry on each event of ``specs`` (the target agent's), in place of
+    any earlier one, and take vybe's entries off the events the manifest no longer names."""
     hooks = document.setdefault("hooks", {})
     wanted_events = {spec.event for spec in specs}
     for event in [e for e in hooks if e not in wanted_events and isinstance(hooks[e], list)]:
@@ -157,7 +177,7 @@ def merge(
                 suggested_action="fix that entry by hand, then install again",
             )
         kept, first = _without_ours(groups)
-        wanted = _entry(spec, command)
+        wanted = _entry(spec, target)
         if first is None:
             outcome.installed.append(spec.event)
             kept.append(wanted)
@@ -188,10 +208,9 @@ def install(target: str, project_dir: Path | None, *, dry_run: bool = False) -> 
     specs, _ = manifest.load()
     path = settings_path(target, project_dir)
     outcome = Outcome(path)
-    command = handler_command(target)
 
     def change(document: JSONObject) -> JSONObject:
-        merged = merge(document, specs[target], command, outcome)
+        merged = merge(document, target, specs[target], outcome)
         return offer_status_line(merged, outcome) if target == "claude" else merged
 
     outcome.written = settings_file.update(path, change, dry_run=dry_run) and not dry_run
@@ -251,7 +270,7 @@ def _differs(
     if specs is None or not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
         return []
     outcome = Outcome(Path())
-    merge(copy.deepcopy(document), specs[target], handler_command(target), outcome)
+    merge(copy.deepcopy(document), target, specs[target], outcome)
     return sorted({*outcome.installed, *outcome.updated, *outcome.removed})
 
 
@@ -318,6 +337,32 @@ def codex_setup(project_dir: Path, db_path: str) -> JSONObject:
     return {"name": "codex_setup", "ok": not problems, "detail": detail}
 
 
+def gemini_setup(project_dir: Path) -> JSONObject:
+    """Doctor's check of what turns vybe's Gemini CLI hooks off besides settings.json's
+    ``hooks``: ``hooksConfig.enabled`` false, or ``vybe`` (their name) in
+    ``hooksConfig.disabled`` (`/hooks disable vybe`), in the user's or the project's
+    settings."""
+    problems: list[str] = []
+    installed = False
+    for path in dict.fromkeys(settings_path("gemini", d) for d in (None, project_dir)):
+        try:
+            document = settings_file.read(path)
+        except Exception:
+            continue  # hooks_gemini reports the file
+        installed = installed or any(is_ours(h) for g in _groups(document) for h in g["hooks"])
+        switches = document.get("hooksConfig")
+        switches = switches if isinstance(switches, dict) else {}
+        if switches.get("enabled") is False:
+            problems.append(f"{path}: hooksConfig.enabled is false (Gemini CLI runs no hook)")
+        disabled = switches.get("disabled")
+        if isinstance(disabled, list) and NAMED in disabled:
+            problems.append(f"{path}: {NAMED!r} is in hooksConfig.disabled (/hooks enable vybe)")
+    detail: dict[str, object] = {"problems": problems}
+    if not installed:
+        detail["note"] = "vybe's Gemini CLI hooks are not installed"
+    return {"name": "gemini_setup", "ok": not problems, "detail": detail}
+
+
 def _groups(document: JSONObject) -> list[JSONObject]:
     hooks = document.get("hooks") or {}
     return [g for gs in hooks.values() if isinstance(gs, list) for g in gs if isinstance(g, dict)]
@@ -325,7 +370,7 @@ def _groups(document: JSONObject) -> list[JSONObject]:
 
 def health(project_dir: Path, db_path: str) -> list[JSONObject]:
     """Doctor checks: one per agent, over its user and project settings files, and what
-    Codex needs besides."""
+    Codex and Gemini CLI need besides."""
     registry, specs = registry_check()
     checks = [registry]
     for target in manifest.TARGETS:
@@ -354,12 +399,21 @@ def health(project_dir: Path, db_path: str) -> list[JSONObject]:
                 },
             }
         )
-    return [*checks, codex_setup(project_dir, db_path), *client_versions()]
+    return [
+        *checks,
+        codex_setup(project_dir, db_path),
+        gemini_setup(project_dir),
+        *client_versions(),
+    ]
 
 
 # The agent CLI versions `make e2e` (pinned) and `make e2e-latest` (the newest published
 # when last run) have proven vybe against: docs/integrations.md says the same.
-TESTED = {"claude": ((2, 1, 197), (2, 1, 332)), "codex": ((0, 171, 0), (0, 171, 0))}
+TESTED = {
+    "claude": ((2, 1, 197), (2, 1, 332)),
+    "codex": ((0, 171, 0), (0, 171, 0)),
+    "gemini": ((0, 61, 0), (0, 61, 0)),
+}
 
 
 def _version(text: str) -> tuple[int, ...] | None:

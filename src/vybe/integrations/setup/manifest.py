@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 MANIFEST_NAME = config.HOOK_MANIFEST
 MAX_TIMEOUT_SECONDS = 10
-TARGETS = ("claude", "codex")
+TARGETS = ("claude", "codex", "gemini")
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,8 @@ class HookSpec:
     is_async: bool = False
 
 
-# Timeouts are in seconds, as both agents read them (the original wrote milliseconds there).
+# Timeouts are in seconds, as Claude Code and Codex read them (the original wrote milliseconds
+# there); Gemini CLI's settings get them in milliseconds (vybe.integrations.setup.install).
 DEFAULT: dict[str, tuple[HookSpec, ...]] = {
     "claude": (
         HookSpec("SessionStart", 10, "startup|resume|clear|compact"),
@@ -54,6 +55,17 @@ DEFAULT: dict[str, tuple[HookSpec, ...]] = {
         HookSpec("PostToolUse", 5, "Bash"),
         HookSpec("PreCompact", 10, "auto|manual"),
         HookSpec("Stop", 10),
+    ),
+    # Gemini CLI matches a lifecycle event's matcher as one exact string; its PreCompress
+    # fires with ``auto`` before every model call (vybe.integrations.hooks.gemini): ``/compress``
+    # only.
+    "gemini": (
+        HookSpec("SessionStart", 5),
+        HookSpec("BeforeAgent", 10),
+        HookSpec("AfterTool", 5, "*"),
+        HookSpec("AfterAgent", 5),
+        HookSpec("PreCompress", 5, "manual"),
+        HookSpec("SessionEnd", 2),
     ),
 }
 

@@ -6,8 +6,9 @@ writes them) and vybe's MCP server in the user's ``~/.claude.json`` (``mcpServer
 where `claude mcp add --scope user` puts it). For Codex: the hooks in its hooks.json, and
 in its config.toml the MCP server (``[mcp_servers.vybe]``, with ``required = true`` and the
 store in ``env`` when it is not the default one) and the store's folder among the
-sandbox's ``writable_roots``. What only the person can do (trusting Codex's hooks in its
-TUI) is listed at the end with the exact action.
+sandbox's ``writable_roots``. For Gemini CLI: the hooks in its user settings.json (named
+``vybe``, timeouts in milliseconds; user hooks need no trust). What only the person can do
+(trusting Codex's hooks in its TUI) is listed at the end with the exact action.
 
 Every file is planned first (``--dry-run`` shows each change as a diff), then written
 atomically. The bytes each file held before are kept in vybe's config folder
@@ -34,7 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.jsonio import JSONObject
 
-AGENTS = ("claude", "codex")
+AGENTS = ("claude", "codex", "gemini")
 RECORD = "setup.json"
 TRUST_STEP = "start `codex` once, open /hooks and choose Trust all (Codex skips untrusted hooks)"
 PLUGIN = "vybe"  # the plugin's name in plugin/.claude-plugin/plugin.json
@@ -131,7 +132,11 @@ def codex_registration() -> dict[str, Any]:
 
 def found() -> list[str]:
     """The agents on this machine: an executable on PATH or a config folder of theirs."""
-    homes = {"claude": claude_home(), "codex": codex_config.home()}
+    homes = {
+        "claude": claude_home(),
+        "codex": codex_config.home(),
+        "gemini": install.gemini_home(),
+    }
     return [a for a in AGENTS if shutil.which(a) or homes[a].is_dir()]
 
 
@@ -175,7 +180,7 @@ def _hooks_change(target: str) -> Change:
     before = _read(path)
     document = settings_file.read(path)
     outcome = install.Outcome(path)
-    document = install.merge(document, specs[target], install.handler_command(target), outcome)
+    document = install.merge(document, target, specs[target], outcome)
     what = [f"hooks: {', '.join(outcome.installed + outcome.updated) or 'as they were'}"]
     if target == "claude":
         document = install.offer_status_line(document, outcome)
@@ -280,6 +285,8 @@ def plan(
         elif agent == "claude":
             changes.append(_hooks_change(agent))
             changes.append(_claude_mcp(settings))
+        elif agent == "gemini":
+            changes.append(_hooks_change(agent))
         else:
             plugin = bool(codex_plugins())
             changes.extend([] if plugin else [_hooks_change(agent)])
