@@ -117,6 +117,7 @@ class Served:
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.bodies.put_nowait, None)
         self.thread.join(60)
+        self.loop.close()
 
 
 @pytest.fixture(scope="module")
@@ -177,16 +178,17 @@ def first_answer(vybe, tmp_path, request: dict) -> tuple[dict, float]:
     """What `vybe mcp` answers to its first request before the SDK is imported, and how long
     it took."""
     env = never_importing(vybe, tmp_path)
-    proc = subprocess.Popen([VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-    try:
-        started = time.perf_counter()
-        proc.stdin.write((json.dumps(request) + "\n").encode())
-        proc.stdin.flush()
-        answer = json.loads(proc.stdout.readline())
-        return answer, time.perf_counter() - started
-    finally:
-        proc.kill()
-        proc.wait()
+    with subprocess.Popen(
+        [VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    ) as proc:
+        try:
+            started = time.perf_counter()
+            proc.stdin.write((json.dumps(request) + "\n").encode())
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+            return answer, time.perf_counter() - started
+        finally:
+            proc.kill()
 
 
 def test_initialize_is_answered_before_the_sdk_is_imported(vybe, tmp_path):
@@ -212,19 +214,19 @@ def test_the_early_discover_answer_is_the_sdks_own_and_its_tools_follow(vybe):
     tools a modern client lists next come."""
     tools_list = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": ENVELOPE}}
     sent = "".join(json.dumps(m) + "\n" for m in (DISCOVER, tools_list)).encode()
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [VYBE, "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=vybe.env,
-    )
-    proc.stdin.write(sent)
-    proc.stdin.flush()
-    answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
-    proc.stdin.close()
-    assert proc.wait(60) == 0
-    assert b"otherwise" not in proc.stderr.read()
+    ) as proc:
+        proc.stdin.write(sent)
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+        assert b"otherwise" not in proc.stderr.read()
     assert [a["id"] for a in answers] == ["server-discover-probe-1", 2]
     assert {t["name"] for t in answers[1]["result"]["tools"]} >= set(mcp_server.CORE)
 
@@ -256,11 +258,12 @@ class Wired:
         self.proc.stdin.close()
         rest = [json.loads(line) for line in self.proc.stdout]
         assert self.proc.wait(60) == 0
-        return rest, self.proc.stderr.read().decode()
+        with self.proc:  # its pipes closed
+            return rest, self.proc.stderr.read().decode()
 
     def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+        with self.proc:  # its pipes closed, then waited for
+            self.proc.kill()
 
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}

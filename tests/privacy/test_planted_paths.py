@@ -24,7 +24,7 @@ from tests.fakes.servers import (
 from tests.privacy.planted import needles, planted
 from tests.privacy.test_planted_secrets import PRIVATE, home_bytes, store_bytes, where, words
 from tests.proxy import conftest as proxy_fixtures
-from tests.proxy.talk import post
+from tests.proxy.talk import close_opened, post
 from tests.proxy.test_gemini import captured, gemini_event
 from tests.proxy.test_record import CLAUDE, HEADERS, claude_body, user
 
@@ -106,6 +106,7 @@ def test_the_proxy_on_each_wire_relays_the_secrets_and_records_none(vybe, record
         replies = [
             post(proxy.url, path, body, headers)[1].read() for _, path, body, headers in wires
         ]
+        close_opened()
         for session in sessions[:3]:
             assert [r.type for r in proxy.rows(session, 2)][-1] == "assistant"
         assert proxy.writer.flush()

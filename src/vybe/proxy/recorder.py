@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from vybe.context.engine import Prepared
+from vybe.context.record import Record
 from vybe.context.types import check_session_id
 from vybe.errors import InvalidInput, VybeError
 from vybe.proxy import compaction, inputs, wire
@@ -144,15 +146,21 @@ class Recorder:
         rewriter = self.rewriter
         assert rewriter is not None
         base = upstreams.base_of(self.upstream, path)
-        model = upstreams.model_for(api, base, upstreams.model_name(path, body), headers)
+        name = upstreams.model_name(path, body)
         session_id = recording.session_id
+
+        def prepare(record: Record) -> Prepared:
+            """The engine's request (in the writer's thread), its model closed after it."""
+            model = upstreams.model_for(api, base, name, headers)
+            try:
+                return rewriter.prepare(record, session_id, api, body, model)
+            finally:
+                model.transport.close()
 
         def rebuild(_: bytes) -> tuple[bytes, dict[str, Any]]:
             if not recording.inputs_queued.wait(WAIT):
                 raise TimeoutError
-            prepared = self.writer.call(
-                lambda record: rewriter.prepare(record, session_id, api, body, model), REBUILD
-            )
+            prepared = self.writer.call(prepare, REBUILD)
             facts = {"tokens": prepared.tokens, "checkpoint_id": prepared.checkpoint_id}
             return upstreams.rewritten(api, body, prepared.request), facts
 
@@ -209,6 +217,7 @@ class Recorder:
                 text = compaction.checkpoint(record, session_id, client, model, body)
             finally:
                 close_record(record)
+                model.transport.close()
         except VybeError as error:
             note(f"the checkpoint of {session_id} failed ({error.code}); the client's own ran")
             return None
