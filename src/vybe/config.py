@@ -24,7 +24,7 @@ from vybe.errors import InvalidInput
 from vybe.limits import encodable
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -353,7 +353,8 @@ def loaded_values() -> dict[str, Any]:
     if found is None:
         return {}
     if _LOADED and _LOADED[0] == (found, _stamp(found)):
-        return _LOADED[1]
+        loaded: dict[str, Any] = _LOADED[1]
+        return loaded
     return read_settings(found)
 
 
@@ -434,7 +435,7 @@ def redaction_settings(path: str, privacy: Any) -> dict[str, Any]:
     return {"redaction": {"redact": redact, "patterns": patterns, "allow": allow}}
 
 
-def _listed(path: str, key: str, value: object) -> list:
+def _listed(path: str, key: str, value: object) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -476,7 +477,8 @@ def read_settings(path: str) -> dict[str, Any]:
             cached = jsonio.loads(file.read())
         if cached["path"] == path and cached["stamp"] == stamp and cached["form"] == CACHE_FORM:
             _LOADED[:] = [(path, stamp), cached["settings"]]
-            return cached["settings"]
+            settings: dict[str, Any] = cached["settings"]
+            return settings
     except (OSError, ValueError, KeyError, TypeError):
         pass
     values = checked(path, parse(path))
@@ -638,7 +640,8 @@ def _env(name: str) -> str | None:
 def _busy(text: str | None, file_values: dict[str, Any]) -> int:
     """VYBE_BUSY_TIMEOUT_MS over config's busy_timeout_ms over 5000; a bad one is named."""
     if text is None:
-        return file_values.get("busy_timeout_ms", 5000)
+        busy: int = file_values.get("busy_timeout_ms", 5000)
+        return busy
     if text.strip().isdigit() and int(text) <= BUSY_MAX:
         return int(text)
     raise InvalidInput(

@@ -17,7 +17,8 @@ except ImportError:
 
 
 def sha256_hex(data: bytes) -> str:
-    return sha256(data).hexdigest()
+    hexed: str = sha256(data).hexdigest()
+    return hexed
 
 
 FILE_PIECE = 1024 * 1024
@@ -40,4 +41,5 @@ def file_sha256(path: str, limit: int) -> str | None:
                 digest.update(piece)
     except (OSError, ValueError):
         return None
-    return digest.hexdigest()
+    hexed: str = digest.hexdigest()
+    return hexed

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 
 class VybeError(Exception):
@@ -42,7 +44,7 @@ class NotFound(VybeError):
     code = "NOT_FOUND"
 
 
-def listed(row: dict | None, entity: str, ident: str) -> dict:
+def listed(row: JSONObject | None, entity: str, ident: str) -> JSONObject:
     """``row``, the ``entity`` of id ``ident`` when there is one; else NOT_FOUND, with the
     command that lists the ids (`vybe <entity> list`)."""
     if row is None:

@@ -8,10 +8,14 @@ Anything unusual (indentation, invalid input, a Python without ``_json``) goes t
 
 from __future__ import annotations
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, TypeAlias
+
+    # A JSON object as vybe passes it around: an operation's values and result, an
+    # envelope, a hook's payload, a JSON column. Its values are whatever JSON holds.
+    JSONObject: TypeAlias = dict[str, Any]
 
 try:
     from _json import encode_basestring, encode_basestring_ascii, make_encoder, make_scanner

@@ -7,7 +7,7 @@ import math
 from vybe import jsonio
 from vybe.errors import InvalidInput
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, ClassVar, TypeVar
 
     R = TypeVar("R", bound="Row")
 
 
-class Row(tuple):
+class Row(tuple[object, ...]):
     """A tuple whose fields the subclass's annotations name."""
 
     __slots__ = ()
@@ -51,7 +51,7 @@ class Row(tuple):
         return tuple.__new__(cls, args)
 
     @classmethod
-    def _values(cls, args: tuple, kwargs: dict[str, Any]) -> tuple:
+    def _values(cls, args: tuple[object, ...], kwargs: dict[str, Any]) -> tuple[object, ...]:
         """The full row from positional and keyword values and the defaults; TypeError as a
         call with the wrong arguments raises it."""
         fields = cls._fields
@@ -87,5 +87,5 @@ class Row(tuple):
         )
         return f"{type(self).__name__}({shown})"
 
-    def __getnewargs__(self) -> tuple:
+    def __getnewargs__(self) -> tuple[object, ...]:
         return tuple(self)

@@ -14,6 +14,10 @@ from vybe.store import tasks as task_rows
 from vybe.text import shorten
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 BRIEF_VERSION = "v1"
 BUDGET_TOKENS = 1500
 MEMORY_LIMIT = 50
@@ -41,8 +45,8 @@ def estimate_tokens(text: str) -> int:
 
 
 def _memory(
-    conn: sqlite3.Connection, task: dict | None, project: dict | None, as_of: str | None
-) -> list[dict]:
+    conn: sqlite3.Connection, task: JSONObject | None, project: JSONObject | None, as_of: str | None
+) -> list[JSONObject]:
     """Global, project and task memory (never agent memory), best first: the focus
     project's, or with no project focus every project's (the seed's rule)."""
     scopes: list[tuple[str, str | None]] = [("global", "")]
@@ -55,13 +59,13 @@ def _memory(
 def build(
     conn: sqlite3.Connection,
     *,
-    task: dict | None,
-    project: dict | None,
+    task: JSONObject | None,
+    project: JSONObject | None,
     as_of_event_id: int,
     as_of: str | None,
     agent: str | None = None,
     words_given: bool = False,
-) -> dict:
+) -> JSONObject:
     """The brief packet, read inside one snapshot; identical state gives an identical packet.
     ``agent``'s brief carries the context handed to it with the task, if any.
     ``words_given``: the person's words go beside the brief (``without_words``), so their
@@ -112,7 +116,7 @@ class Prompt(Row):
 
     __slots__ = ()
     text: str
-    budget: dict
+    budget: JSONObject
     memory_ids: list[str] = []  # noqa: RUF012  # a default, never changed in place
 
 
@@ -148,7 +152,7 @@ class _Budget:
             self.used += cost
 
 
-def _fact_line(entry: dict) -> str:
+def _fact_line(entry: JSONObject) -> str:
     age = entry.get("age_days", 0)
     tag = ""
     if not entry["pinned"] and entry["expires_at"] is None:
@@ -159,7 +163,7 @@ def _fact_line(entry: dict) -> str:
     return shorten(f"- {entry['key']} = {entry['value']}", LINE_MAX) + tag
 
 
-def _reasoning_line(event: dict) -> str:
+def _reasoning_line(event: JSONObject) -> str:
     meta = event.get("metadata")
     if not isinstance(meta, dict):
         meta = {}
@@ -167,7 +171,7 @@ def _reasoning_line(event: dict) -> str:
     return shorten("- " + (" → ".join(parts) if parts else event["message"]), LINE_MAX)
 
 
-def _variable(budget: _Budget, brief: dict) -> list[str]:
+def _variable(budget: _Budget, brief: JSONObject) -> list[str]:
     memory = brief["relevant_memory"]
     by_kind = {k: [m for m in memory if m["kind"] == k] for k in ("directive", "lesson", "fact")}
     shown = budget.section(
@@ -207,7 +211,7 @@ def _variable(budget: _Budget, brief: dict) -> list[str]:
     return [i for i in shown if i]
 
 
-def _head(brief: dict) -> list[str]:
+def _head(brief: JSONObject) -> list[str]:
     task, counts = brief["task"], brief["counts"]
     lines = [HEAD]
     if task:
@@ -230,7 +234,7 @@ def _head(brief: dict) -> list[str]:
     return lines
 
 
-def _tail(brief: dict, vybe: str) -> list[str]:
+def _tail(brief: JSONObject, vybe: str) -> list[str]:
     """Progress, what is next, and the commands, each a line that runs as it stands (``vybe``:
     the running vybe's absolute path and the agent, ``config.command_line``)."""
     counts, task = brief["counts"], brief["task"]
@@ -268,7 +272,7 @@ def _quoted(text: str) -> str:
     return "\n".join(QUOTE + line for line in text.split("\n"))
 
 
-def _span_words(handoff: dict) -> str:
+def _span_words(handoff: JSONObject) -> str:
     """Which of the person's messages the quotes come from."""
     span = handoff.get("span")
     if not span:
@@ -280,7 +284,7 @@ def _span_words(handoff: dict) -> str:
     )
 
 
-def handoff_section(brief: dict) -> list[str]:
+def handoff_section(brief: JSONObject) -> list[str]:
     """The context another agent handed over with the task: the person's words quoted as
     theirs, everything else labelled as the other agent's, each of its lines after ``| ``."""
     handoff = brief.get("handoff")
@@ -331,14 +335,14 @@ def handoff_section(brief: dict) -> list[str]:
     return [shorten("\n".join(lines), HANDOFF_CHARS, "\n[cut: the rest is in the record]"), ""]
 
 
-def without_words(brief: dict) -> dict:
+def without_words(brief: JSONObject) -> JSONObject:
     """The packet without the person's words (the recent prompts, and their events in the
     activity): for a context that gives them back verbatim in a section of its own."""
     activity = [e for e in brief["recent_events"] if e["kind"] != USER_PROMPT_KIND]
     return {**brief, "recent_prompts": [], "recent_events": activity}
 
 
-def render_prompt(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
+def render_prompt(brief: JSONObject, vybe: str, budget_tokens: int = BUDGET_TOKENS) -> Prompt:
     """Fixed sections always; variable ones share the budget in priority order. ``vybe``
     starts every command line shown (``config.command_line(agent)``)."""
     budget = _Budget(budget_tokens)
@@ -348,12 +352,14 @@ def render_prompt(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) ->
     return Prompt(text, report, memory_ids)
 
 
-def digest(brief: dict) -> str:
+def digest(brief: JSONObject) -> str:
     canonical = jsonio.dumps(brief, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return sha256_hex(canonical.encode("utf-8"))
 
 
-def finish(brief: dict, vybe: str, budget_tokens: int = BUDGET_TOKENS) -> tuple[dict, Prompt]:
+def finish(
+    brief: JSONObject, vybe: str, budget_tokens: int = BUDGET_TOKENS
+) -> tuple[JSONObject, Prompt]:
     """Add the budget report, the size and the digest; returns the brief and its prompt."""
     prompt = render_prompt(brief, vybe, budget_tokens)
     brief = {**brief, "budget": prompt.budget, "approx_tokens": estimate_tokens(prompt.text)}

@@ -15,6 +15,10 @@ from vybe.store import is_url
 from vybe.store.sqlite_query import QUERY_HINT, open_readonly, query_readonly
 from vybe.text import shorten
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 ROWS_MAX = 10_000
 BYTES_MAX = 1_000_000
 SECONDS = 10.0
@@ -29,7 +33,7 @@ def query(
     max_bytes: int = BYTES_MAX,
     seconds: float = SECONDS,
     busy_timeout_ms: int = 5000,
-) -> dict:
+) -> JSONObject:
     """``db_path`` is the SQLite file or a PostgreSQL URL (the server bounds the time)."""
     limits.text("sql", sql, SQL_MAX, required=True)
     limits.integer("limit", limit, 1, ROWS_MAX)
@@ -60,7 +64,7 @@ def _cell(value: object) -> str:
     return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
 
 
-def as_text(result: dict) -> str:
+def as_text(result: JSONObject) -> str:
     """``--format text``: a header of the columns, then one tab-separated line per row
     (the rows of a query have the columns of its first row)."""
     rows = result["rows"]

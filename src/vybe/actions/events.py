@@ -10,8 +10,12 @@ from vybe.store import Store
 from vybe.store import artifacts as artifact_rows
 from vybe.store import events as event_rows
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
 
-def list_events(store: Store, query: event_rows.EventQuery) -> dict:
+
+def list_events(store: Store, query: event_rows.EventQuery) -> JSONObject:
     with store.snapshot() as conn:
         events = event_rows.select(conn, query)
     return {
@@ -40,12 +44,12 @@ def content_of(file_path: str) -> str | None:
 def link_artifact(
     conn: sqlite3.Connection,
     agent: str,
-    task: dict,
+    task: JSONObject,
     file_path: str,
     content_type: str | None,
     event_id: int | None = None,
     content_sha256: str | None = None,
-) -> dict:
+) -> JSONObject:
     """Insert one artifact row, with its own event when no event carries it; the same path
     with the same bytes (``content_sha256``) already linked to the task is that artifact,
     returned with ``deduplicated`` and nothing written."""
@@ -97,12 +101,12 @@ def add_artifact(
     task_id: str,
     file_path: str,
     content_type: str | None = None,
-) -> dict:
+) -> JSONObject:
     limits.text("file_path", file_path, limits.PATH_MAX, required=True)
     args = {"task_id": task_id, "file_path": file_path, "content_type": content_type}
     content = content_of(file_path)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, task_id)
         linked = link_artifact(conn, agent, task, file_path, content_type, None, content)
         return {"artifact": linked}
@@ -110,7 +114,7 @@ def add_artifact(
     return store.idempotent(agent, request_id, "artifacts.add", args, run)
 
 
-def list_artifacts(store: Store, task_id: str, limit: int) -> dict:
+def list_artifacts(store: Store, task_id: str, limit: int) -> JSONObject:
     with store.snapshot() as conn:
         require_task(conn, task_id)
         artifacts = artifact_rows.for_task(conn, task_id, limit)

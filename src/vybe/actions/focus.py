@@ -10,17 +10,21 @@ from vybe.store import brief as brief_rows
 from vybe.store import tasks as task_rows
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 
 class Focus(Row):
     """The chosen task (or none) and the rule that decided."""
 
     __slots__ = ()
-    task: dict | None
+    task: JSONObject | None
     rule: str
     reason: str
     handoff_event_id: int | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSONObject:
         return {
             "focus_task_id": self.task["id"] if self.task else None,
             "focus_rule": self.rule,
@@ -29,11 +33,11 @@ class Focus(Row):
         }
 
 
-def _in_scope(task: dict, project_id: str | None) -> bool:
+def _in_scope(task: JSONObject, project_id: str | None) -> bool:
     return project_id is None or task["project_id"] in (None, project_id)
 
 
-def _usable(conn: sqlite3.Connection, task: dict | None, project_id: str | None) -> bool:
+def _usable(conn: sqlite3.Connection, task: JSONObject | None, project_id: str | None) -> bool:
     return (
         task is not None
         and _in_scope(task, project_id)
@@ -54,7 +58,7 @@ def explicit(conn: sqlite3.Connection, task_id: str) -> Focus:
 
 
 def _current(
-    conn: sqlite3.Connection, agent: str, state: dict | None, project_id: str | None
+    conn: sqlite3.Connection, agent: str, state: JSONObject | None, project_id: str | None
 ) -> Focus | None:
     """Rules 1 and 1.5: keep the current focus, unless another agent has claimed it since."""
     task_id = state.get("focus_task_id") if state else None
@@ -72,7 +76,9 @@ def _current(
     return None
 
 
-def _resumed(conn: sqlite3.Connection, state: dict | None, project_id: str | None) -> Focus | None:
+def _resumed(
+    conn: sqlite3.Connection, state: JSONObject | None, project_id: str | None
+) -> Focus | None:
     task_id = state.get("focus_task_id") if state else None
     task = task_rows.get(conn, task_id) if task_id else None
     if _usable(conn, task, project_id) and task["status"] == "pending":  # type: ignore[index]
@@ -96,7 +102,7 @@ def _first_ready(
     agent: str,
     project_id: str | None = None,
     outside_projects: bool = False,
-) -> dict | None:
+) -> JSONObject | None:
     """The most urgent ready task of a project, of no project, or (neither given) of any,
     leaving out tasks handed off to another agent."""
     query = task_rows.TaskQuery(
@@ -129,7 +135,7 @@ def _picked(conn: sqlite3.Connection, agent: str, project_id: str | None) -> Foc
 def decide(
     conn: sqlite3.Connection,
     agent: str,
-    state: dict | None,
+    state: JSONObject | None,
     project_id: str | None,
     explicit_task_id: str | None = None,
 ) -> Focus:

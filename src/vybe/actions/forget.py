@@ -20,6 +20,10 @@ from vybe.store import Store
 from vybe.store import forget as rows
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 MIN_TEXT = 8  # a shorter string would match all over the store
 SELECTORS = ("session", "text", "before")
 # What retention may forget, by its config key: the tables each one names.
@@ -95,7 +99,7 @@ def _counts(
     return rows.forget_rows(conn, dialect, _where(conn, selection, tables), apply)
 
 
-def _forget(dialect: str, selection: Selection, tables: tuple[str, ...], conn: Any) -> dict:
+def _forget(dialect: str, selection: Selection, tables: tuple[str, ...], conn: Any) -> JSONObject:
     with rows.unlocked(conn):
         counts = _counts(conn, dialect, selection, tables, apply=True)
     if dialect == "sqlite" and any(counts.values()):
@@ -108,7 +112,7 @@ ALL_TABLES = (*rows.RECORD, *rows.DERIVED)
 
 def forget(
     store: Store, selection: Selection, dry_run: bool = False, tables: tuple[str, ...] = ALL_TABLES
-) -> dict:
+) -> JSONObject:
     """Forget what ``selection`` names (of ``tables``, for --before): how many rows of each
     table were changed or deleted, or with ``dry_run`` would be, changing nothing."""
     selection = selection.check()
@@ -128,7 +132,7 @@ def forget(
     return _result(selection, counts, dry_run, wal)
 
 
-def _result(selection: Selection, counts: dict[str, int], dry_run: bool, wal: Any) -> dict:
+def _result(selection: Selection, counts: dict[str, int], dry_run: bool, wal: Any) -> JSONObject:
     named: dict[str, Any] = {k: v for k, v in selection._asdict().items() if v is not None}
     if "text" in named:
         named["text"] = {"length": len(named["text"])}  # the string itself is kept nowhere
@@ -142,7 +146,7 @@ def _result(selection: Selection, counts: dict[str, int], dry_run: bool, wal: An
     }
 
 
-def retain(store: Store, ages: dict[str, timedelta], dry_run: bool) -> dict:
+def retain(store: Store, ages: dict[str, timedelta], dry_run: bool) -> JSONObject:
     """Retention: forget each kind of row older than its age (config.yaml ``retention:``);
     nothing when no age is set."""
     done: dict[str, Any] = {}

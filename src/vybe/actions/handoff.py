@@ -37,6 +37,10 @@ from vybe.store import sessions as session_rows
 from vybe.store.record import MessageRow
 from vybe.text import shorten
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 WORDS_TOKENS = 600
 STATE_CHARS = 1200
 REPLY_CHARS = 500
@@ -99,7 +103,7 @@ def _session(
     return asked
 
 
-def no_session() -> dict:
+def no_session() -> JSONObject:
     """The context of a task no recorded session worked on: it says so, and carries no
     one's words."""
     return {
@@ -112,7 +116,7 @@ def no_session() -> dict:
     }
 
 
-def span_words(conn: Any, session: str, span: dict | None) -> list[MessageRow]:
+def span_words(conn: Any, session: str, span: JSONObject | None) -> list[MessageRow]:
     """The person's messages to choose from: the session's first and, of the span, the
     prompt before the task was taken and the newest WINDOW after it, short of the prompt
     before the next task was taken (the whole session's first and newest without a span);
@@ -132,7 +136,7 @@ def span_words(conn: Any, session: str, span: dict | None) -> list[MessageRow]:
 
 def _span(
     conn: Any, agent: str, task_id: str, began: tuple[int, str, str | None] | None, session: str
-) -> dict | None:
+) -> JSONObject | None:
     """When the task was the sender's focus: from its newest begin or claim until it began
     another task in this session (None: until the hand-off); None when it never took the
     task. Another window of the same agent taking a task ends nothing here."""
@@ -148,7 +152,7 @@ def build(
     task_id: str,
     session_id: str | None = None,
     environ: Mapping[str, str] | None = None,
-) -> dict:
+) -> JSONObject:
     """The context of ``agent``'s hand-off of ``task_id`` from ``session_id`` (default: the
     session as ``_session`` says); without one, a context that says so and carries nothing."""
     with store.snapshot() as conn:
@@ -167,7 +171,7 @@ def build(
         failures = handoff_rows.tool_failures(conn, agent, session, until, FAILURES)
     chosen = user_words.choose(users, WORDS_TOKENS)
     if checkpoint is not None and checkpoint.now.strip():
-        state: dict = {"source": "now", "now": shorten(checkpoint.now, STATE_CHARS)}
+        state: JSONObject = {"source": "now", "now": shorten(checkpoint.now, STATE_CHARS)}
         texts = [checkpoint.now]
     else:
         state = {

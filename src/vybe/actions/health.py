@@ -10,12 +10,14 @@ from vybe.store import SqliteStore, Store, health, is_url, open_store
 from vybe.store.db import MIN_SQLITE
 from vybe.text import to_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
 
-def agent_state(store: Store, agent: str) -> dict | None:
+
+def agent_state(store: Store, agent: str) -> JSONObject | None:
     """This agent's state, read in one snapshot that also proves the store answers."""
     with store.snapshot() as conn:
         return health.agent_state(conn, agent)

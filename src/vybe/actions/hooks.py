@@ -13,11 +13,12 @@ from vybe.store import events as event_rows
 from vybe.store.base import REQUEST_ID_MAX, args_digest
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from vybe.jsonio import JSONObject
     from vybe.store.record import MessageRow
 
 # What Claude Code sets in its Bash tool's environment: the session a command runs in.
@@ -56,12 +57,12 @@ def log_event(
     message: str,
     project_id: str | None = None,
     metadata: dict[str, Any] | None = None,
-) -> dict:
+) -> JSONObject:
     """Append one event once per request id (a retried hook does not log twice)."""
     message = clip(message, limits.MESSAGE_MAX)
     args = {"kind": kind, "message": message, "project_id": project_id, "metadata": metadata}
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         event = event_rows.NewEvent(kind, agent, message, None, project_id, metadata)
         return {"event_id": event_rows.insert(conn, event, clock.now_iso())}
 
@@ -93,7 +94,7 @@ def complete_linked_task(
     subject: str,
     session_id: str,
     project_id: str,
-) -> dict:
+) -> JSONObject:
     """Close the vybe task named by id, or the one linked to this session's task
     ``agent_task_id`` in this project (or in none); never the focus by default. A completion
     that closes no vybe task is logged all the same: an ``agent_task_completed`` event naming
@@ -104,7 +105,7 @@ def complete_linked_task(
     link = {LINK_KEY: agent_task_id, LINK_SESSION_KEY: session_id}
     subject = clip(subject, limits.TITLE_MAX)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = task_rows.get(conn, vybe_task_id) if vybe_task_id else None
         if task is None and agent_task_id:
             task = task_rows.find_open_by_metadata(conn, link, project_id)
@@ -125,14 +126,14 @@ def complete_linked_task(
 
 def log_commit(
     store: Store, agent: str, commit: dict[str, str], *, project_id: str, session_id: str
-) -> dict:
+) -> JSONObject:
     """One ``commit`` event (sha, branch, subject) linked to the agent's focus task, once
     per sha whichever session or agent reports it."""
     from vybe.store import agents as agent_rows
 
     sha, subject = commit["sha"], commit["subject"]
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         state = agent_rows.get(conn, agent)
         task_id = state["focus_task_id"] if state else None
         metadata = {**commit, "session_id": session_id}

@@ -7,7 +7,6 @@ import sqlite3
 from collections import Counter
 from datetime import timedelta
 from functools import partial
-from typing import TYPE_CHECKING
 
 from vybe import clock
 from vybe.actions import forget, search
@@ -20,8 +19,11 @@ from vybe.store import tasks as task_rows
 from vybe.text import shorten
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from vybe.jsonio import JSONObject
 
 SUMMARY_KIND = "events_summarized"
 
@@ -43,7 +45,7 @@ class Options(Row):
     checkpoint: bool = True
     index_batches: int = 4
     # config.yaml's retention: (kind of row, seconds kept), applied by each round
-    kept_for: tuple = ()
+    kept_for: tuple[tuple[str, float], ...] = ()
 
     def check(self) -> Options:
         if not 1 <= self.keep < self.threshold:
@@ -57,7 +59,7 @@ class Options(Row):
         return self
 
 
-def _summary(task: dict, folded: list[dict]) -> tuple[str, dict]:
+def _summary(task: JSONObject, folded: list[JSONObject]) -> tuple[str, JSONObject]:
     kinds = Counter(e["kind"] for e in folded)
     counted = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items()))
     first, last = folded[0], folded[-1]
@@ -77,7 +79,9 @@ def _summary(task: dict, folded: list[dict]) -> tuple[str, dict]:
     return message, metadata
 
 
-def _fold(conn: sqlite3.Connection, agent: str, task_id: str, options: Options) -> dict | None:
+def _fold(
+    conn: sqlite3.Connection, agent: str, task_id: str, options: Options
+) -> JSONObject | None:
     """Fold one task's old events into a summary event and archive them, newest kept."""
     if maintain_rows.live_count(conn, task_id, options.threshold + 1) <= options.threshold:
         return None
@@ -98,10 +102,10 @@ def _fold(conn: sqlite3.Connection, agent: str, task_id: str, options: Options) 
     return {"task_id": task_id, "summary_event_id": summary_id, "archived": archived}
 
 
-def summarize(store: Store, agent: str, options: Options) -> list[dict]:
+def summarize(store: Store, agent: str, options: Options) -> list[JSONObject]:
     with store.snapshot() as conn:
         candidates = maintain_rows.recent_tasks(conn, options.scan_recent)
-    done: list[dict] = []
+    done: list[JSONObject] = []
     for task_id in candidates:
         if len(done) >= options.max_tasks:
             break
@@ -125,7 +129,7 @@ def _older_than(
 
 def maintain(
     store: Store, agent: str, options: Options | None = None, request_id: str | None = None
-) -> dict:
+) -> JSONObject:
     """One bounded round of housekeeping; safe to repeat, each step its own transaction.
     With a ``request_id``, a replay returns the first round's result (nothing runs again)."""
     options = (options or Options()).check()
@@ -140,7 +144,7 @@ def maintain(
     )
 
 
-def _round(store: Store, agent: str, options: Options) -> dict:
+def _round(store: Store, agent: str, options: Options) -> JSONObject:
     gc = store.transact(lambda c: memory_rows.gc(c, clock.now_iso(), options.gc_limit))
     summaries = summarize(store, agent, options) if options.max_tasks else []
     limit = options.prune_limit
@@ -168,7 +172,7 @@ def _ages(options: Options) -> dict[str, timedelta]:
     return {kind: timedelta(seconds=seconds) for kind, seconds in options.kept_for}
 
 
-def retention_dry_run(store: Store, options: Options) -> dict:
+def retention_dry_run(store: Store, options: Options) -> JSONObject:
     """What a round's retention would forget, changing nothing (the other steps are
     bounded housekeeping that loses nothing, and are not counted)."""
     return {"dry_run": True, "retention": forget.retain(store, _ages(options), dry_run=True)}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from typing import TYPE_CHECKING
 
 from vybe import clock, jsonio, limits
 from vybe.errors import DatabaseUnavailable, InvalidInput, NotFound, acting
@@ -18,8 +17,11 @@ from vybe.store import tasks as task_rows
 from vybe.text import shorten
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 SCOPES = ("global", "project", "task", "agent")
 KINDS = ("fact", "directive", "lesson")
@@ -51,14 +53,14 @@ class MemoryInput(Row):
     supersedes: Any = None
 
 
-def _typed(doc: dict, name: str, kind: type | tuple[type, ...], label: str) -> Any:
+def _typed(doc: JSONObject, name: str, kind: type | tuple[type, ...], label: str) -> Any:
     value = doc.get(name)
     if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
         raise InvalidInput(f"{name} must be {label}", context={"field": name})
     return value
 
 
-def from_document(doc: dict) -> MemoryInput:
+def from_document(doc: JSONObject) -> MemoryInput:
     """A memory entry of a JSON document (push); a non-string value is kept as JSON text."""
     value = doc.get("value")
     if value is None:
@@ -215,7 +217,7 @@ def _not_found(what: str, ident: str) -> NotFound:
 
 def resolve_scope(
     conn: sqlite3.Connection, agent: str | None, scope: str, scope_id: str | None
-) -> tuple[str, dict | None]:
+) -> tuple[str, JSONObject | None]:
     """The scope id to use (the focus by default) and, for task scope, the task. An agent
     is needed only to default the scope id (its name, its focus): a read with no agent named
     still reads an entry whose scope id is given (AGENT_REQUIRED otherwise)."""
@@ -249,7 +251,9 @@ def _expiry(spec: MemoryInput, now: Any) -> str | None:
     return _timestamp(spec.expires_at) if spec.expires_at is not None else None
 
 
-def _event(conn: sqlite3.Connection, agent: str, kind: str, entry: dict, task: dict | None) -> int:
+def _event(
+    conn: sqlite3.Connection, agent: str, kind: str, entry: JSONObject, task: JSONObject | None
+) -> int:
     project = entry["scope_id"] if entry["scope"] == "project" else None
     return event_rows.insert(
         conn,
@@ -273,7 +277,7 @@ def _event(conn: sqlite3.Connection, agent: str, kind: str, entry: dict, task: d
     )
 
 
-def write(conn: sqlite3.Connection, agent: str, spec: MemoryInput) -> dict:
+def write(conn: sqlite3.Connection, agent: str, spec: MemoryInput) -> JSONObject:
     """Upsert one checked entry inside the caller's transaction, with its event."""
     scope_id, task = resolve_scope(conn, agent, spec.scope, spec.scope_id)
     if spec.source_task_id is not None and task_rows.get(conn, spec.source_task_id) is None:
@@ -309,7 +313,7 @@ def write(conn: sqlite3.Connection, agent: str, spec: MemoryInput) -> dict:
     return {"memory": entry, "event_id": _event(conn, agent, "memory_set", entry, task)}
 
 
-def set_memory(store: Store, agent: str, request_id: str, spec: MemoryInput) -> dict:
+def set_memory(store: Store, agent: str, request_id: str, spec: MemoryInput) -> JSONObject:
     checked = check(spec)
     return store.idempotent(
         agent, request_id, "memory.set", checked._asdict(), lambda c: write(c, agent, checked)
@@ -328,7 +332,7 @@ def parse_remember(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def _require_live(conn: sqlite3.Connection, scope: str, scope_id: str, key: str) -> dict:
+def _require_live(conn: sqlite3.Connection, scope: str, scope_id: str, key: str) -> JSONObject:
     entry = memory_rows.get_live(conn, scope, scope_id, key, clock.now_iso())
     if entry is None:
         raise NotFound(
@@ -339,7 +343,9 @@ def _require_live(conn: sqlite3.Connection, scope: str, scope_id: str, key: str)
     return entry
 
 
-def get(store: Store, agent: str | None, *, key: str, scope: str, scope_id: str | None) -> dict:
+def get(
+    store: Store, agent: str | None, *, key: str, scope: str, scope_id: str | None
+) -> JSONObject:
     """Read one entry; a real read, so it counts as an access where the store can be
     written (on a read-only store the entry is still read, its count left as it was)."""
     limits.text("key", key, KEY_MAX, required=True)
@@ -347,7 +353,7 @@ def get(store: Store, agent: str | None, *, key: str, scope: str, scope_id: str 
         resolved, _ = resolve_scope(conn, agent, scope, scope_id)
         entry = _require_live(conn, scope, resolved, key)
 
-    def count(conn: sqlite3.Connection) -> dict | None:
+    def count(conn: sqlite3.Connection) -> JSONObject | None:
         memory_rows.touch(conn, [entry["id"]], clock.now_iso())
         return memory_rows.get_live(conn, scope, resolved, key, clock.now_iso())
 
@@ -357,7 +363,7 @@ def get(store: Store, agent: str | None, *, key: str, scope: str, scope_id: str 
         return {"memory": entry}
 
 
-def list_memory(store: Store, agent: str | None, query: memory_rows.MemoryQuery) -> dict:
+def list_memory(store: Store, agent: str | None, query: memory_rows.MemoryQuery) -> JSONObject:
     if query.scope is not None:
         check_scope(query.scope)
         _refuse_global_scope_id(query.scope, query.scope_id)
@@ -373,11 +379,11 @@ def list_memory(store: Store, agent: str | None, query: memory_rows.MemoryQuery)
 
 def delete(
     store: Store, agent: str, request_id: str, *, key: str, scope: str, scope_id: str | None
-) -> dict:
+) -> JSONObject:
     """Delete the live entry; deleting a missing one succeeds with ``deleted: false``."""
     limits.text("key", key, KEY_MAX, required=True)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         resolved, task = resolve_scope(conn, agent, scope, scope_id)
         entry = memory_rows.get_live(conn, scope, resolved, key, clock.now_iso())
         if entry is None:
@@ -405,11 +411,11 @@ def pin(
     scope: str,
     scope_id: str | None,
     pinned: bool = True,
-) -> dict:
+) -> JSONObject:
     """The only way to unpin: ``memory pin --unpin``."""
     limits.text("key", key, KEY_MAX, required=True)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         resolved, task = resolve_scope(conn, agent, scope, scope_id)
         entry = _require_live(conn, scope, resolved, key)
         updated = memory_rows.set_pinned(conn, entry["id"], pinned, clock.now_iso())
@@ -420,7 +426,7 @@ def pin(
     return store.idempotent(agent, request_id, "memory.pin", args, run)
 
 
-def gc(store: Store, limit: int = 500) -> dict:
+def gc(store: Store, limit: int = 500) -> JSONObject:
     """Delete up to ``limit`` expired entries (expired entries are never returned anyway)."""
     if not 1 <= limit <= GC_LIMIT_MAX:
         raise InvalidInput(f"limit must be within 1..{GC_LIMIT_MAX}", context={"field": "limit"})

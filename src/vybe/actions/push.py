@@ -13,12 +13,16 @@ from vybe.errors import InvalidInput
 from vybe.store import Store
 from vybe.store import events as event_rows
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 PARTS = {"task_id", "event", "memories", "artifacts", "task_status"}
 MEMORY_FIELDS = set(memories.MemoryInput._fields)
 MEMORIES_MAX = 100
 
 
-def _object(doc: Any, name: str, allowed: set[str]) -> dict:
+def _object(doc: Any, name: str, allowed: set[str]) -> JSONObject:
     if not isinstance(doc, dict):
         raise InvalidInput(f"{name} must be a JSON object", context={"field": name})
     unknown = set(doc) - allowed
@@ -30,7 +34,7 @@ def _object(doc: Any, name: str, allowed: set[str]) -> dict:
     return doc
 
 
-def _string(doc: dict, key: str, limit: int, *, required: bool = False) -> str | None:
+def _string(doc: JSONObject, key: str, limit: int, *, required: bool = False) -> str | None:
     value = doc.get(key)
     if value is None and not required:
         return None
@@ -39,7 +43,7 @@ def _string(doc: dict, key: str, limit: int, *, required: bool = False) -> str |
     return limits.text(key, value, limit, required=required)
 
 
-def validate(doc: Any) -> dict:
+def validate(doc: Any) -> JSONObject:
     """Check the whole document before anything is written."""
     doc = _object(limits.json_value("push document", doc), "push document", PARTS)
     _string(doc, "task_id", limits.PATH_MAX)
@@ -72,7 +76,7 @@ def validate(doc: Any) -> dict:
     return {**doc, "memories": memories_part} if memories_part else doc
 
 
-def _memories(items: Any) -> list[dict]:
+def _memories(items: Any) -> list[JSONObject]:
     """Check each memory entry now, so a bad one fails the push before any write."""
     if not isinstance(items, list):
         raise InvalidInput("memories must be a list", context={"field": "memories"})
@@ -84,7 +88,9 @@ def _memories(items: Any) -> list[dict]:
     ]
 
 
-def _log_event(conn: sqlite3.Connection, agent: str, event: dict, task: dict | None) -> int:
+def _log_event(
+    conn: sqlite3.Connection, agent: str, event: JSONObject, task: JSONObject | None
+) -> int:
     """The push's event, on its task and the task's project when it names one."""
     return event_rows.insert(
         conn,
@@ -101,8 +107,12 @@ def _log_event(conn: sqlite3.Connection, agent: str, event: dict, task: dict | N
 
 
 def _write_memory(
-    conn: sqlite3.Connection, agent: str, item: dict, task: dict | None, event_id: int | None
-) -> dict:
+    conn: sqlite3.Connection,
+    agent: str,
+    item: JSONObject,
+    task: JSONObject | None,
+    event_id: int | None,
+) -> JSONObject:
     """One memory, its source (the push's event and task) and its scope's id (the task or
     its project) filled in when it does not say them."""
     spec = memories.MemoryInput(**item)
@@ -124,11 +134,11 @@ def _write_memory(
 def _link_artifacts(
     conn: sqlite3.Connection,
     agent: str,
-    task: dict | None,
-    items: list[dict],
+    task: JSONObject | None,
+    items: list[JSONObject],
     contents: list[Any],
     event_id: int | None,
-) -> list[dict]:
+) -> list[JSONObject]:
     """Each artifact linked to the task, with the content read before the transaction."""
     linked = []
     for item, content in zip(items, contents, strict=True):
@@ -141,7 +151,9 @@ def _link_artifacts(
     return linked
 
 
-def _change_status(conn: sqlite3.Connection, agent: str, task: dict | None, status: dict) -> dict:
+def _change_status(
+    conn: sqlite3.Connection, agent: str, task: JSONObject | None, status: JSONObject
+) -> JSONObject:
     """The task's new status, with the event that records the change."""
     assert task is not None
     changed = change_status(
@@ -160,11 +172,11 @@ def _change_status(conn: sqlite3.Connection, agent: str, task: dict | None, stat
     }
 
 
-def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
+def push(store: Store, agent: str, request_id: str, *, document: Any) -> JSONObject:
     doc = validate(document)
     contents = [content_of(item["file_path"]) for item in doc.get("artifacts", [])]
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, doc["task_id"]) if doc.get("task_id") else None
         event_id = _log_event(conn, agent, doc["event"], task) if "event" in doc else None
         written = [_write_memory(conn, agent, m, task, event_id) for m in doc.get("memories", [])]

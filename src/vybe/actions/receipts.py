@@ -31,6 +31,11 @@ from vybe.store import receipts as receipt_rows
 from vybe.store import record as record_rows
 from vybe.store import sessions as session_rows
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.store.record import MessageRow
+
 SHORTENED = "memo_over_budget_shortened"
 WORDS_CHARS = 2000
 LINE_CHARS = 100
@@ -39,8 +44,10 @@ COMPACTORS = {"vybe": "vybe", "claude": "Claude Code", "codex": "Codex", "gemini
 
 
 def _vybe_receipt(
-    attempt: checkpoint_rows.Attempt, checkpoint: checkpoint_rows.Checkpoint | None, users: list
-) -> dict:
+    attempt: checkpoint_rows.Attempt,
+    checkpoint: checkpoint_rows.Checkpoint | None,
+    users: list[MessageRow],
+) -> JSONObject:
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}
     typed = 0
     if checkpoint is not None:
@@ -75,7 +82,7 @@ def _vybe_receipt(
     }
 
 
-def _harness_receipt(row: dict, typed: int) -> dict:
+def _harness_receipt(row: JSONObject, typed: int) -> JSONObject:
     return {
         "compactor": row["compactor"],
         "at": row["created_at"],
@@ -94,7 +101,7 @@ def _harness_receipt(row: dict, typed: int) -> dict:
     }
 
 
-def session_receipts(store: Store, session_id: str, limit: int) -> dict:
+def session_receipts(store: Store, session_id: str, limit: int) -> JSONObject:
     """The newest ``limit`` receipts of a session, oldest first, each numbered."""
     limits.text("session_id", session_id, limits.PATH_MAX, required=True)
     with store.snapshot() as conn:
@@ -133,7 +140,7 @@ def session_receipts(store: Store, session_id: str, limit: int) -> dict:
     }
 
 
-def _read_back(receipt: dict, texts: dict[int, str], search: str) -> None:
+def _read_back(receipt: JSONObject, texts: dict[int, str], search: str) -> None:
     """The receipt's words (the texts of the messages it kept or gave back), how many it
     left in the record only, and the search that finds them."""
     words = []
@@ -157,7 +164,7 @@ def _line(text: str) -> str:
     return first if len(first) <= LINE_CHARS else first[: LINE_CHARS - 1] + "…"
 
 
-def _words_text(words: list[dict], who: str) -> list[str]:
+def _words_text(words: list[JSONObject], who: str) -> list[str]:
     """The messages a compaction gave back or kept, one line each, by how."""
     labels = {
         "verbatim": "given back verbatim",
@@ -174,8 +181,9 @@ def _words_text(words: list[dict], who: str) -> list[str]:
     return lines
 
 
-def _receipt_text(receipt: dict) -> list[str]:
-    who = COMPACTORS.get(receipt["compactor"], receipt["compactor"])
+def _receipt_text(receipt: JSONObject) -> list[str]:
+    compactor: str = receipt["compactor"]
+    who = COMPACTORS.get(compactor, compactor)
     head = f"#{receipt['number']} · {who} · {receipt['trigger']} · {receipt['at']}"
     lines = [f"{head} · {receipt['outcome']}"]
     before, after = (receipt[k] for k in ("tokens_before", "tokens_after"))
@@ -196,7 +204,7 @@ def _receipt_text(receipt: dict) -> list[str]:
     return lines
 
 
-def as_text(result: dict) -> str:
+def as_text(result: JSONObject) -> str:
     """``vybe session receipts --format text``: each compaction, what became of the person's
     words, and the search that finds what it let go."""
     count = result["count"]
@@ -218,7 +226,7 @@ SEEN_LIVE_BEFORE = timedelta(minutes=15)
 SEEN_LIVE_AFTER = timedelta(minutes=1)
 
 
-def from_import(store: Store, session_id: str, agent: str, compactions: list) -> int:
+def from_import(store: Store, session_id: str, agent: str, compactions: list[Any]) -> int:
     """A receipt for each compaction an imported transcript marks (a transcript's
     ``Compaction``s), once: the person's messages before it are those the harness kept in
     its context (``kept``) or left in the record only (``released``); nothing was given

@@ -19,6 +19,10 @@ from vybe.store import memory as memory_rows
 from vybe.store import projects as project_rows
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 MAX_LIMIT = 1000
 CAS_ATTEMPTS = 8
 
@@ -32,16 +36,16 @@ class Plan(Row):
 
     __slots__ = ()
     agent: str
-    state: dict | None
+    state: JSONObject | None
     project_id: str | None
     focus: focus_rules.Focus
-    deltas: list
+    deltas: list[JSONObject]
     old_cursor: int
     new_cursor: int
-    brief: dict
+    brief: JSONObject
     prompt: briefs.Prompt
 
-    def result(self, *, peek: bool) -> dict:
+    def result(self, *, peek: bool) -> JSONObject:
         return {
             "agent_name": self.agent,
             "peek": peek,
@@ -114,7 +118,7 @@ def peek(
     project_dir: str | None = None,
     focus_task_id: str | None = None,
     limit: int = MAX_LIMIT,
-) -> dict:
+) -> JSONObject:
     """What a resume would return, with nothing written: no cursor, no access count, no row."""
     _check_limit(limit)
     project_id = project_id_for(project_dir) if project_dir is not None else None
@@ -126,7 +130,7 @@ def peek(
 
 def _persist(
     conn: sqlite3.Connection, *, planned: Plan, project_dir: str | None, count_reads: bool
-) -> dict:
+) -> JSONObject:
     at = clock.now_iso()
     # The plan holds if the row is as it was read; a missing row reads as a new one, so an
     # agent's process that made and moved the row meanwhile makes this plan stale.
@@ -157,7 +161,7 @@ def resume(
     limit: int = MAX_LIMIT,
     count_reads: bool = True,
     words_given: bool = False,
-) -> dict:
+) -> JSONObject:
     """Plan in a snapshot, then commit the cursor and focus by CAS; a replay returns the first.
 
     ``request_id`` None (a hook's resume: nobody could replay it) keeps no copy of the result
@@ -196,7 +200,7 @@ def resume(
     )
 
 
-def current_focus(store: Store, agent: str, *, project_dir: str | None = None) -> dict:
+def current_focus(store: Store, agent: str, *, project_dir: str | None = None) -> JSONObject:
     """The focus a resume would choose now, and the one stored; nothing moves."""
     project_id = project_id_for(project_dir) if project_dir is not None else None
     with store.snapshot() as conn:

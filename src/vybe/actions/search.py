@@ -18,6 +18,10 @@ from vybe.store import Store, search_pages, search_syntax
 from vybe.store import search as search_rows
 from vybe.store.record import HOOK_SOURCE
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 QUERY_MAX = 1000
 LIMIT_MAX = 1000
 CURSOR_MAX = search_pages.CURSOR_MAX
@@ -113,7 +117,7 @@ def _term_pattern(term: search_syntax.Term) -> str | None:
     return head + (f"{_WORD}*" if term.prefix else f"(?!{_WORD})")
 
 
-def needles(query: search_rows.SearchQuery) -> list[re.Pattern]:
+def needles(query: search_rows.SearchQuery) -> list[re.Pattern[str]]:
     """What a snippet marks: the literal text, or each of the query's terms."""
     if query.literal:
         patterns = [re.escape(query.text)]
@@ -123,7 +127,7 @@ def needles(query: search_rows.SearchQuery) -> list[re.Pattern]:
     return [re.compile(p, re.IGNORECASE) for p in dict.fromkeys(patterns)]
 
 
-def _matches(text: str, patterns: list[re.Pattern]) -> list[tuple[int, int, int]]:
+def _matches(text: str, patterns: list[re.Pattern[str]]) -> list[tuple[int, int, int]]:
     """(start, end, which needle) of the needles' matches, in order, the first
     MATCHES_READ of each."""
     found = []
@@ -153,7 +157,7 @@ def _best_window(found: list[tuple[int, int, int]], width: int) -> int:
     return best_at
 
 
-def snippet(text: str, patterns: list[re.Pattern], width: int = SNIPPET_CHARS) -> str:
+def snippet(text: str, patterns: list[re.Pattern[str]], width: int = SNIPPET_CHARS) -> str:
     """The part of ``text`` where the needles' matches are thickest (most different needles
     within ``width`` characters), every match in it marked ``**…**``; the start of the text
     when none matches."""
@@ -175,7 +179,7 @@ def snippet(text: str, patterns: list[re.Pattern], width: int = SNIPPET_CHARS) -
     return "".join(out)
 
 
-def _hit(row: dict, patterns: list[re.Pattern]) -> dict:
+def _hit(row: JSONObject, patterns: list[re.Pattern[str]]) -> JSONObject:
     if row["event_id"] is None:
         prompt = row["source"] == HOOK_SOURCE and row["type"] == "user"
         return {
@@ -200,7 +204,7 @@ def _hit(row: dict, patterns: list[re.Pattern]) -> dict:
     }
 
 
-def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> dict:
+def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> JSONObject:
     """One page of hits, best first, with the cursor of the next page when there is one."""
     query = _validated(query, mode)
     with store.snapshot() as conn:
@@ -222,7 +226,7 @@ def search(store: Store, query: search_rows.SearchQuery, mode: str = "auto") -> 
     }
 
 
-def index_backlog(store: Store, batches: int) -> dict:
+def index_backlog(store: Store, batches: int) -> JSONObject:
     """Index up to ``batches`` batches of rows written before the index, one transaction
     each, so other writers get the lock between them; says what is left."""
     indexed = 0

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vybe import limits
 from vybe.actions.hooks import AGENT_SESSIONS
 from vybe.errors import InvalidInput
 from vybe.store import Store, sessions
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

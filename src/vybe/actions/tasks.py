@@ -22,9 +22,11 @@ from vybe.store import handoffs as handoff_rows
 from vybe.store import projects as project_rows
 from vybe.store import tasks as task_rows
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 STATUSES = ("pending", "in_progress", "completed", "blocked")
 FAILURE_PREFIX = "failure:"
@@ -44,12 +46,17 @@ def link_session(metadata: Any, session_id: str | None) -> Any:
     return {LINK_SESSION_KEY: session_id, **metadata}
 
 
-def require_task(conn: sqlite3.Connection, task_id: str) -> dict:
+def require_task(conn: sqlite3.Connection, task_id: str) -> JSONObject:
     return listed(task_rows.get(conn, task_id), "task", task_id)
 
 
 def _event(
-    conn: sqlite3.Connection, task: dict, kind: str, agent: str, message: str = "", **extra: Any
+    conn: sqlite3.Connection,
+    task: JSONObject,
+    kind: str,
+    agent: str,
+    message: str = "",
+    **extra: Any,
 ) -> int:
     return event_rows.insert(
         conn,
@@ -87,7 +94,7 @@ def create(
     metadata: str | None = None,
     claude_session: str | None = None,
     project_dir: str | None = None,
-) -> dict:
+) -> JSONObject:
     """A new task; metadata linking a Claude task names ``claude_session`` (the Claude
     session the command runs in) when it names none. ``project_dir``: the folder whose
     project (created if new) the task is in, when ``project_id`` names none."""
@@ -107,7 +114,7 @@ def create(
         "metadata": meta,
     }
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         if here is not None:
             project_rows.add_missing(conn, here, os.path.basename(here) or "/", clock.now_iso())
         if project_id is not None and project_rows.get(conn, project_id) is None:
@@ -134,8 +141,8 @@ def create_plan(
     *,
     project_dir: str,
     steps: list[tuple[str, str, bool]],
-    metadata: dict,
-) -> dict:
+    metadata: JSONObject,
+) -> JSONObject:
     """An approved plan's steps as tasks of the folder's project (created if new), in order,
     each (title, description, after_previous) depending on the one before when it says so;
     once per request id (a plan approved twice replays the first)."""
@@ -146,11 +153,11 @@ def create_plan(
         limits.text("description", description, limits.DESCRIPTION_MAX)
     limits.metadata_value(metadata)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         project_rows.add_missing(
             conn, project_id, os.path.basename(project_id) or "/", clock.now_iso()
         )
-        made: list[dict] = []
+        made: list[JSONObject] = []
         at = clock.now_iso()
         for step, (title, description, after) in enumerate(steps, 1):
             meta = {**metadata, "plan_step": step, "plan_steps": len(steps)}
@@ -166,7 +173,7 @@ def create_plan(
     return store.idempotent(agent, request_id, "task.create_plan", args, run)
 
 
-def get(store: Store, task_id: str) -> dict:
+def get(store: Store, task_id: str) -> JSONObject:
     with store.snapshot() as conn:
         task = require_task(conn, task_id)
         return {
@@ -176,7 +183,7 @@ def get(store: Store, task_id: str) -> dict:
         }
 
 
-def list_tasks(store: Store, query: task_rows.TaskQuery) -> dict:
+def list_tasks(store: Store, query: task_rows.TaskQuery) -> JSONObject:
     if query.status is not None and query.status not in STATUSES:
         raise InvalidInput(f"unknown status {query.status!r}", context={"allowed": STATUSES})
     with store.snapshot() as conn:
@@ -184,7 +191,7 @@ def list_tasks(store: Store, query: task_rows.TaskQuery) -> dict:
     return {"count": len(tasks), "tasks": tasks}
 
 
-def _check_claimable(conn: sqlite3.Connection, task: dict, agent: str, at: str) -> None:
+def _check_claimable(conn: sqlite3.Connection, task: JSONObject, agent: str, at: str) -> None:
     if task["status"] == "completed":
         raise VybeError(
             f"task {task['id']} is completed",
@@ -195,7 +202,7 @@ def _check_claimable(conn: sqlite3.Connection, task: dict, agent: str, at: str) 
     _refuse_open_blockers(conn, task["id"], "started")
 
 
-def _refuse_live_claim(task: dict, agent: str, at: str, suggested_action: str) -> None:
+def _refuse_live_claim(task: JSONObject, agent: str, at: str, suggested_action: str) -> None:
     """While another agent's lease on a task in progress holds, only that agent acts on it."""
     holder = task["claimed_by"]
     if (
@@ -217,12 +224,12 @@ def _refuse_live_claim(task: dict, agent: str, at: str, suggested_action: str) -
 
 def _take(
     conn: sqlite3.Connection,
-    task: dict,
+    task: JSONObject,
     agent: str,
     lease: timedelta,
     kind: str,
     session: str | None,
-) -> dict:
+) -> JSONObject:
     """Claim ``task``; its event names the agent's record session the command ran in, when
     known (a hand-off's span ends at a begin in its own session only)."""
     now = clock.now()
@@ -230,7 +237,7 @@ def _take(
         conn, task["id"], agent, clock.iso(clock.after(now, lease)), clock.iso(now)
     )
     agent_rows.set_focus_task(conn, agent, task["id"], clock.iso(now))
-    metadata: dict = {"claim_epoch": claimed["claim_epoch"]}
+    metadata: JSONObject = {"claim_epoch": claimed["claim_epoch"]}
     if session is not None:
         metadata["session_id"] = session
     event_id = _event(conn, claimed, kind, agent, task["title"], metadata=metadata)
@@ -245,11 +252,11 @@ def begin(
     task_id: str,
     lease: timedelta,
     session: str | None = None,
-) -> dict:
+) -> JSONObject:
     """Start work: claim the task for this agent, set it in progress and make it the focus
     (``session``: the agent's record session the command runs in, when known)."""
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, task_id)
         _check_claimable(conn, task, agent, clock.now_iso())
         return _take(conn, task, agent, lease, "task_started", session)
@@ -268,10 +275,10 @@ def claim(
     project_id: str | None,
     lease: timedelta,
     session: str | None = None,
-) -> dict:
+) -> JSONObject:
     """Pick (or take the named task) and claim it in one transaction: one winner."""
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         at = clock.now_iso()
         if task_id is None:
             chosen = task_rows.next_claimable(conn, agent, project_id, at)
@@ -287,8 +294,10 @@ def claim(
     return store.idempotent(agent, request_id, "task.claim", args, run)
 
 
-def heartbeat(store: Store, agent: str, request_id: str, *, task_id: str, lease: timedelta) -> dict:
-    def run(conn: sqlite3.Connection) -> dict:
+def heartbeat(
+    store: Store, agent: str, request_id: str, *, task_id: str, lease: timedelta
+) -> JSONObject:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, task_id)
         if task["claimed_by"] != agent or task["status"] != "in_progress":
             raise VybeError(
@@ -315,13 +324,13 @@ def heartbeat(store: Store, agent: str, request_id: str, *, task_id: str, lease:
 def change_status(
     conn: sqlite3.Connection,
     agent: str,
-    task: dict,
+    task: JSONObject,
     status: str,
     blocked_reason: str | None,
     *,
     note: str = "",
     force: bool = False,
-) -> dict:
+) -> JSONObject:
     """The one place a status changes, shared by set-status, done, block and push."""
     if status not in STATUSES:
         raise InvalidInput(f"unknown status {status!r}", context={"allowed": STATUSES})
@@ -362,12 +371,12 @@ def set_status(
     status: str,
     blocked_reason: str | None = None,
     force: bool = False,
-) -> dict:
+) -> JSONObject:
     if blocked_reason is not None:
         limits.text("blocked_reason", blocked_reason, limits.MESSAGE_MAX)
     args = {"task_id": task_id, "status": status, "blocked_reason": blocked_reason, "force": force}
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         return change_status(
             conn, agent, require_task(conn, task_id), status, blocked_reason, force=force
         )
@@ -377,10 +386,10 @@ def set_status(
 
 def done(
     store: Store, agent: str, request_id: str, *, task_id: str, note: str = "", force: bool = False
-) -> dict:
+) -> JSONObject:
     limits.text("note", note, limits.MESSAGE_MAX)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         return change_status(
             conn, agent, require_task(conn, task_id), "completed", None, note=note, force=force
         )
@@ -392,11 +401,11 @@ def done(
 
 def block(
     store: Store, agent: str, request_id: str, *, task_id: str, reason: str, failure: bool = False
-) -> dict:
+) -> JSONObject:
     limits.text("reason", reason, limits.MESSAGE_MAX - len(FAILURE_PREFIX), required=True)
     stored = FAILURE_PREFIX + reason if failure else reason
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         return change_status(conn, agent, require_task(conn, task_id), "blocked", stored)
 
     return store.idempotent(
@@ -406,11 +415,11 @@ def block(
 
 def note(
     store: Store, agent: str, request_id: str, *, task_id: str, message: str, kind: str = "progress"
-) -> dict:
+) -> JSONObject:
     limits.text("message", message, limits.MESSAGE_MAX, required=True)
     limits.text("kind", kind, limits.KIND_MAX, required=True)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, task_id)
         return {"event_id": _event(conn, task, kind, agent, message), "task_id": task_id}
 
@@ -419,8 +428,8 @@ def note(
     )
 
 
-def depend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> dict:
-    def run(conn: sqlite3.Connection) -> dict:
+def depend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> JSONObject:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, task_id)
         require_task(conn, on)
         if task_rows.reaches(conn, on, task_id):
@@ -439,8 +448,8 @@ def depend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) 
     return store.idempotent(agent, request_id, "task.depend", args, run, SERIAL)
 
 
-def undepend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> dict:
-    def run(conn: sqlite3.Connection) -> dict:
+def undepend(store: Store, agent: str, request_id: str, *, task_id: str, on: str) -> JSONObject:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, task_id)
         require_task(conn, on)
         removed = task_rows.remove_dependency(conn, task_id, on)
@@ -451,8 +460,8 @@ def undepend(store: Store, agent: str, request_id: str, *, task_id: str, on: str
 
 
 def _release_for_handoff(
-    conn: sqlite3.Connection, task: dict, agent: str, assignee: str, at: str
-) -> dict | None:
+    conn: sqlite3.Connection, task: JSONObject, agent: str, assignee: str, at: str
+) -> JSONObject | None:
     """The task made pending for a hand-off, or None when it need not change."""
     if task["status"] == "completed":
         raise VybeError(
@@ -467,7 +476,7 @@ def _release_for_handoff(
     return task_rows.set_status(conn, task["id"], "pending", None, at)
 
 
-def _carried(context: dict | None) -> dict | None:
+def _carried(context: JSONObject | None) -> JSONObject | None:
     """What a hand-off's context holds, in counts (the whole is in the receiver's brief)."""
     if context is None:
         return None
@@ -487,9 +496,9 @@ def assign(
     task_id: str,
     to: str,
     note: str = "",
-    context: dict | None = None,
+    context: JSONObject | None = None,
     to_team: str | None = None,
-) -> dict:
+) -> JSONObject:
     """Hand a task to another agent: an event addressed to it, read by its next resume, with
     the ``context`` built from the record (shown in the receiver's brief) when there is one.
     With ``to_team`` (another team of a server store), the task, that event and its context
@@ -502,7 +511,7 @@ def assign(
     assignee = limits.agent_name(to, "to")
     limits.text("note", note, limits.MESSAGE_MAX)
 
-    def run(conn: sqlite3.Connection) -> dict:
+    def run(conn: sqlite3.Connection) -> JSONObject:
         task = require_task(conn, task_id)
         moving = _team_change(conn, store.dialect, task, assignee, to_team)
         at = clock.now_iso()
@@ -535,7 +544,7 @@ def assign(
 
 
 def _team_change(
-    conn: sqlite3.Connection, dialect: str, task: dict, assignee: str, to_team: str | None
+    conn: sqlite3.Connection, dialect: str, task: JSONObject, assignee: str, to_team: str | None
 ) -> str | None:
     """The team the hand-off gives the task to, or None when it stays in its own: an unknown
     ``to_team`` is TEAM_NOT_FOUND, and a receiver known only in other teams, without

@@ -17,6 +17,12 @@ from vybe.context.protocol import HARNESS_PREFIX, RECOLLECTION_OPEN, is_request
 from vybe.llm.base import Message, Reply, Request, ToolCall, Watch
 from vybe.llm.scripted import stream_words, usage_of
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from vybe.jsonio import JSONObject
+
 DIRECTIVE = re.compile(
     r"\b(never|always|must|don't|do not|only|prefer|please|avoid|keep|may|allowed|constraint)\b",
     re.IGNORECASE,
@@ -38,11 +44,11 @@ DONE_EACH = 80  # characters of each earlier request the NOW's progress names
 USER_MESSAGE = re.compile(r'<user-message number="\d+">\n(.*?)\n</user-message>', re.DOTALL)
 
 
-def _calls(*specs: tuple[str, dict]) -> tuple[ToolCall, ...]:
+def _calls(*specs: tuple[str, JSONObject]) -> tuple[ToolCall, ...]:
     return tuple(ToolCall(f"call_{i}", name, args) for i, (name, args) in enumerate(specs))
 
 
-def edit_call(path: str, old: str, new: str) -> tuple[str, dict]:
+def edit_call(path: str, old: str, new: str) -> tuple[str, JSONObject]:
     return ("edit", {"path": path, "old_text": old, "new_text": new})
 
 
@@ -87,10 +93,14 @@ class Consolidator:
 
     # --- what the model writes ----------------------------------------------------------
 
-    def edits(self, conversation: Sequence[Message], mind_text: str, memo_text: str) -> list:
+    def edits(
+        self, conversation: Sequence[Message], mind_text: str, memo_text: str
+    ) -> list[tuple[str, JSONObject]]:
         return self.mind_edits(conversation, mind_text) + self.memo_edits(memo_text)
 
-    def mind_edits(self, conversation: Sequence[Message], mind_text: str) -> list:
+    def mind_edits(
+        self, conversation: Sequence[Message], mind_text: str
+    ) -> list[tuple[str, JSONObject]]:
         if mind.MISSION not in mind_text.splitlines():
             return []
         body = section(mind_text, "## Mission", "## Workstreams")
@@ -120,7 +130,7 @@ class Consolidator:
             )
         return edits
 
-    def memo_edits(self, memo_text: str) -> list:
+    def memo_edits(self, memo_text: str) -> list[tuple[str, JSONObject]]:
         edits = []
         for line in memo_text.splitlines():
             match = re.match(r"- \[ \] (\(#\d+\)) (.*)", line)
@@ -316,5 +326,5 @@ def _mark(entry: str) -> str:
     return entry if "(status:" in entry else entry + " (status: replaced by a later entry)"
 
 
-def _unique(items) -> list[str]:
+def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))

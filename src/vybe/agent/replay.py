@@ -21,6 +21,10 @@ from vybe.context.budget import compute
 from vybe.context.record import MessageRow, Record, check_session_id
 from vybe.errors import ContextExhausted
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.llm.base import ToolSpec
+
 # Request facts and usage describe a request sent with the source's own window and model;
 # carried into the copy they would anchor the replay's estimates to the wrong request.
 ANCHOR_KEYS = ("request", "usage")
@@ -31,7 +35,13 @@ def _copied(row: MessageRow, session_id: str) -> MessageRow:
     return row._replace(session_id=session_id, seq=0, data=data, created_at="")
 
 
-def _step(engine: Any, copy: str, at_seq: int, frame: tuple, report: dict[str, Any]) -> None:
+def _step(
+    engine: Any,
+    copy: str,
+    at_seq: int,
+    frame: tuple[str, tuple[ToolSpec, ...]],
+    report: dict[str, Any],
+) -> None:
     prepared = engine.prepare(copy, *frame)
     report["requests"] += 1
     for attempt in prepared.attempts:

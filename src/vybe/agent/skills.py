@@ -12,6 +12,10 @@ from pathlib import Path
 
 from vybe.config import config_dir
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 PROJECT_FOLDERS = (".vybe/skills", ".claude/skills")
 DESCRIPTION_LIMIT = 1024
 
@@ -26,7 +30,7 @@ class Skill:
         return self.path.read_text(encoding="utf-8", errors="replace")
 
 
-def frontmatter(text: str) -> dict:
+def frontmatter(text: str) -> JSONObject:
     """The YAML mapping between the leading ``---`` lines, or {} when there is none."""
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":

@@ -87,7 +87,8 @@ class Toolbox:
     def specs(self) -> tuple[ToolSpec, ...]:
         if self.tasks is None:
             return FILE_TOOLS
-        return FILE_TOOLS + self.tasks.specs()
+        specs: tuple[ToolSpec, ...] = FILE_TOOLS + self.tasks.specs()
+        return specs
 
     def run(self, call: ToolCall) -> Outcome:
         """The call's outcome; a bad call or a failure is an error result, never a raise."""

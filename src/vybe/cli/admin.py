@@ -14,6 +14,11 @@ from vybe.operations.common import FORMAT, LIMIT
 from vybe.operations.model import CLI_ONLY, MCP, Alias, Operation, Param
 from vybe.text import to_os
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
+
 GROUPS = {"data": "Read the database directly."}
 
 AGENT_PROTOCOL = {
@@ -36,7 +41,7 @@ def _where(settings: config.Settings) -> str:
     return settings.db_path if settings.db_url is None else redact(settings.db_url)
 
 
-def init(inv, v: dict) -> dict:
+def init(inv: Invocation, v: JSONObject) -> JSONObject:
     folder = config.config_dir()
     config.make_private_dir(folder)
     on_file = inv.settings.db_url is None
@@ -58,7 +63,7 @@ def init(inv, v: dict) -> dict:
     }
 
 
-def status(inv, v: dict) -> dict:
+def status(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.actions import health
 
     path = _where(inv.settings)
@@ -91,11 +96,11 @@ def status(inv, v: dict) -> dict:
     }
 
 
-def schema(inv, v: dict) -> dict:
+def schema(inv: Invocation, v: JSONObject) -> JSONObject:
     return describe()
 
 
-def _param(param: Param, positional: bool) -> dict:
+def _param(param: Param, positional: bool) -> JSONObject:
     return {
         "name": param.name,
         "flags": [param.flag, *param.aliases],
@@ -110,7 +115,7 @@ def _param(param: Param, positional: bool) -> dict:
     }
 
 
-def _command(catalog: Catalog, command: Command) -> dict:
+def _command(catalog: Catalog, command: Command) -> JSONObject:
     op = catalog.target(command)
     params = cli_params(catalog, command)
     positionals = command.positionals if isinstance(command, Alias) else ()
@@ -128,7 +133,7 @@ def _command(catalog: Catalog, command: Command) -> dict:
     }
 
 
-def describe() -> dict:
+def describe() -> JSONObject:
     """`vybe schema`: every command, its parameters, the envelope and the agent protocol."""
     catalog = every()
     commands: dict[str, Command] = {**catalog.operations, **catalog.aliases}
@@ -157,7 +162,7 @@ def describe() -> dict:
     }
 
 
-def doctor(inv, v: dict) -> dict:
+def doctor(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.actions import health
 
     settings = inv.settings
@@ -180,7 +185,7 @@ def doctor(inv, v: dict) -> dict:
     }
 
 
-def _hook_checks(db_path: str) -> list[dict]:
+def _hook_checks(db_path: str) -> list[JSONObject]:
     """Which vybe hooks the agents' settings hold: missing events, stale paths, duplicates;
     what Codex needs besides (trust, its sandbox's writable roots, the MCP entry); whether
     each agent's plugin, setup, or both register vybe."""
@@ -192,7 +197,7 @@ def _hook_checks(db_path: str) -> list[dict]:
     return [*checks, steps.claude_registration(), steps.codex_registration()]
 
 
-def _service_check() -> dict:
+def _service_check() -> JSONObject:
     """The local service that runs a server store's hooks (vybe.cli.service): its state is
     said, never a failure, but for a socket folder others may enter."""
     from vybe.integrations.hooks import service_link
@@ -201,7 +206,7 @@ def _service_check() -> dict:
     return {"name": "local_service", "ok": found["state"] != "unavailable", **found}
 
 
-def _proxy_checks() -> list[dict]:
+def _proxy_checks() -> list[JSONObject]:
     """Whether the base URLs Claude Code, Codex and Gemini CLI use point at a vybe proxy that
     answers."""
     import os
@@ -212,17 +217,17 @@ def _proxy_checks() -> list[dict]:
     return doctor.checks(dict(os.environ), codex_config.read(codex_config.config_path()))
 
 
-def _migrate(inv) -> dict:
+def _migrate(inv: Invocation) -> JSONObject:
     from vybe.actions import health
 
     return health.migrate(inv.settings.location, inv.settings.busy_timeout_ms)
 
 
-def upgrade(inv, v: dict) -> dict:
+def upgrade(inv: Invocation, v: JSONObject) -> JSONObject:
     return _migrate(inv)
 
 
-def query(inv, v: dict) -> dict:
+def query(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.actions import data
 
     inv.store  # noqa: B018 - opening the store applies pending migrations first

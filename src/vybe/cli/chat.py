@@ -5,15 +5,17 @@ from __future__ import annotations
 import sys
 
 # pathlib and typing stay out: `vybe schema` loads this module for its declarations.
-from typing import TYPE_CHECKING
-
 from vybe.cli import output
 from vybe.errors import VybeError
 from vybe.operations.common import SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
 
 GROUPS: dict[str, str] = {}
 TOKENS: dict[str, Any] = {"minimum": 1, "maximum": 100_000_000}
@@ -31,7 +33,7 @@ PROMPT = "you> "
 EXIT_WORDS = ("/exit", "/quit")
 
 
-def choice(v: dict) -> Any:
+def choice(v: JSONObject) -> Any:
     from vybe.llm.providers import Choice
 
     return Choice(
@@ -89,7 +91,7 @@ class Screen:
         sys.stderr.flush()
 
 
-def chat(inv, v: dict) -> dict:
+def chat(inv: Invocation, v: JSONObject) -> JSONObject:
     """A chat on the user's store; with VYBE_RECORD=off on one of its own in a private
     temporary folder, removed when the chat ends (nothing of it is recorded)."""
     from vybe import config
@@ -109,7 +111,7 @@ def chat(inv, v: dict) -> dict:
             store.close()
 
 
-def _chat(inv, store: Any, v: dict) -> dict:
+def _chat(inv: Invocation, store: Any, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.setup import start
@@ -142,7 +144,7 @@ def _chat(inv, store: Any, v: dict) -> dict:
     return _interactive(run, record, record_user, screen)
 
 
-def _interactive(run: Any, record: Any, record_user: Any, screen: Screen) -> dict:
+def _interactive(run: Any, record: Any, record_user: Any, screen: Screen) -> JSONObject:
     sys.stderr.write(f"vybe chat: session {run.session_id}, model {run.info.name}. /exit ends.\n")
     turns, checkpoints = 0, 0
     report = run.runner.run(run.session_id)

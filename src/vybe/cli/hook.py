@@ -8,16 +8,18 @@ the parser, such as ``vybe hook run --target codex``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vybe import config
 from vybe.cli.hook_run import TARGETS
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
     from typing import NoReturn
+
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
 
 GROUPS = {"hook": "Install vybe's hooks into Claude Code, Codex and Gemini CLI, and run them."}
 TARGET_PARAMS = (
@@ -29,18 +31,18 @@ TARGET_PARAMS = (
 )
 
 
-def _targets(v: dict) -> list[str]:
+def _targets(v: JSONObject) -> list[str]:
     chosen = [t for t in TARGETS if v[t]]
     return chosen or ["claude"]
 
 
-def _project(v: dict) -> Path | None:
+def _project(v: JSONObject) -> Path | None:
     from pathlib import Path
 
     return Path.cwd() if v["project"] else None
 
 
-def install(inv, v: dict) -> dict:
+def install(inv: Invocation, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.integrations.setup import install as installer
@@ -55,7 +57,7 @@ def install(inv, v: dict) -> dict:
     return {"dry_run": v["dry_run"], "command": config.vybe_argv(), **outcomes}
 
 
-def uninstall(inv, v: dict) -> dict:
+def uninstall(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.integrations.setup import install as installer
 
     outcomes = {
@@ -64,7 +66,7 @@ def uninstall(inv, v: dict) -> dict:
     return {"dry_run": v["dry_run"], **outcomes}
 
 
-def export(inv, v: dict) -> dict:
+def export(inv: Invocation, v: JSONObject) -> JSONObject:
     """Write the registry to the config dir (unless it is there) so people can edit it."""
     from vybe.integrations.setup import install as installer
     from vybe.integrations.setup import manifest
@@ -79,7 +81,7 @@ def export(inv, v: dict) -> dict:
     }
 
 
-def _served(inv, handler: Callable[[], int]) -> NoReturn:
+def _served(inv: Invocation, handler: Callable[[], int]) -> NoReturn:
     """Run a hook-path handler with this line's global flags as the hook path reads them."""
     from vybe.cli.flags import as_hooks_read
 
@@ -89,13 +91,13 @@ def _served(inv, handler: Callable[[], int]) -> NoReturn:
     raise SystemExit(0)
 
 
-def run(inv, v: dict) -> NoReturn:
+def run(inv: Invocation, v: JSONObject) -> NoReturn:
     from vybe.cli.hook_run import run_handler
 
     _served(inv, lambda: run_handler([v["target"]]))
 
 
-def statusline(inv, v: dict) -> NoReturn:
+def statusline(inv: Invocation, v: JSONObject) -> NoReturn:
     from vybe.integrations.hooks import statusline as line
 
     _served(inv, line.run)

@@ -27,7 +27,7 @@ from vybe.integrations.hooks.hook import (
     render,
 )
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
 

@@ -12,9 +12,10 @@ from vybe.errors import InvalidInput, VybeError, acting
 from vybe.operations.model import CLI
 from vybe.text import from_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from vybe.config import Settings
+    from vybe.store import Store
 
 
 def _environment(name: str) -> str | None:
@@ -37,12 +38,12 @@ class Invocation:
     def __init__(self, flags: dict[str, str], writes: bool = True) -> None:
         self.flags = flags  # the global flags given, by name (agent, db_path, …)
         self.writes = writes
-        self._settings: Any = None
-        self._store: Any = None
+        self._settings: Settings | None = None
+        self._store: Store | None = None
         self._request_id = flags.get("request_id") or _environment("VYBE_REQUEST_ID")
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         if self._settings is None:
             from vybe import config
 
@@ -63,7 +64,7 @@ class Invocation:
         return self.settings.agent
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
         if self._store is None:
             from vybe.store import open_store
 

@@ -5,10 +5,15 @@ from __future__ import annotations
 from vybe.errors import require_extra
 from vybe.operations.model import CLI_ONLY, Operation
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
+
 GROUPS: dict[str, str] = {}
 
 
-def mcp(inv, v: dict) -> dict:
+def mcp(inv: Invocation, v: JSONObject) -> JSONObject:
     require_extra("mcp", "mcp", "vybe mcp")
     from vybe.integrations.mcp import server as mcp_server
 

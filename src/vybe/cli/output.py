@@ -10,6 +10,10 @@ import sys
 from vybe import stdout
 from vybe.errors import VybeError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 SCHEMA_VERSION = "v1"
 # The exit status when stdout could not take the result (docs/cli.md): sysexits' EX_IOERR.
 UNPRINTED = 74
@@ -33,7 +37,7 @@ def success(data: object) -> str:
     return _dump({"schema_version": SCHEMA_VERSION, "success": True, "data": data})
 
 
-def lines(data: dict, listing: str) -> str:
+def lines(data: JSONObject, listing: str) -> str:
     """``--jsonl``: each row of ``data[listing]`` on its own line, then one last line, the
     envelope of the rest of ``data`` (counts, cursor) naming the field and how many rows
     came before it."""

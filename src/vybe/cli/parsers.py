@@ -10,7 +10,7 @@ from vybe.errors import UsageError
 from vybe.operations import Catalog, Command
 from vybe.operations.model import Alias, Operation, Param
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import NoReturn

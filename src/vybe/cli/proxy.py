@@ -5,6 +5,11 @@ from __future__ import annotations
 from vybe.errors import InvalidInput
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
+
 GROUPS: dict[str, str] = {}
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 DEFAULT_LISTEN = "127.0.0.1:8788"
@@ -24,7 +29,7 @@ def listen_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def proxy(inv, v: dict) -> dict:
+def proxy(inv: Invocation, v: JSONObject) -> JSONObject:
     import signal
 
     from vybe import config

@@ -35,6 +35,10 @@ import time
 from vybe import config, jsonio
 from vybe.integrations.hooks import service_link
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 TICK_SECONDS = 1.0  # how often an idle service looks at its idle time and config folder
 READ_SECONDS = 5.0  # a caller that connects and sends nothing is dropped after this long
 TAKEOVER_SECONDS = 3.0  # how long a new service waits for an old one to let go of the lock
@@ -91,7 +95,7 @@ class Service:
         self.listener: socket.socket | None = None
         self.inode = 0
 
-    def status(self) -> dict:
+    def status(self) -> JSONObject:
         return {
             "pid": self.supervisor,
             "key": self.key,
@@ -222,7 +226,8 @@ class Service:
 def peer_uid(conn: socket.socket) -> int:
     """The user of the process at the other end (the folder is 700; this makes sure)."""
     creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return struct.unpack("3i", creds)[1]
+    uid: int = struct.unpack("3i", creds)[1]
+    return uid
 
 
 def read_request(conn: socket.socket) -> object:
@@ -232,13 +237,13 @@ def read_request(conn: socket.socket) -> object:
     return jsonio.loads(b"".join(chunks).decode("utf-8", "surrogatepass"))
 
 
-def reply(conn: socket.socket, document: dict) -> None:
+def reply(conn: socket.socket, document: JSONObject) -> None:
     # A caller that gave up waiting runs the hook itself, idempotently.
     with contextlib.suppress(OSError):
         conn.sendall(jsonio.dumps(document).encode("utf-8", "surrogatepass"))
 
 
-def run_as_caller(request: dict) -> object:
+def run_as_caller(request: JSONObject) -> object:
     """One hook, status line or command, run with the caller's environment, working folder
     and program (put back afterwards); its answer: a hook's or the status line's text (a
     handler's failure is logged to the caller's hooks.log and answered as the agent
@@ -272,7 +277,7 @@ def run_as_caller(request: dict) -> object:
         os.chdir("/")
 
 
-def run_command(argv: list[str]) -> list:
+def run_command(argv: list[str]) -> list[int | str]:
     """A command line (vybe.cli.remote) as its process would run it, with nothing on stdin
     and its stderr kept for the caller: [exit code, stdout, stderr]."""
     import io

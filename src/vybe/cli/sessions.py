@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 
 # pathlib and typing stay out: `vybe schema` loads this module for its declarations.
-from typing import TYPE_CHECKING
-
 from vybe import limits
 from vybe.cli.chat import MODEL, choice
 from vybe.errors import UsageError
@@ -15,9 +13,12 @@ from vybe.operations import sessions as shared
 from vybe.operations.common import LIMIT, SESSION_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
     from vybe.operations.model import Run
 
 GROUPS = shared.GROUPS
@@ -46,19 +47,19 @@ class _Once:
         return append_message(self.store, message, once=self.once)
 
 
-def list_(inv, v: dict) -> dict:
+def list_(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.actions.sessions import listing
 
     return listing(inv.store, v["limit"])
 
 
-def show(inv, v: dict) -> dict:
+def show(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.agent.inspect import show as show_session
 
     return show_session(_record(inv), v["session_id"])
 
 
-def context(inv, v: dict) -> dict:
+def context(inv: Invocation, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.inspect import next_request
@@ -68,7 +69,7 @@ def context(inv, v: dict) -> dict:
     return next_request(_record(inv), v["session_id"], info, Path.cwd(), limits(info))
 
 
-def say(inv, v: dict) -> dict:
+def say(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.context.labels import parse_dispatch
     from vybe.context.recorder import record_harness, record_user
 
@@ -81,7 +82,7 @@ def say(inv, v: dict) -> dict:
     return {"session_id": v["session_id"], "seq": row.seq, "type": row.type, "text": row.text}
 
 
-def import_(inv, v: dict) -> dict:
+def import_(inv: Invocation, v: JSONObject) -> JSONObject:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
     from vybe.actions.receipts import from_import
@@ -114,7 +115,7 @@ def import_(inv, v: dict) -> dict:
     }
 
 
-def _engine(inv, v: dict) -> Any:
+def _engine(inv: Invocation, v: JSONObject) -> Any:
     from vybe.agent.setup import engine_for
 
     return engine_for(
@@ -122,7 +123,7 @@ def _engine(inv, v: dict) -> Any:
     )
 
 
-def checkpoint(inv, v: dict) -> dict:
+def checkpoint(inv: Invocation, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.checkpoints import force
@@ -135,7 +136,7 @@ def checkpoint(inv, v: dict) -> dict:
     }
 
 
-def replay(inv, v: dict) -> dict:
+def replay(inv: Invocation, v: JSONObject) -> JSONObject:
     from pathlib import Path
 
     from vybe.agent.replay import replay as run_replay

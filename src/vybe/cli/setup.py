@@ -7,10 +7,15 @@ from pathlib import Path
 
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
+
 GROUPS: dict[str, str] = {}
 
 
-def setup(inv, v: dict) -> dict:
+def setup(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.errors import NotFound, UsageError
     from vybe.integrations.setup import steps as wiring
 

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
+
 GROUPS = {"store": "Move the store."}
 
 
-def copy(inv, v: dict) -> dict:
+def copy(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe import config
     from vybe.config import is_url, redact
     from vybe.errors import InvalidInput

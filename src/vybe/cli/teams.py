@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
+    from vybe.store import Store
+
 GROUPS = {"admin": "Teams on a shared server: who sees which rows (the store's owner only)."}
 
 TEAM = Param("team", help="the team's name (lower-case letters, digits, _)", required=True)
@@ -20,7 +26,7 @@ ROLE = Param(
 )
 
 
-def _server_store(inv):
+def _server_store(inv: Invocation) -> Store:
     """The server store, or TEAMS_NEED_SERVER before any file is opened or made."""
     from vybe.errors import VybeError
 
@@ -33,25 +39,25 @@ def _server_store(inv):
     return inv.store
 
 
-def team_create(inv, v: dict) -> dict:
+def team_create(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return teams.admin_create(_server_store(inv), v["name"])
 
 
-def grant(inv, v: dict) -> dict:
+def grant(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return teams.admin_grant(_server_store(inv), v["role"], v["team"], bool(v["read_only"]))
 
 
-def revoke(inv, v: dict) -> dict:
+def revoke(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return teams.admin_revoke(_server_store(inv), v["role"], v["team"])
 
 
-def listing(inv, v: dict) -> dict:
+def listing(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.store import teams
 
     return {"teams": teams.admin_list(inv.store)}

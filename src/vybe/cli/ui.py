@@ -6,11 +6,19 @@ from vybe.cli.proxy import LOOPBACK, listen_address
 from vybe.errors import InvalidInput, require_extra
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from vybe.cli.main import Invocation
+    from vybe.jsonio import JSONObject
+    from vybe.store import Store
+
 GROUPS: dict[str, str] = {}
 DEFAULT_LISTEN = "127.0.0.1:0"
 
 
-def read_only_opener(location: str):
+def read_only_opener(location: str) -> Callable[[], Store]:
     """How each request opens the store: a SQLite file read-only (``mode=ro``, so a write
     fails in SQLite itself); a PostgreSQL store whose every read is a READ ONLY transaction
     (the store's snapshot). Either must exist already: the viewer creates nothing."""
@@ -23,7 +31,7 @@ def read_only_opener(location: str):
     return lambda: SqliteStore(location, migrate=False, create=False, read_only=True)
 
 
-def ui(inv, v: dict) -> dict:
+def ui(inv: Invocation, v: JSONObject) -> JSONObject:
     import webbrowser
 
     from vybe.jsonio import dumps

@@ -23,6 +23,10 @@ from vybe.context.protocol import RECOLLECTION_CLOSE, RECOLLECTION_OPEN, USER_WO
 from vybe.context.record import Checkpoint, MessageRow, Record
 from vybe.llm.base import Message, Request, ToolSpec
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 FRAME_TAGS = ("context-checkpoint", "user-message", "skill")
 # How the recollection's ready commands start: the engine's owner may name its own vybe
 # (an absolute path, the agent it runs as).
@@ -172,7 +176,7 @@ def _words(kept: list[memo.Kept], left: list[int]) -> str:
     return "\n".join(parts)
 
 
-def _files(files: dict) -> str:
+def _files(files: JSONObject) -> str:
     lines = ["# 7. Files"]
     for key, title in (
         ("modified", "Modified, most recent first:"),

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vybe.context.tokens import compact, estimate, reply_tokens
+from vybe.context.tokens import compact, reply_tokens
+from vybe.context.tokens import estimate as estimate  # the default estimate, named here too
 from vybe.llm.base import Message, Request, ToolSpec
 
 DEFAULT_WINDOW = 128_000

@@ -7,12 +7,13 @@ needs these.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 
 # Rows (vybe.tuples), not dataclasses: `import dataclasses` (with inspect) is kept off the
@@ -40,10 +41,10 @@ class Checkpoint(Row):
     summarized_to_seq: int
     mind: str
     now: str
-    memo: tuple = ()
-    kept_inputs: tuple = ()
-    skills: tuple = ()
-    files: dict = None  # type: ignore[assignment]  # None: a fresh {} for each checkpoint
+    memo: tuple[MemoMark, ...] = ()
+    kept_inputs: tuple[int, ...] = ()
+    skills: tuple[JSONObject, ...] = ()
+    files: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each checkpoint
     tokens_before: int = 0
     tokens_after: int = 0
     id: int = 0
@@ -64,12 +65,12 @@ class Attempt(Row):
     outcome: str
     tokens_before: int
     tokens_after: int | None = None
-    problems: tuple = ()
+    problems: tuple[str, ...] = ()
     repair_ran: bool = False
-    fallbacks: tuple = ()
-    flagged_references: tuple = ()
+    fallbacks: tuple[str, ...] = ()
+    flagged_references: tuple[str, ...] = ()
     rounds: int = 0
-    usage: dict = None  # type: ignore[assignment]  # None: a fresh {} for each attempt
+    usage: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each attempt
     error: str | None = None
     run_id: str = ""
     checkpoint_id: int | None = None

@@ -161,7 +161,8 @@ class Engine:
         current = view.checkpoint.id if view.checkpoint else None
         if facts.get("checkpoint_id") != current:
             return 0
-        return usage["input_tokens"] - facts["tokens"]
+        spent: int = usage["input_tokens"] - facts["tokens"]
+        return spent
 
     def _may_checkpoint(self, session_id: str) -> bool:
         return self._unproductive.get(session_id, 0) < UNPRODUCTIVE_LIMIT

@@ -78,7 +78,9 @@ def read_file(original: str, edited: str) -> list[MemoMark] | None:
     return marks
 
 
-def _bounded(marks: list[MemoMark], sizes: dict[int, int], total: int, most: int, first: bool):
+def _bounded(
+    marks: list[MemoMark], sizes: dict[int, int], total: int, most: int, first: bool
+) -> tuple[list[MemoMark], int]:
     """The first (always, when ``first``; else if it fits), then the newest while they fit
     ``total`` whole or number at most total / MIN_SHARE, never more than ``most``; and the
     tokens they take."""
@@ -96,7 +98,9 @@ def _bounded(marks: list[MemoMark], sizes: dict[int, int], total: int, most: int
     return kept, used
 
 
-def showable(checked: list[MemoMark], texts: dict[int, str], per_message: int, total: int):
+def showable(
+    checked: list[MemoMark], texts: dict[int, str], per_message: int, total: int
+) -> list[MemoMark]:
     """The kept marks a checkpoint could show, never more than total / FRAME_TOKENS: the
     ticked ones as if alone (the first, then the newest while they fit ``total`` whole or
     could each be shortened evenly to MIN_SHARE), then the fallback's in the room left."""

@@ -7,6 +7,10 @@ back after theirs (vybe.integrations.hooks.compaction). Standard library only: h
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 
 def ordinal(n: int) -> str:
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
@@ -17,7 +21,7 @@ def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else many or one + 's'}"
 
 
-def line(count: int, receipt: dict, harness: str, earlier: int = 0) -> str:
+def line(count: int, receipt: JSONObject, harness: str, earlier: int = 0) -> str:
     """The receipt in one line: ``3rd compaction of this session; your 7 kept instructions
     were restored verbatim``, and what was cut, kept by the harness, or left in the record.
     ``receipt`` lists record numbers under ``verbatim``, ``cut``, ``kept`` and ``released``;

@@ -12,7 +12,7 @@ from vybe.context.labels import harness_text, source_label, user_text
 from vybe.context.tokens import estimate, reply_tokens
 from vybe.context.types import MessageRow, check_session_id
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any, Protocol
@@ -31,12 +31,14 @@ if TYPE_CHECKING:
         @property
         def arguments(self) -> dict[str, Any]: ...
 
+    from vybe.jsonio import JSONObject
+
 
 # What the record keeps of an excluded tool's output (privacy.exclude_tools).
 NOT_RECORDED = "[not recorded: privacy.exclude_tools]"
 
 
-def unanswered(rows: list[MessageRow]) -> list[dict]:
+def unanswered(rows: list[MessageRow]) -> list[JSONObject]:
     """The calls (as the row holds them: id, name, arguments) of the last reply that have no
     result row after it, in call order."""
     for index in range(len(rows) - 1, -1, -1):
@@ -79,7 +81,11 @@ def record_harness(record: Appends, session_id: str, dispatch: Dispatch, text: s
 
 
 def record_reply(
-    record: Appends, session_id: str, text: str, calls: Sequence[ToolCall], data: dict | None = None
+    record: Appends,
+    session_id: str,
+    text: str,
+    calls: Sequence[ToolCall],
+    data: JSONObject | None = None,
 ) -> MessageRow:
     """A reply's text and tool calls (``data`` adds to what the row carries); a call of a
     tool privacy.exclude_tools names keeps its id and name, not its arguments."""

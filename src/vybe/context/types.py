@@ -10,9 +10,11 @@ from __future__ import annotations
 from vybe.errors import InvalidInput
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
@@ -52,7 +54,7 @@ class MessageRow(Row):
     type: str
     text: str
     source: str = ""
-    data: dict = None  # type: ignore[assignment]  # None: a fresh {} for each row
+    data: JSONObject = None  # type: ignore[assignment]  # None: a fresh {} for each row
     tokens: int = 0
     created_at: str = ""
 

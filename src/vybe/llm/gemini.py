@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch
-from vybe.llm.http import NotStreamed, RetryPolicy, Transport, event_json, shown
+from vybe.llm.base import Message, Reply, Request, StopReason, ToolCall, Usage, Watch, shown
+from vybe.llm.http import NotStreamed, RetryPolicy, Transport, event_json
 from vybe.llm.sse import Event
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"

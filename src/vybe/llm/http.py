@@ -50,7 +50,8 @@ class RetryPolicy:
         """The pause before retry ``attempt`` (0-based): the server's hint, else backoff."""
         if hinted is not None:
             return min(max(hinted, 0.0), self.max_retry_after)
-        return min(self.max_delay, self.base_delay * 2**attempt) * random.uniform(0.5, 1.0)
+        pause: float = min(self.max_delay, self.base_delay * 2**attempt) * random.uniform(0.5, 1.0)
+        return pause
 
 
 @dataclass(frozen=True)

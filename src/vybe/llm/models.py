@@ -70,7 +70,9 @@ class ModelInfo:
         return (fresh * step.input + cache_read * read_price + output_tokens * step.output) / 1e6
 
 
-def _m(provider: str, window: int, out: int, *prices: tuple, **extra: Any) -> dict[str, Any]:
+def _m(
+    provider: str, window: int, out: int, *prices: tuple[float, ...], **extra: Any
+) -> dict[str, Any]:
     return {"provider": provider, "window": window, "max_output": out, "prices": prices, **extra}
 
 

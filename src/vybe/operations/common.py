@@ -6,10 +6,12 @@ from __future__ import annotations
 from vybe import limits
 from vybe.operations.model import Param
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from datetime import timedelta
-    from typing import Any
+
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
 
 LIMIT_DEFAULT, LIMIT_MAX = 50, 1000
 
@@ -54,7 +56,7 @@ FORMAT = Param(
 PROJECT_DIR = Param("project_dir", help="the project's folder (its path is the project id)")
 
 
-def lease(ctx: Any, values: dict) -> timedelta:
+def lease(ctx: OperationContext, values: JSONObject) -> timedelta:
     """The lease asked for, else the configured one; longer than clock.MAX_LEASE is refused."""
     from vybe import clock
     from vybe.errors import InvalidInput

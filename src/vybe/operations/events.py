@@ -7,10 +7,15 @@ from vybe.actions import events as actions
 from vybe.operations.common import LIMIT, TASK_ID
 from vybe.operations.model import CLI, Alias, Operation, Param, reading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS = {"artifacts": "A task's artifacts: files linked to it."}
 
 
-def _events(ctx, v: dict) -> dict:
+def _events(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.store.events import EventQuery
 
     query = EventQuery(
@@ -25,7 +30,7 @@ def _events(ctx, v: dict) -> dict:
     return actions.list_events(ctx.store, query)
 
 
-def _add_artifact(ctx, v: dict) -> dict:
+def _add_artifact(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.add_artifact(
         ctx.store,
         ctx.agent,
@@ -56,7 +61,7 @@ def _stdin() -> str:
         ) from None
 
 
-def _push(ctx, v: dict) -> dict:
+def _push(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.actions import push
 
     text = _stdin() if v["document"] == "-" and ctx.surface == CLI else v["document"]

@@ -6,10 +6,15 @@ from vybe import limits
 from vybe.operations.common import PROJECT_ID
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS: dict[str, str] = {}
 
 
-def _forget(ctx, v: dict) -> dict:
+def _forget(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.actions import forget as actions
 
     selection = actions.Selection(v["session"], v["text"], v["before"], v["project_id"])

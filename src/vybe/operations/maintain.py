@@ -5,6 +5,11 @@ from __future__ import annotations
 from vybe.actions import maintain as actions
 from vybe.operations.model import CLI_ONLY, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS: dict[str, str] = {}
 DEFAULTS = actions.Options()
 RETENTION = f"{DEFAULTS.retention.days}d"
@@ -14,7 +19,7 @@ def _count(name: str, help: str, default: int) -> Param:
     return Param(name, "integer", help, default=default, minimum=0, maximum=100_000)
 
 
-def _maintain(ctx, v: dict) -> dict:
+def _maintain(ctx: OperationContext, v: JSONObject) -> JSONObject:
     options = actions.Options(
         gc_limit=v["gc_limit"],
         threshold=v["summarize_threshold"],

@@ -7,6 +7,11 @@ from vybe.actions import memory as actions
 from vybe.operations.common import LIMIT
 from vybe.operations.model import EVERYWHERE, NOT_AGENT, Alias, Operation, Param, mutation
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS = {"memory": "Scoped memory: facts, directives and lessons agents keep."}
 MEMORY = {"memory": "object", "event_id": "integer"}
 
@@ -51,7 +56,7 @@ WRITING = (
 )
 
 
-def _input(v: dict) -> actions.MemoryInput:
+def _input(v: JSONObject) -> actions.MemoryInput:
     return actions.MemoryInput(
         key=v["key"],
         value=v["value"],
@@ -67,21 +72,21 @@ def _input(v: dict) -> actions.MemoryInput:
     )
 
 
-def _set(ctx, v: dict) -> dict:
+def _set(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.set_memory(ctx.store, ctx.agent, ctx.request_id, _input(v))
 
 
-def _remember(values: dict) -> dict:
+def _remember(values: JSONObject) -> JSONObject:
     """``remember "key=value"``: the entry split into the key and the value."""
     key, value = actions.parse_remember(values.pop("entry"))
     return {**values, "key": key, "value": value}
 
 
-def _get(ctx, v: dict) -> dict:
+def _get(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.get(ctx.store, ctx.named, key=v["key"], scope=v["scope"], scope_id=v["scope_id"])
 
 
-def _list(ctx, v: dict) -> dict:
+def _list(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.store.memory import MemoryQuery
 
     query = MemoryQuery(
@@ -94,7 +99,7 @@ def _list(ctx, v: dict) -> dict:
     return actions.list_memory(ctx.store, ctx.named, query)
 
 
-def _pin(ctx, v: dict) -> dict:
+def _pin(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.pin(
         ctx.store,
         ctx.agent,
@@ -106,7 +111,7 @@ def _pin(ctx, v: dict) -> dict:
     )
 
 
-def _gc(ctx, v: dict) -> dict:
+def _gc(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.gc(ctx.store, v["batch"])
 
 

@@ -11,16 +11,38 @@ from __future__ import annotations
 
 from vybe.errors import InvalidInput, UsageError, acting
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any, TypeAlias
+    from typing import Any, Protocol, TypeAlias
 
+    from vybe.config import Settings
     from vybe.errors import VybeError
+    from vybe.jsonio import JSONObject
+    from vybe.store import Store
+
+    class OperationContext(Protocol):
+        """What an operation runs with: a ``Context`` (MCP, the agent) or the command
+        line's ``vybe.cli.main.Invocation``."""
+
+        @property
+        def store(self) -> Store: ...
+        @property
+        def agent(self) -> str: ...
+        @property
+        def named(self) -> str | None: ...
+        @property
+        def request_id(self) -> str: ...
+        @property
+        def surface(self) -> str: ...
+        @property
+        def settings(self) -> Settings: ...
 
     # An operation's action: (context, values) -> result; a view reshapes a result for tools.
-    Run: TypeAlias = Callable[[Any, dict[str, Any]], dict]
-    View: TypeAlias = Callable[[dict, dict[str, Any]], dict]
+    # The context is an OperationContext, or for a command-line-only operation the command
+    # line's Invocation, which may read more (its flags): the declarations cannot name it.
+    Run: TypeAlias = Callable[[Any, JSONObject], JSONObject]
+    View: TypeAlias = Callable[[JSONObject, JSONObject], JSONObject]
 
 CLI, MCP, AGENT = "cli", "mcp", "agent"
 EVERYWHERE = frozenset((CLI, MCP, AGENT))
@@ -270,7 +292,7 @@ class Operation:
         idempotent: bool = False,
         view: View | None = None,
         finds: str = "",
-        text: Callable[[dict], str] | str | None = None,
+        text: Callable[[JSONObject], str] | str | None = None,
         listing: str | None = None,
     ) -> None:
         self.name, self.summary, self.run, self.finds = name, summary, run, finds
@@ -307,7 +329,7 @@ class Operation:
         fields = {name: {"type": [kind, "null"]} for name, kind in self.result.items()}
         return {"type": "object", "properties": fields, "additionalProperties": True}
 
-    def shown(self, result: dict, values: dict[str, object]) -> dict:
+    def shown(self, result: JSONObject, values: JSONObject) -> JSONObject:
         """The result as a tool returns it: its view, when it has one."""
         if self.view is None:
             return result
@@ -316,16 +338,18 @@ class Operation:
     def writes_with(self, values: dict[str, object]) -> bool:
         return self.writes and not (self.peek and values.get(self.peek))
 
-    def as_text(self, result: dict) -> str:
+    def as_text(self, result: JSONObject) -> str:
         """The result as a person reads it (``--format text``)."""
-        render = _resolve(self.text) if self.text is not None else None
+        render: Callable[[JSONObject], str] | None = (
+            _resolve(self.text) if self.text is not None else None
+        )
         if render is None:
             raise ValueError(f"{self.name} has no text format")
         return render(result)
 
-    def call(self, ctx: Any, values: dict[str, Any]) -> dict:
+    def call(self, ctx: OperationContext, values: JSONObject) -> JSONObject:
         """Run it: every declared parameter has a value (its default when not given)."""
-        run = _resolve(self.run)
+        run: Callable[[OperationContext, JSONObject], JSONObject] = _resolve(self.run)
         # How the command line prints the result is not the action's to know.
         full = {p.name: p.default for p in self.params if p.name not in OUTPUT_PARAMS}
         for p in self.params:
@@ -385,7 +409,7 @@ class Alias:
         *,
         positionals: tuple[str, ...] = (),
         extra: tuple[Param, ...] = (),
-        convert: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        convert: Callable[[JSONObject], JSONObject] | None = None,
         replaces: tuple[str, ...] = (),
     ) -> None:
         self.name, self.target, self.summary = name, target, summary
@@ -399,11 +423,11 @@ class Context:
 
     def __init__(
         self,
-        store: Any,
+        store: Store,
         agent: str | None,
         request_id: str,
         surface: str,
-        settings: Any = None,
+        settings: Settings | None = None,
     ) -> None:
         self.store, self._agent, self.request_id = store, agent, request_id
         self.surface, self._settings = surface, settings
@@ -419,7 +443,7 @@ class Context:
         return self._agent
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
         if self._settings is None:
             from vybe import config
 
@@ -442,23 +466,23 @@ class Passed:
 
     __slots__ = ("action", "context")
 
-    def __init__(self, action: Callable[..., dict], *context: str) -> None:
+    def __init__(self, action: Callable[..., JSONObject], *context: str) -> None:
         self.action, self.context = action, context
 
-    def __call__(self, ctx: Context, values: dict[str, Any]) -> dict:
+    def __call__(self, ctx: OperationContext, values: JSONObject) -> JSONObject:
         return self.action(*(getattr(ctx, name) for name in self.context), **values)
 
 
-def mutation(action: Callable[..., dict]) -> Passed:
+def mutation(action: Callable[..., JSONObject]) -> Passed:
     """``action(store, agent, request_id, **values)``: a change made as the agent, once."""
     return Passed(action, "store", "agent", "request_id")
 
 
-def as_agent(action: Callable[..., dict]) -> Passed:
+def as_agent(action: Callable[..., JSONObject]) -> Passed:
     """``action(store, agent, **values)``: a read of what the agent sees."""
     return Passed(action, "store", "agent")
 
 
-def reading(action: Callable[..., dict]) -> Passed:
+def reading(action: Callable[..., JSONObject]) -> Passed:
     """``action(store, **values)``: a read of the store."""
     return Passed(action, "store")

@@ -8,12 +8,17 @@ from vybe.errors import UsageError
 from vybe.operations.common import LIMIT, METADATA, PROJECT_ID
 from vybe.operations.model import Operation, Param, mutation, reading
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS = {"project": "Projects group tasks, memory and events."}
 PROJECT = {"project": "object"}
 ID = PROJECT_ID.but(required=True, aliases=("--id",))
 
 
-def _focus(ctx, v: dict) -> dict:
+def _focus(ctx: OperationContext, v: JSONObject) -> JSONObject:
     if bool(v["project_id"]) == bool(v["clear"]):
         raise UsageError(
             "project focus needs exactly one of project_id or clear",

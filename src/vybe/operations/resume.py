@@ -6,6 +6,11 @@ from vybe.actions import resume as actions
 from vybe.operations.common import LIMIT, PROJECT_DIR
 from vybe.operations.model import Operation, Param, as_agent
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS: dict[str, str] = {}
 FOCUS = Param("focus_task_id", help="make this task the focus", aliases=("--focus",))
 # What a tool returns of a resume: the prompt (already within its token budget), the focus,
@@ -14,7 +19,7 @@ BRIEF_FIELDS = ("budget", "approx_tokens", "brief_sha256", "as_of_event_id")
 DELTA_CHARS = 400
 
 
-def _resume(ctx, v: dict) -> dict:
+def _resume(ctx: OperationContext, v: JSONObject) -> JSONObject:
     options = {
         "project_dir": v["project_dir"],
         "focus_task_id": v["focus_task_id"],
@@ -25,7 +30,7 @@ def _resume(ctx, v: dict) -> dict:
     return actions.resume(ctx.store, ctx.agent, ctx.request_id, **options)
 
 
-def budgeted(result: dict, values: dict) -> dict:
+def budgeted(result: JSONObject, values: JSONObject) -> JSONObject:
     """The resume as a tool returns it: the prompt and focus whole, the packet the prompt
     was made from left out (only its budget report), this page of deltas with each message
     cut to DELTA_CHARS and, when there are more, the call that reads the next page."""
@@ -45,7 +50,7 @@ def budgeted(result: dict, values: dict) -> dict:
     return view
 
 
-def _brief(ctx, v: dict) -> dict:
+def _brief(ctx: OperationContext, v: JSONObject) -> JSONObject:
     data = actions.peek(
         ctx.store,
         ctx.agent,

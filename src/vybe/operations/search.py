@@ -7,13 +7,18 @@ from vybe.actions import search as actions
 from vybe.operations.common import LIMIT, PROJECT_ID
 from vybe.operations.model import EVERYWHERE, NOT_AGENT, Operation, Param
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS: dict[str, str] = {}
 WHEN = "an ISO time (2026-12-01, 2026-12-01T09:30:00Z) or a duration ago (24h, 7d)"
 # The agent of `vybe chat` searches its own session's record: the event filters and the time
 # range stay off its tool, whose schema is part of every request.
 
 
-def _search(ctx, v: dict) -> dict:
+def _search(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.store.search import SearchQuery
 
     query = SearchQuery(

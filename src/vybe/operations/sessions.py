@@ -5,10 +5,15 @@ from __future__ import annotations
 from vybe.operations.common import FORMAT, LIMIT, SESSION_ID
 from vybe.operations.model import NOT_AGENT, Operation
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS = {"session": "The record of agent sessions: inspect, feed, import, receipts."}
 
 
-def _receipts(ctx, v: dict) -> dict:
+def _receipts(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.actions.receipts import session_receipts
 
     return session_receipts(ctx.store, v["session_id"], v["limit"])

@@ -28,13 +28,18 @@ from vybe.operations.model import (
     reading,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+    from vybe.operations.model import OperationContext
+
 GROUPS = {"task": "Create, start, claim, close and link tasks."}
 TASK = {"task": "object", "event_id": "integer"}
 ON = Param("on", help="the task it waits for", required=True, metavar="TASK_ID")
 STATUS = Param("status", help="the status to set", required=True, enum=actions.STATUSES)
 
 
-def _create(ctx, v: dict) -> dict:
+def _create(ctx: OperationContext, v: JSONObject) -> JSONObject:
     """A task linked to a Claude task, created from Claude's Bash, names its session; one
     created over MCP without a project is in the project of the server's working folder (the
     agent's), not in none, where it would be the focus of every project's brief."""
@@ -57,7 +62,7 @@ def _create(ctx, v: dict) -> dict:
     )
 
 
-def _list(ctx, v: dict) -> dict:
+def _list(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.store.tasks import TaskQuery
 
     query = TaskQuery(
@@ -66,7 +71,7 @@ def _list(ctx, v: dict) -> dict:
     return actions.list_tasks(ctx.store, query)
 
 
-def _running_in(ctx) -> str | None:
+def _running_in(ctx: OperationContext) -> str | None:
     """The agent's record session this command runs in, as its agent CLI's environment
     names it (Claude Code's Bash, Codex's exec_command); None elsewhere."""
     import os
@@ -76,7 +81,7 @@ def _running_in(ctx) -> str | None:
     return next(iter(agent_sessions(ctx.agent, os.environ)), None)
 
 
-def _begin(ctx, v: dict) -> dict:
+def _begin(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.begin(
         ctx.store,
         ctx.agent,
@@ -87,7 +92,7 @@ def _begin(ctx, v: dict) -> dict:
     )
 
 
-def _claim(ctx, v: dict) -> dict:
+def _claim(ctx: OperationContext, v: JSONObject) -> JSONObject:
     if bool(v["task_id"]) == bool(v["next"]):
         raise UsageError(
             "task claim needs exactly one of task_id or next",
@@ -105,13 +110,13 @@ def _claim(ctx, v: dict) -> dict:
     )
 
 
-def _heartbeat(ctx, v: dict) -> dict:
+def _heartbeat(ctx: OperationContext, v: JSONObject) -> JSONObject:
     return actions.heartbeat(
         ctx.store, ctx.agent, ctx.request_id, task_id=v["task_id"], lease=lease(ctx, v)
     )
 
 
-def _assign(ctx, v: dict) -> dict:
+def _assign(ctx: OperationContext, v: JSONObject) -> JSONObject:
     from vybe.actions import handoff
     from vybe.store.teams import checked_name
 

@@ -17,9 +17,15 @@ from __future__ import annotations
 
 import os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    import re
+    from typing import Any, TypeAlias
+
+    # A rule's allowlist (what it matches, its patterns, its stop words) and a compiled rule
+    # (name, pattern, keyword lead, secret group, entropy floor, allowlists).
+    Allow: TypeAlias = tuple[str, list[re.Pattern[str]], tuple[str, ...]]
+    Rule: TypeAlias = tuple[str, re.Pattern[str], int, int, float, list[Allow]]
 
 OPEN, CLOSE = "<private>", "</private>"
 PRIVATE_MARKER = "[private]"  # a message that was private from end to end
@@ -109,11 +115,11 @@ class Redactor:
     def __init__(self, patterns: list[Any] = (), allow: list[str] = ()) -> None:  # type: ignore[assignment]
         self.patterns = [(p["id"], p["regex"]) for p in patterns]
         self.allow = list(allow)
-        self._compiled: dict[int, tuple] = {}
+        self._compiled: dict[int, Rule] = {}
         self._user: list[tuple[str, Any]] | None = None
         self._allow: list[Any] | None = None
 
-    def _rule(self, index: int) -> tuple:
+    def _rule(self, index: int) -> Rule:
         found = self._compiled.get(index)
         if found is None:
             import re
@@ -121,7 +127,9 @@ class Redactor:
             from vybe.privacy.rules import RULES
 
             name, _, pattern, lead, group, floor, lists = RULES[index]
-            allows = [(t, [re.compile(p) for p in ps], words) for t, ps, words in lists]
+            allows: list[Allow] = [
+                (t, [re.compile(p) for p in ps], words) for t, ps, words in lists
+            ]
             found = (name, re.compile(pattern, re.ASCII), lead, group, floor, allows)
             self._compiled[index] = found
         return found
@@ -189,7 +197,7 @@ class Redactor:
         return any(p.search(secret) for p in self._allow)
 
     def _kept(
-        self, secret: str, whole: str, line: str, name: str, floor: float, allows: list
+        self, secret: str, whole: str, line: str, name: str, floor: float, allows: list[Allow]
     ) -> bool:
         """Whether a match is let through: gitleaks' entropy floor, its rule and global
         allow-lists and stop words, and the user's allow-list."""
@@ -224,12 +232,16 @@ class Redactor:
 
 def _secret_span(match: Any, group: int) -> tuple[int, int]:
     """The secret's place: the rule's group, else the first group that matched, else all."""
+    span: tuple[int, int]
     if group:
-        return match.span(group)
+        span = match.span(group)
+        return span
     for index in range(1, (match.re.groups or 0) + 1):
         if match.group(index):
-            return match.span(index)
-    return match.span()
+            span = match.span(index)
+            return span
+    span = match.span()
+    return span
 
 
 def _walk_back(text: str, start: int, lead: int) -> int:
@@ -311,7 +323,8 @@ def current() -> Redactor | None:
     found = next((p for p in config.config_files() if os.path.isfile(p)), None)
     stamp = (found, os.stat(found).st_mtime_ns) if found else None
     if _CURRENT and _CURRENT[0] == stamp:
-        return _CURRENT[1]
+        cached: Redactor | None = _CURRENT[1]
+        return cached
     settings = (config.read_settings(found) if found else {}).get("redaction") or {}
     made = None
     if settings.get("redact", True):

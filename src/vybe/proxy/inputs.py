@@ -22,6 +22,12 @@ from vybe.llm.responses import item_text
 from vybe.proxy import scaffolding, wire
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    Call: TypeAlias = tuple[str, str, dict[str, Any]]  # a tool call: (id, name, arguments)
+
 # Text a client's harness puts in a user-role message: (how it starts, what it is).
 HARNESS_STARTS = (
     ("<system-reminder>", "system reminder"),
@@ -56,7 +62,7 @@ class Item(Row):
     label: str = ""
     call_id: str = ""
     name: str = ""
-    calls: tuple = ()  # a reply's: (id, name, arguments) of each
+    calls: tuple[Call, ...] = ()  # a reply's: (id, name, arguments) of each
 
 
 def harness_label(text: str) -> str | None:
@@ -88,11 +94,11 @@ class Conversation:
         self.items: list[Item] = []
         self.names: dict[str, str] = {}
 
-    def reply(self, text: str, calls: tuple = ()) -> None:
+    def reply(self, text: str, calls: tuple[Call, ...] = ()) -> None:
         self.names.update((c[0], c[1]) for c in calls)
         self.items.append(Item("assistant", text, calls=calls))
 
-    def call(self, call: tuple) -> None:
+    def call(self, call: Call) -> None:
         """A call item of its own (Responses): it belongs to the reply just before it."""
         self.names[call[0]] = call[1]
         if self.items and self.items[-1].kind == "assistant":

@@ -23,7 +23,7 @@ __all__ = [
 # The server stores this process keeps open between requests (the local service,
 # vybe.cli.service), by location, busy timeout and the identity the caller's environment
 # gives them (_identity); None in every other process.
-_kept: dict[tuple, Store] | None = None
+_kept: dict[tuple[object, ...], Store] | None = None
 
 
 def keep_server_stores() -> None:

@@ -6,15 +6,19 @@ import sqlite3
 
 from vybe.store.rows import to_dict
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 NEW_VERSION = 1  # a row's version before anything moved it (the column's default)
 
 
-def get(conn: sqlite3.Connection, agent: str) -> dict | None:
+def get(conn: sqlite3.Connection, agent: str) -> JSONObject | None:
     row = conn.execute("SELECT * FROM agent_state WHERE agent_name = ?", (agent,)).fetchone()
     return to_dict(row, ())
 
 
-def ensure(conn: sqlite3.Connection, agent: str, at: str) -> dict:
+def ensure(conn: sqlite3.Connection, agent: str, at: str) -> JSONObject:
     conn.execute(
         "INSERT INTO agent_state (agent_name, last_active_at) VALUES (?, ?)"
         " ON CONFLICT (team, agent_name) DO NOTHING",

@@ -7,6 +7,10 @@ import sqlite3
 from vybe import privacy
 from vybe.store.rows import to_dicts
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 
 def insert(
     conn: sqlite3.Connection,
@@ -37,7 +41,7 @@ def insert(
 
 def same_content(
     conn: sqlite3.Connection, task_id: str, file_path: str, content_sha256: str
-) -> dict | None:
+) -> JSONObject | None:
     """The task's artifact of this path (as written: scrubbed) with these bytes, if any."""
     row = conn.execute(
         "SELECT id, event_id FROM artifacts"
@@ -47,7 +51,7 @@ def same_content(
     return None if row is None else {"id": row["id"], "event_id": row["event_id"]}
 
 
-def for_task(conn: sqlite3.Connection, task_id: str, limit: int) -> list[dict]:
+def for_task(conn: sqlite3.Connection, task_id: str, limit: int) -> list[JSONObject]:
     rows = conn.execute(
         "SELECT * FROM artifacts WHERE task_id = ? ORDER BY created_at DESC, id LIMIT ?",
         (task_id, limit),

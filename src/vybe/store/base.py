@@ -15,7 +15,7 @@ from vybe.errors import IdempotencyMismatch, InvalidInput
 from vybe.store import maintain as ledger
 from vybe.store.rows import strict_json
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from contextlib import AbstractContextManager
@@ -216,4 +216,5 @@ def _replayed(
             context={"request_id": request_id, "command": row["command"]},
             suggested_action="use a new --request-id for a different operation",
         )
-    return jsonio.loads(row["result_json"])
+    result: dict[str, Any] = jsonio.loads(row["result_json"])
+    return result

@@ -11,6 +11,12 @@ import sqlite3
 from vybe.store.rows import to_dicts
 from vybe.store.tasks import NO_OPEN_BLOCKER, standing_handoff
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from vybe.jsonio import JSONObject
+
 _EVENT_COLUMNS = (
     "id, kind, agent_name, task_id, project_id, message, metadata, assignee_agent, created_at"
 )
@@ -24,7 +30,7 @@ def head(conn: sqlite3.Connection) -> tuple[int, str | None]:
     return (int(row[0]), row[1]) if row else (0, None)
 
 
-def deltas(conn: sqlite3.Connection, since_id: int, limit: int, agent: str) -> list[dict]:
+def deltas(conn: sqlite3.Connection, since_id: int, limit: int, agent: str) -> list[JSONObject]:
     """The live events after ``since_id``, but another agent's ``user_prompt`` events: what
     the person typed in another agent's session is that session's (a hand-off carries what
     belongs to a task), never news for this agent."""
@@ -59,10 +65,10 @@ def handoff(conn: sqlite3.Connection, agent: str, project_id: str | None) -> tup
 
 def task_events(
     conn: sqlite3.Connection, task_id: str, limit: int, kind: str | None = None
-) -> list[dict]:
+) -> list[JSONObject]:
     """A task's newest live events (of one kind, if given), oldest first."""
     sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE task_id = ? AND archived_at IS NULL"
-    params: tuple = (task_id,)
+    params: tuple[Any, ...] = (task_id,)
     if kind is not None:
         sql += " AND kind = ?"
         params += (kind,)
@@ -70,7 +76,7 @@ def task_events(
     return to_dicts(rows[::-1])
 
 
-def scope_events(conn: sqlite3.Connection, project_id: str | None, limit: int) -> list[dict]:
+def scope_events(conn: sqlite3.Connection, project_id: str | None, limit: int) -> list[JSONObject]:
     """The newest live events of a project (with the project-less ones), or of everything.
 
     The project's and the project-less newest are read apart, each along its index, then
@@ -96,10 +102,10 @@ def scope_events(conn: sqlite3.Connection, project_id: str | None, limit: int) -
 
 def kind_events(
     conn: sqlite3.Connection, kind: str, project_id: str | None, limit: int
-) -> list[dict]:
+) -> list[JSONObject]:
     """The newest live events of one kind (in a project, with the project-less ones)."""
     sql = f"SELECT {_EVENT_COLUMNS} FROM events WHERE kind = ? AND archived_at IS NULL"
-    params: tuple = (kind,)
+    params: tuple[Any, ...] = (kind,)
     if project_id is not None:
         sql += " AND (project_id = ? OR project_id IS NULL)"
         params += (project_id,)

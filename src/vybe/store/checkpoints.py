@@ -9,6 +9,10 @@ from vybe import clock, jsonio, privacy
 from vybe.context.checkpoints import Attempt, Checkpoint, MemoMark
 from vybe.store.base import Store
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 __all__ = [
     "Attempt",
     "Checkpoint",
@@ -20,7 +24,7 @@ __all__ = [
 ]
 
 
-def _mark(stored: dict) -> MemoMark:
+def _mark(stored: JSONObject) -> MemoMark:
     """A stored memo mark; one written before ``ticked`` was kept counts its check as a tick."""
     return MemoMark(stored["seq"], stored["checked"], stored.get("ticked", stored["checked"]))
 
@@ -58,7 +62,7 @@ def checkpoint_by_id(conn: sqlite3.Connection, checkpoint_id: int) -> Checkpoint
 
 def _insert_checkpoint(conn: sqlite3.Connection, cp: Checkpoint, now: str) -> int:
     memo = [{"seq": m.seq, "checked": m.checked, "ticked": m.ticked} for m in cp.memo]
-    return conn.execute(
+    checkpoint_id: int = conn.execute(
         "INSERT INTO checkpoints (session_id, mode, first_kept_seq, summarized_to_seq, mind,"
         " memo, now, kept_inputs, skills, files, tokens_before, tokens_after, created_at)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -78,10 +82,11 @@ def _insert_checkpoint(conn: sqlite3.Connection, cp: Checkpoint, now: str) -> in
             now,
         ),
     ).fetchone()[0]
+    return checkpoint_id
 
 
 def _insert_attempt(conn: sqlite3.Connection, at: Attempt, now: str) -> int:
-    return conn.execute(
+    attempt_id: int = conn.execute(
         "INSERT INTO checkpoint_attempts (session_id, run_id, mode, reason, outcome,"
         " checkpoint_id, tokens_before, tokens_after, problems, repair_ran, fallbacks,"
         " flagged_references, rounds, usage, error, created_at)"
@@ -105,6 +110,7 @@ def _insert_attempt(conn: sqlite3.Connection, at: Attempt, now: str) -> int:
             now,
         ),
     ).fetchone()[0]
+    return attempt_id
 
 
 def save_attempt(

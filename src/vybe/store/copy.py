@@ -9,10 +9,9 @@ twice; the whole copy is one transaction on the server: all of it lands or none.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from vybe.store.base import Store
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.store.postgres import PgStore
 

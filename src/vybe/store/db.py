@@ -20,7 +20,7 @@ from vybe.errors import (
 from vybe.store.base import SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
 from vybe.text import to_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any, TypeVar
@@ -129,7 +129,7 @@ class _Snapshot:
         self.store = store
 
     def __enter__(self) -> sqlite3.Connection:
-        conn = self.store.conn
+        conn: sqlite3.Connection = self.store.conn
         try:
             conn.execute("BEGIN")
         except sqlite3.DatabaseError as exc:
@@ -137,7 +137,7 @@ class _Snapshot:
         return conn
 
     def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
-        conn = self.store.conn
+        conn: sqlite3.Connection = self.store.conn
         if conn.in_transaction:
             try:  # noqa: SIM105 (contextlib is what this class avoids)
                 conn.execute("ROLLBACK")

@@ -78,7 +78,7 @@ class Token:
         return self.text.lower() if self.kind == "word" else self.text
 
 
-class Group(list):
+class Group(list["Token | Group"]):
     """The tokens between a pair of parentheses."""
 
 
@@ -102,7 +102,7 @@ def _nest(tokens: list[Token]) -> Group:
     return stack[0]
 
 
-def _significant(nodes: list, start: int) -> int | None:
+def _significant(nodes: list[Token | Group], start: int) -> int | None:
     """The index of the next node at or after ``start`` that is not space or a comment."""
     for i in range(start, len(nodes)):
         node = nodes[i]
@@ -113,7 +113,7 @@ def _significant(nodes: list, start: int) -> int | None:
 
 def _arguments(group: Group) -> list[str]:
     """A call's arguments, each rendered, split at the top-level commas."""
-    parts: list[list] = [[]]
+    parts: list[list[Token | Group]] = [[]]
     for node in group:
         if isinstance(node, Token) and node.text == ",":
             parts.append([])
@@ -144,14 +144,15 @@ def _call(name: str, args: list[str]) -> str | None:
     return None
 
 
-def _needs_alias(nodes: list, i: int) -> bool:
-    """Whether the Group at ``i`` is a subquery in FROM or JOIN that has no alias."""
-    group = nodes[i]
+def _needs_alias(nodes: list[Token | Group], i: int, group: Group) -> bool:
+    """Whether ``group``, at ``i``, is a subquery in FROM or JOIN that has no alias."""
     first = _significant(group, 0)
-    if first is None or isinstance(group[first], Group) or group[first].lower != "select":
+    head = group[first] if first is not None else None
+    if head is None or isinstance(head, Group) or head.lower != "select":
         return False
     before = _significant_back(nodes, i - 1)
-    if before is None or nodes[before].lower not in ("from", "join"):
+    token = nodes[before] if before is not None else None
+    if not isinstance(token, Token) or token.lower not in ("from", "join"):
         return False
     after = _significant(nodes, i + 1)
     if after is None:
@@ -160,7 +161,7 @@ def _needs_alias(nodes: list, i: int) -> bool:
     return isinstance(node, Token) and (node.lower in _ENDS_SOURCE or node.text in (",", ";"))
 
 
-def _significant_back(nodes: list, start: int) -> int | None:
+def _significant_back(nodes: list[Token | Group], start: int) -> int | None:
     for i in range(start, -1, -1):
         node = nodes[i]
         if isinstance(node, Group):
@@ -170,7 +171,7 @@ def _significant_back(nodes: list, start: int) -> int | None:
     return None
 
 
-def _joins_on(nodes: list, i: int | None) -> bool:
+def _joins_on(nodes: list[Token | Group], i: int | None) -> bool:
     """Whether ``CROSS`` is followed by ``JOIN <table> [alias] ON``."""
     seen: list[str] = []
     while i is not None and len(seen) < 4:
@@ -186,7 +187,7 @@ class _Counter:
     aliases = 0
 
 
-def _render(nodes: list) -> str:
+def _render(nodes: list[Token | Group]) -> str:
     out: list[str] = []
     skip = -1
     for i, node in enumerate(nodes):
@@ -194,13 +195,14 @@ def _render(nodes: list) -> str:
             continue
         if isinstance(node, Group):
             out.append("(" + _render(node) + ")")
-            if _needs_alias(nodes, i):
+            if _needs_alias(nodes, i, node):
                 _Counter.aliases += 1
                 out.append(f" AS _sub{_Counter.aliases}")
             continue
         nxt = _significant(nodes, i + 1)
-        if node.kind == "word" and nxt is not None and isinstance(nodes[nxt], Group):
-            rewritten = _call(node.lower, _arguments(nodes[nxt]))
+        call = nodes[nxt] if nxt is not None else None
+        if node.kind == "word" and nxt is not None and isinstance(call, Group):
+            rewritten = _call(node.lower, _arguments(call))
             if rewritten is not None:
                 out.append(rewritten)
                 skip = nxt
@@ -212,12 +214,13 @@ def _render(nodes: list) -> str:
                 skip = nxt
                 continue
             after = _significant(nodes, nxt + 1)
+            then = nodes[after] if after is not None else None
             if (
                 isinstance(follow, Token)
                 and follow.lower == "not"
                 and after is not None
-                and isinstance(nodes[after], Token)
-                and nodes[after].text == "?"
+                and isinstance(then, Token)
+                and then.text == "?"
             ):
                 out.append("IS DISTINCT FROM %s")
                 skip = after

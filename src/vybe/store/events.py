@@ -8,6 +8,10 @@ from vybe import privacy
 from vybe.store.rows import strict_json, to_dicts
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 
 class NewEvent(Row):
     """One event to append to the log."""
@@ -18,7 +22,7 @@ class NewEvent(Row):
     message: str = ""
     task_id: str | None = None
     project_id: str | None = None
-    metadata: dict | None = None
+    metadata: JSONObject | None = None
     assignee_agent: str | None = None
 
 
@@ -53,7 +57,7 @@ class EventQuery(Row):
     include_archived: bool = False
 
 
-def select(conn: sqlite3.Connection, query: EventQuery) -> list[dict]:
+def select(conn: sqlite3.Connection, query: EventQuery) -> list[JSONObject]:
     where = ["id > ?"]
     params: list[object] = [query.since_id]
     if query.agent is not None:

@@ -24,6 +24,10 @@ from typing import Any
 
 from vybe import jsonio
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 MARKER = "[forgotten]"
 MARKER_TOKENS = -(-len(MARKER.encode()) // 4)  # the record's estimate: ceil(bytes / 4)
 
@@ -204,7 +208,7 @@ def _fts(conn: Any, source: str, ids: list[int], delete: bool) -> None:
             )
 
 
-def _update(conn: Any, dialect: str, source: str, sql: str, rows: list[tuple]) -> None:
+def _update(conn: Any, dialect: str, source: str, sql: str, rows: list[tuple[Any, ...]]) -> None:
     """Run ``sql`` over ``rows`` (each ending with its id), the search index following."""
     ids = [r[-1] for r in rows]
     indexed = _indexed(conn, source, ids) if dialect == "sqlite" and source in _VIEWS else []
@@ -230,10 +234,10 @@ def optimize(conn: Any) -> None:
 class Where:
     """A WHERE clause per table (None: nothing of that table is named)."""
 
-    def __init__(self, clauses: dict[str, tuple[str, tuple]]) -> None:
+    def __init__(self, clauses: dict[str, tuple[str, tuple[Any, ...]]]) -> None:
         self.clauses = clauses
 
-    def of(self, table: str) -> tuple[str, tuple] | None:
+    def of(self, table: str) -> tuple[str, tuple[Any, ...]] | None:
         return self.clauses.get(table)
 
 
@@ -273,11 +277,13 @@ def project_sessions(conn: Any, project: str) -> list[str]:
     return sorted(s for s in known if s in names or s.partition(":")[2] in names)
 
 
-def _in(column: str, values: list[Any]) -> tuple[str, tuple]:
+def _in(column: str, values: list[Any]) -> tuple[str, tuple[Any, ...]]:
     return (f"{column} IN ({_marks(values)})", tuple(values)) if values else ("0 = 1", ())
 
 
-def _attempts(sql: str, params: tuple, checkpoints: tuple[str, tuple]) -> tuple[str, tuple]:
+def _attempts(
+    sql: str, params: tuple[Any, ...], checkpoints: tuple[str, tuple[Any, ...]]
+) -> tuple[str, tuple[Any, ...]]:
     """The attempts ``sql`` names, and those naming a checkpoint that goes."""
     also = f"checkpoint_id IN (SELECT id FROM checkpoints WHERE {checkpoints[0]})"
     return f"({sql}) OR {also}", (*params, *checkpoints[1])
@@ -312,7 +318,7 @@ def before_where(
     """What ``tables`` hold from before ``before``: of one project's events and sessions when
     ``project`` is given (the ledger's replies then stay: they name no project)."""
     old = ("created_at < ?", (before,))
-    scoped: dict[str, tuple[str, tuple]] = {}
+    scoped: dict[str, tuple[str, tuple[Any, ...]]] = {}
     for table in tables:
         if project is None:
             scoped[table] = old
@@ -338,7 +344,9 @@ DERIVED = (  # deleted (attempts before the checkpoints they name)
 )
 
 
-def _blank_messages(conn: Any, dialect: str, where: tuple[str, tuple], apply: bool) -> int:
+def _blank_messages(
+    conn: Any, dialect: str, where: tuple[str, tuple[Any, ...]], apply: bool
+) -> int:
     rows = conn.execute(
         f"SELECT content_text, content_json, tokens, id FROM messages WHERE {where[0]}", where[1]
     ).fetchall()
@@ -353,7 +361,7 @@ def _blank_messages(conn: Any, dialect: str, where: tuple[str, tuple], apply: bo
     return len(changes)
 
 
-def _blank_events(conn: Any, dialect: str, where: tuple[str, tuple], apply: bool) -> int:
+def _blank_events(conn: Any, dialect: str, where: tuple[str, tuple[Any, ...]], apply: bool) -> int:
     rows = conn.execute(
         f"SELECT message, metadata, id FROM events WHERE {where[0]}", where[1]
     ).fetchall()
@@ -368,7 +376,7 @@ def _blank_events(conn: Any, dialect: str, where: tuple[str, tuple], apply: bool
     return len(changes)
 
 
-def _delete(conn: Any, table: str, where: tuple[str, tuple], apply: bool) -> int:
+def _delete(conn: Any, table: str, where: tuple[str, tuple[Any, ...]], apply: bool) -> int:
     if not apply:
         counted = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE {where[0]}", where[1])
         return int(counted.fetchone()[0])
@@ -394,7 +402,9 @@ def forget_rows(conn: Any, dialect: str, where: Where, apply: bool) -> dict[str,
 # --text: the string replaced in every column of words.
 
 
-def _text_scope(table: str, sessions: list[str] | None, project: str | None) -> tuple[str, tuple]:
+def _text_scope(
+    table: str, sessions: list[str] | None, project: str | None
+) -> tuple[str, tuple[Any, ...]]:
     """The rows of ``table`` a --text of one project looks in (all of them without one)."""
     if project is None or table == "idempotency":
         return "1 = 1", ()
@@ -459,7 +469,7 @@ def secure_delete(conn: Any, on: bool) -> int:
     return before
 
 
-def truncate_wal(conn: Any) -> dict:
+def truncate_wal(conn: Any) -> JSONObject:
     """Copy the whole WAL into the database and empty it; ``busy`` when a reader kept some."""
     busy, log, done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
     return {"busy": bool(busy), "wal_frames": log, "checkpointed_frames": done}

@@ -9,6 +9,10 @@ import sqlite3
 from vybe import jsonio, privacy
 from vybe.errors import VybeError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 FAILURES_READ = 50  # the sender's newest failures read to find this session's
 DEFAULT_TEAM = "default"  # a file's one team
 
@@ -55,7 +59,7 @@ def insert(
     task_id: str,
     from_agent: str,
     to_agent: str,
-    context: dict,
+    context: JSONObject,
     at: str,
 ) -> None:
     conn.execute(
@@ -73,7 +77,7 @@ def insert(
     )
 
 
-def for_task(conn: sqlite3.Connection, task_id: str, to_agent: str) -> dict | None:
+def for_task(conn: sqlite3.Connection, task_id: str, to_agent: str) -> JSONObject | None:
     """The newest context handed to ``to_agent`` with this task, if any."""
     row = conn.execute(
         "SELECT event_id, from_agent, created_at, context FROM handoff_context"
@@ -130,7 +134,8 @@ def next_taken(
         for row in rows:
             taken_in = _session_of(row["metadata"])
             if taken_in is None or taken_in == session_id:
-                return row["created_at"]
+                created: str = row["created_at"]
+                return created
         if len(rows) < TAKEN_READ:
             return None
         after = rows[-1]["id"]

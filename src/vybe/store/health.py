@@ -6,8 +6,12 @@ import sqlite3
 
 from vybe.store import agents
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
 
-def agent_state(conn: sqlite3.Connection, agent: str) -> dict | None:
+
+def agent_state(conn: sqlite3.Connection, agent: str) -> JSONObject | None:
     """This agent's row, once the tasks table has answered a query (status's health probe)."""
     conn.execute("SELECT COUNT(*) FROM tasks").fetchone()
     return agents.get(conn, agent)
@@ -15,4 +19,5 @@ def agent_state(conn: sqlite3.Connection, agent: str) -> dict | None:
 
 def integrity(conn: sqlite3.Connection) -> str:
     """SQLite's own integrity check: ``"ok"`` or the first problems it found."""
-    return conn.execute("PRAGMA integrity_check").fetchone()[0]
+    report: str = conn.execute("PRAGMA integrity_check").fetchone()[0]
+    return report

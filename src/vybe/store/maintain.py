@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 
 def recent_tasks(conn: sqlite3.Connection, scan: int) -> list[str]:
     """Tasks named by the newest ``scan`` events: the only ones whose logs can have grown."""
@@ -34,7 +38,7 @@ def live_count(conn: sqlite3.Connection, task_id: str, cap: int) -> int:
 _FOLDS = "kind <> 'task_assigned'"
 
 
-def foldable(conn: sqlite3.Connection, task_id: str, keep: int, limit: int) -> list[dict]:
+def foldable(conn: sqlite3.Connection, task_id: str, keep: int, limit: int) -> list[JSONObject]:
     """A task's oldest live events beyond its newest ``keep``, oldest first, at most ``limit``
     (hand-offs left out)."""
     rows = conn.execute(
@@ -98,7 +102,7 @@ def forget_now_and_then(conn: sqlite3.Connection, rowid: int, created_before: st
         forget_requests(conn, created_before, 2 * FORGET_EVERY)
 
 
-def checkpoint(conn: sqlite3.Connection) -> dict:
+def checkpoint(conn: sqlite3.Connection) -> JSONObject:
     """A passive WAL checkpoint: copies what it can without waiting for readers."""
     busy, log, done = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
     return {"busy": bool(busy), "wal_frames": log, "checkpointed_frames": done}

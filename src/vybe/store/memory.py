@@ -8,6 +8,10 @@ from vybe import privacy
 from vybe.store.rows import to_dict, to_dicts
 from vybe.tuples import Row
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 # A memory row has no JSON columns, and one 0/1 flag.
 _NO_JSON = ()
 _FLAGS = ("pinned",)
@@ -47,7 +51,7 @@ class MemoryRow(Row):
     supersedes: str | None
 
 
-def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
+def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> JSONObject:
     """Insert or overwrite the live entry; pin only goes up unless the old entry had expired."""
     expired = "(memory.expires_at IS NOT NULL AND memory.expires_at <= excluded.updated_at)"
     result = conn.execute(
@@ -96,7 +100,7 @@ def stored_key(key: str) -> str:
 
 def get_live(
     conn: sqlite3.Connection, scope: str, scope_id: str, key: str, now: str
-) -> dict | None:
+) -> JSONObject | None:
     row = conn.execute(
         f"SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ? AND {_LIVE}",
         (scope, scope_id, stored_key(key), now),
@@ -121,7 +125,7 @@ def touch(conn: sqlite3.Connection, ids: list[str], at: str, *, deferred: bool =
     run(statement, (at, *ids))
 
 
-def set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, at: str) -> dict:
+def set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, at: str) -> JSONObject:
     row = conn.execute(
         "UPDATE memory SET pinned = ?, updated_at = ? WHERE id = ? RETURNING *",
         (int(pinned), at, memory_id),
@@ -151,7 +155,7 @@ class MemoryQuery(Row):
     limit: int = 50
 
 
-def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[dict]:
+def select(conn: sqlite3.Connection, query: MemoryQuery, now: str) -> list[JSONObject]:
     where = ["(expires_at IS NULL OR expires_at > ?)"]
     params: list[object] = [now]
     if not query.include_superseded:
@@ -193,7 +197,7 @@ def ranked(
     as_of: str,
     now: str,
     limit: int,
-) -> list[dict]:
+) -> list[JSONObject]:
     """Live entries of these scopes (a scope id of None: every id of the scope): pinned
     first, then access count against decayed age.
 

@@ -17,7 +17,6 @@ its rows are cut at the row limit inside the function and at the byte limit here
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -29,6 +28,7 @@ from vybe.store.postgres import _is_gone, _Number, translate
 from vybe.store.sqlite_query import QUERY_HINT, bounded_rows
 from vybe.text import shorten
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -5,10 +5,9 @@ The store makes them when it migrates (vybe.store.postgres), or at a first query
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from psycopg import errors as pg_errors
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

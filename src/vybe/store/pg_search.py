@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import TYPE_CHECKING
 
 from psycopg import errors as pg_errors
 
@@ -26,6 +25,7 @@ from vybe.store import search as search_rows
 from vybe.store import search_pages, search_syntax
 from vybe.store.search import Found, SearchQuery
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -152,7 +152,9 @@ class _Reader:
     def expired(self) -> bool:
         return time.monotonic() > self.deadline
 
-    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> tuple:
+    def read(
+        self, parity: int, high: int, low: int, want: int, first: bool
+    ) -> tuple[list[search_pages.Hit], bool]:
         left = search_pages.FIRST_SECONDS if first else self.deadline - time.monotonic()
         if left <= 0:
             return [], True

@@ -26,7 +26,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -46,6 +45,7 @@ from vybe.store import dialect, teams
 from vybe.store.base import CHECKED, SERIAL, SNAPSHOT, WRITE_ATTEMPTS, Store, backoff
 from vybe.store.db import migration_files
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
@@ -90,7 +90,7 @@ class Row:
 
     __slots__ = ("_index", "_values")
 
-    def __init__(self, index: dict[str, int], values: tuple) -> None:
+    def __init__(self, index: dict[str, int], values: tuple[Any, ...]) -> None:
         self._index, self._values = index, values
 
     def __getitem__(self, key: int | str) -> Any:
@@ -106,7 +106,7 @@ class Row:
         return list(self._index)
 
 
-def _named_rows(cursor: Any) -> Callable[[tuple], Row]:
+def _named_rows(cursor: Any) -> Callable[[tuple[Any, ...]], Row]:
     names = [column.name for column in cursor.description or ()]
     index: dict[str, int] = {}
     for i, name in enumerate(names):
@@ -139,18 +139,20 @@ class Cursor:
     def fetchone(self) -> Any:
         return self._raw.fetchone() if self._raw.description else None
 
-    def fetchall(self) -> list:
+    def fetchall(self) -> list[Any]:
         return self._raw.fetchall() if self._raw.description else []
 
-    def fetchmany(self, size: int) -> list:
-        return self._raw.fetchmany(size)
+    def fetchmany(self, size: int) -> list[Any]:
+        rows: list[Any] = self._raw.fetchmany(size)
+        return rows
 
     def __iter__(self) -> Iterator[Any]:
         return iter(self.fetchall())
 
     @property
     def rowcount(self) -> int:
-        return self._raw.rowcount
+        count: int = self._raw.rowcount
+        return count
 
     @property
     def description(self) -> Any:
@@ -165,7 +167,7 @@ class Connection:
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
-        self.later: list[tuple[str, tuple]] = []
+        self.later: list[tuple[str, tuple[Any, ...]]] = []
 
     def after_commit(self, sql: str, params: Any) -> None:
         """Run ``sql`` once this transaction has committed, as a statement of its own (a
@@ -183,7 +185,8 @@ class Connection:
 
     @property
     def in_transaction(self) -> bool:
-        return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+        busy: bool = self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+        return busy
 
     def close(self) -> None:
         self.raw.close()
@@ -198,7 +201,8 @@ def begin(raw: Any, statement: str, limits: str = "") -> datetime:
     # No parameters: one simple query, whatever follows the clock's reading.
     cursor = raw.execute(f"{statement}; SELECT now(){limits}")
     cursor.nextset()
-    return cursor.fetchone()[0].astimezone(UTC)
+    now: datetime = cursor.fetchone()[0].astimezone(UTC)
+    return now
 
 
 def team_setting(team: str | None) -> str:

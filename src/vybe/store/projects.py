@@ -6,9 +6,11 @@ import sqlite3
 
 from vybe.store.rows import strict_json, to_dict, to_dicts
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 
 def add_missing(
@@ -22,11 +24,11 @@ def add_missing(
     )
 
 
-def get(conn: sqlite3.Connection, project_id: str) -> dict | None:
+def get(conn: sqlite3.Connection, project_id: str) -> JSONObject | None:
     return to_dict(conn.execute("SELECT * FROM projects WHERE id = ?", (project_id,)).fetchone())
 
 
-def list_all(conn: sqlite3.Connection, limit: int) -> list[dict]:
+def list_all(conn: sqlite3.Connection, limit: int) -> list[JSONObject]:
     rows = conn.execute(
         "SELECT * FROM projects ORDER BY created_at, id LIMIT ?", (limit,)
     ).fetchall()

@@ -7,10 +7,11 @@ import sqlite3
 
 from vybe import clock, jsonio
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
     from vybe.store.base import Store
 
 LISTS = ("verbatim", "kept", "cut", "released")
@@ -29,7 +30,7 @@ def open_receipt(
     """A compaction the harness is about to do (PreCompact): its id. ``once``: (agent,
     request id) it is opened once by (``Store.transact_once``)."""
 
-    def body(conn: sqlite3.Connection) -> dict:
+    def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
         conn.execute(_SESSION, (session_id, now))
         opened = conn.execute(
@@ -51,13 +52,13 @@ def complete(
     messages: dict[str, list[int]],
     tokens: tuple[int | None, int | None],
     once: tuple[str, str] | None = None,
-) -> dict:
+) -> JSONObject:
     """What the compaction kept and what vybe gave back (SessionStart(compact)), on the
     newest receipt PreCompact opened; a new one (trigger unknown) when none is open.
     ``tokens``: before and after, where the harness says (None keeps what PreCompact saw);
     ``once``: (agent, request id) it is completed once by (``Store.transact_once``)."""
 
-    def body(conn: sqlite3.Connection) -> dict:
+    def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
         conn.execute(_SESSION, (session_id, now))
         found = conn.execute(
@@ -153,14 +154,14 @@ def note_tokens(
     return store.transact(body)
 
 
-def _receipt(row: sqlite3.Row) -> dict:
+def _receipt(row: sqlite3.Row) -> JSONObject:
     receipt = {key: row[key] for key in row.keys() if key not in LISTS}  # noqa: SIM118 (a Row iterates values)
     receipt["completed"] = bool(receipt["completed"])
     receipt.update((name, jsonio.loads(row[name])) for name in LISTS)
     return receipt
 
 
-def harness_receipts(conn: sqlite3.Connection, session_id: str) -> list[dict]:
+def harness_receipts(conn: sqlite3.Connection, session_id: str) -> list[JSONObject]:
     """The harness's compactions of a session, oldest first."""
     rows = conn.execute(
         "SELECT * FROM compaction_receipts WHERE session_id = ? ORDER BY id", (session_id,)
@@ -171,11 +172,12 @@ def harness_receipts(conn: sqlite3.Connection, session_id: str) -> list[dict]:
 def compactions(conn: sqlite3.Connection, session_id: str) -> int:
     """How many compactions a session has had: the harness's that completed (a PreCompact
     whose compaction never came back is none) and vybe's accepted checkpoints."""
-    return conn.execute(
+    count: int = conn.execute(
         "SELECT (SELECT COUNT(*) FROM compaction_receipts WHERE session_id = ? AND completed = 1)"
         " + (SELECT COUNT(*) FROM checkpoints WHERE session_id = ?)",
         (session_id, session_id),
     ).fetchone()[0]
+    return count
 
 
 def is_open(conn: sqlite3.Connection, session_id: str, compactor: str) -> bool:
@@ -188,7 +190,7 @@ def is_open(conn: sqlite3.Connection, session_id: str, compactor: str) -> bool:
     return found is not None
 
 
-def last_receipt(conn: sqlite3.Connection, session_id: str) -> dict | None:
+def last_receipt(conn: sqlite3.Connection, session_id: str) -> JSONObject | None:
     """The newest completed harness receipt of a session, if any."""
     row = conn.execute(
         "SELECT * FROM compaction_receipts WHERE session_id = ? AND completed = 1"
@@ -198,7 +200,7 @@ def last_receipt(conn: sqlite3.Connection, session_id: str) -> dict | None:
     return _receipt(row) if row else None
 
 
-def typed_then(conn: sqlite3.Connection, session_id: str, receipt: dict) -> int:
+def typed_then(conn: sqlite3.Connection, session_id: str, receipt: JSONObject) -> int:
     """How many messages the person had typed at a harness's compaction: up to the newest
     its receipt lists (the choice reads the first and the newest; older ones, in the record
     only, are in no list)."""
@@ -216,7 +218,7 @@ def typed_messages(conn: sqlite3.Connection, session_id: str, up_to: int | None 
     typed = int(found[0]) if found else 0
     if up_to is None or not typed:
         return typed
-    after = conn.execute(
+    after: int = conn.execute(
         "SELECT COUNT(*) FROM messages WHERE session_id = ? AND type = 'user' AND context_seq > ?",
         (session_id, up_to),
     ).fetchone()[0]

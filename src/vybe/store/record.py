@@ -14,11 +14,12 @@ from vybe import clock, jsonio, privacy
 from vybe.context.types import MessageRow
 from vybe.store.base import Store
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
     from vybe.context.checkpoints import Attempt, Checkpoint
+    from vybe.jsonio import JSONObject
 
 __all__ = [
     "MessageRow",
@@ -47,7 +48,7 @@ _READ_COLUMNS = "context_seq, type, source, content_text, content_json, tokens, 
 
 
 def _read_messages(
-    conn: sqlite3.Connection, session_id: str, where: str, params: tuple
+    conn: sqlite3.Connection, session_id: str, where: str, params: tuple[Any, ...]
 ) -> list[MessageRow]:
     """One session's rows as plain tuples, every content_json decoded by a single json.loads.
 
@@ -148,7 +149,7 @@ STAMPS_PAGE = (
 )
 
 
-def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tuple[int, dict]]:
+def stamps(conn: sqlite3.Connection, session_id: str, key: str) -> Iterator[tuple[int, JSONObject]]:
     """(seq, data[key]) of the session's rows whose data holds ``key``, newest first, read
     a page of rows at a time along the session's index: a transcript import finds where the
     last one ended without reading the session. The page is taken first and filtered after

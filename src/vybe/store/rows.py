@@ -8,9 +8,11 @@ import sqlite3
 from vybe import jsonio
 from vybe.errors import InvalidInput
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 
 def strict_json(value: Any) -> str:
@@ -44,7 +46,7 @@ def to_dict(
     row: sqlite3.Row | None,
     json_fields: tuple[str, ...] = ("metadata",),
     flags: tuple[str, ...] = (),
-) -> dict | None:
+) -> JSONObject | None:
     """A row as a dict: ``json_fields`` parsed, ``flags`` (SQLite's 0/1) as booleans."""
     if row is None:
         return None
@@ -61,5 +63,5 @@ def to_dicts(
     rows: list[sqlite3.Row],
     json_fields: tuple[str, ...] = ("metadata",),
     flags: tuple[str, ...] = (),
-) -> list[dict]:
+) -> list[JSONObject]:
     return [to_dict(r, json_fields, flags) for r in rows]  # type: ignore[misc]

@@ -20,9 +20,11 @@ from vybe.store import search_pages, search_syntax
 from vybe.store.deadline import Deadline
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 
 class SearchQuery(Row):
@@ -110,7 +112,7 @@ class Found(Row):
     ones were not); the cursor of the next page, None after the last."""
 
     __slots__ = ()
-    rows: list[dict]
+    rows: list[JSONObject]
     ranked_newest: int | None
     searched_since: str | None
     next_cursor: str | None
@@ -224,11 +226,13 @@ class _Reader:
                 params,
             )
 
-    def read(self, parity: int, high: int, low: int, want: int, first: bool) -> tuple:
+    def read(
+        self, parity: int, high: int, low: int, want: int, first: bool
+    ) -> tuple[list[search_pages.Hit], bool]:
         sql, params = self.sql[parity]
         bound = self.bound
         bound.now = Deadline(search_pages.FIRST_SECONDS) if first else bound.page
-        rows: list[tuple] = []
+        rows: list[tuple[int, float, str]] = []
         cursor = self.conn.cursor()
         try:
             cursor.execute(sql, (self.match, 2 * low + parity, 2 * high + parity, *params, want))
@@ -247,7 +251,7 @@ class _Reader:
         return self._hits(parity, rows), False
 
     @staticmethod
-    def _hits(parity: int, rows: list[tuple]) -> list[search_pages.Hit]:
+    def _hits(parity: int, rows: list[tuple[int, float, str]]) -> list[search_pages.Hit]:
         return [search_pages.Hit(hit // 2, parity, score, at) for hit, score, at in rows]
 
     def since(self, parity: int, row_id: int) -> str:
@@ -264,11 +268,13 @@ def since(conn: Any, parity: int, row_id: int) -> str:
     return row[0] if row else ""
 
 
-def details(conn: Any, page: list[search_pages.Hit], sql: dict | None = None) -> list[dict]:
+def details(
+    conn: Any, page: list[search_pages.Hit], sql: dict[str, str] | None = None
+) -> list[JSONObject]:
     """The page's rows, in its order, each with a message's or an event's columns (read by
     ``sql``, per table, this store's by default)."""
     sql = sql or _DETAILS
-    by_hit: dict[int, dict] = {}
+    by_hit: dict[int, JSONObject] = {}
     for source in (_MESSAGES, _EVENTS):
         ids = [hit.id for hit in page if hit.parity == source.parity]
         if not ids:

@@ -35,7 +35,7 @@ import zlib
 from vybe.errors import InvalidInput, VybeError
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
@@ -94,7 +94,7 @@ def _crc(hits: list[Hit]) -> int:
     return zlib.crc32(struct.pack(f"<{len(hits)}q", *[h.id for h in hits]))
 
 
-def fingerprint(values: list) -> int:
+def fingerprint(values: list[Any]) -> int:
     """A short number for what a cursor belongs to."""
     return zlib.crc32(json.dumps(values).encode())
 
@@ -173,7 +173,12 @@ class Run:
     its own); ``expired()`` says the page's bound has passed; ``since(parity, id)`` is when
     the row ``id`` (or the next one above it) was written."""
 
-    def __init__(self, read: Callable, expired: Callable[[], bool], since: Callable) -> None:
+    def __init__(
+        self,
+        read: Callable[[int, int, int, int, bool], tuple[list[Hit], bool]],
+        expired: Callable[[], bool],
+        since: Callable[[int, int], str],
+    ) -> None:
         self.read, self.expired, self.since = read, expired, since
         self.stopped: dict[int, int] = {}  # parity -> the lowest id searched, when stopped
 
@@ -181,7 +186,8 @@ class Run:
         """A source's newest ``want`` matches in ``low`` .. ``high`` and the lowest id
         searched (everything from there to ``high`` was): one read of them all, or when the
         bound stops that before it finds any, the first ``SPAN`` ids."""
-        rows, stopped, bottom = [], True, low
+        rows: list[Hit] = []
+        stopped, bottom = True, low
         if not self.expired():
             rows, stopped = self.read(parity, high, low, want, False)
         if stopped and not rows:

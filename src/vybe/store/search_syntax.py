@@ -41,10 +41,12 @@ class Op(Row):
 
     __slots__ = ()
     name: str
-    operands: list
+    operands: list[Term | Op]
 
 
-def _refused(reason: str, action: str = 'quote a phrase ("…"), or search with --mode literal'):
+def _refused(
+    reason: str, action: str = 'quote a phrase ("…"), or search with --mode literal'
+) -> InvalidInput:
     return InvalidInput(
         f"the search query is not valid full-text syntax: {reason}",
         context={"field": "query", "reason": reason},

@@ -7,13 +7,13 @@ from __future__ import annotations
 import math
 import os
 import sqlite3
-from typing import TYPE_CHECKING
 
 from vybe import jsonio
 from vybe.errors import ReadOnlyViolation, VybeError
 from vybe.store.db import require_database, translate
 from vybe.store.deadline import Deadline
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

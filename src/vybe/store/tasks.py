@@ -8,9 +8,11 @@ from vybe import clock, privacy
 from vybe.store.rows import strict_json, to_dict, to_dicts
 from vybe.tuples import Row
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 # A task is ready when it is pending and every task it depends on is completed.
 NO_OPEN_BLOCKER = (
@@ -52,7 +54,7 @@ class NewTask(Row):
     metadata: Any = None
 
 
-def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
+def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> JSONObject:
     row = conn.execute(
         "INSERT INTO tasks (id, title, description, priority, project_id, metadata,"
         " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
@@ -70,7 +72,7 @@ def insert(conn: sqlite3.Connection, task: NewTask, at: str) -> dict:
     return to_dict(row)  # type: ignore[return-value]
 
 
-def get(conn: sqlite3.Connection, task_id: str) -> dict | None:
+def get(conn: sqlite3.Connection, task_id: str) -> JSONObject | None:
     return to_dict(conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone())
 
 
@@ -87,7 +89,7 @@ class TaskQuery(Row):
     free_for: str | None = None
 
 
-def select(conn: sqlite3.Connection, query: TaskQuery) -> list[dict]:
+def select(conn: sqlite3.Connection, query: TaskQuery) -> list[JSONObject]:
     """Tasks matching ``query``, the most urgent first (``ready``: pending, no open blocker)."""
     where, params = ["1 = 1"], []
     if query.status is not None:
@@ -126,7 +128,7 @@ def status_counts(conn: sqlite3.Connection, project_id: str | None = None) -> di
 
 def set_status(
     conn: sqlite3.Connection, task_id: str, status: str, blocked_reason: str | None, at: str
-) -> dict:
+) -> JSONObject:
     """Change the status; leaving in_progress releases the claim."""
     row = conn.execute(
         "UPDATE tasks SET status = ?, blocked_reason = ?, version = version + 1, updated_at = ?,"
@@ -151,7 +153,9 @@ def _later_end(lease_until: str, at: str) -> tuple[str, str, str]:
     return (lease_until, lease_bound(at), lease_until)
 
 
-def claim(conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, at: str) -> dict:
+def claim(
+    conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, at: str
+) -> JSONObject:
     """Take the task (the holder's own claim again keeps its epoch) with the lease ending at
     ``lease_until``, or later where the holder's live lease ends later (LATER_END)."""
     row = conn.execute(
@@ -164,7 +168,7 @@ def claim(conn: sqlite3.Connection, task_id: str, agent: str, lease_until: str, 
     return to_dict(row)  # type: ignore[return-value]
 
 
-def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: str) -> dict:
+def renew_lease(conn: sqlite3.Connection, task_id: str, lease_until: str, at: str) -> JSONObject:
     """Renew a held claim's lease to end at ``lease_until``, or later where its live lease
     ends later (LATER_END); leaves status alone so tasks_pick is not rewritten."""
     row = conn.execute(
@@ -181,7 +185,7 @@ def lease_bound(at: str) -> str:
     return clock.iso(clock.after(clock.parse_iso(at), clock.MAX_LEASE))
 
 
-def lease_holds(task: dict, at: str) -> bool:
+def lease_holds(task: JSONObject, at: str) -> bool:
     """Whether the task's lease is live at ``at``: it ends after ``at`` and within the bound."""
     ends = task["lease_expires_at"] or ""
     return at < ends <= lease_bound(at)
@@ -209,7 +213,7 @@ def next_claimable(
     return row[0] if row else None
 
 
-def open_blockers(conn: sqlite3.Connection, task_id: str) -> list[dict]:
+def open_blockers(conn: sqlite3.Connection, task_id: str) -> list[JSONObject]:
     rows = conn.execute(
         "SELECT b.id, b.title, b.status FROM task_dependencies d"
         " JOIN tasks b ON b.id = d.depends_on_task_id"
@@ -271,7 +275,7 @@ def count(conn: sqlite3.Connection) -> int:
 
 def find_open_by_metadata(
     conn: sqlite3.Connection, fields: dict[str, str], project_id: str | None
-) -> dict | None:
+) -> JSONObject | None:
     """The oldest task not completed whose metadata holds every one of ``fields``, in
     ``project_id`` or in no project (LIKE narrows, JSON decides)."""
     rows = conn.execute(

@@ -12,12 +12,15 @@ has one user and one implicit team: there is nothing to grant there.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from vybe.errors import InvalidInput, NotFound, VybeError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 MEMBER = "vybe_member"
 DEFAULT = "default"
@@ -99,7 +102,8 @@ def create_team(raw: Any, team: str, now: str) -> bool:
         "INSERT INTO teams (name, created_at) VALUES (%s, %s) ON CONFLICT DO NOTHING",
         (team, now),
     )
-    return found.rowcount == 1
+    created: bool = found.rowcount == 1
+    return created
 
 
 def role_rights(raw: Any, role: str) -> dict[str, Any] | None:
@@ -184,16 +188,17 @@ def listed(conn: Any) -> list[dict[str, Any]]:
 # --- what `vybe admin` runs: each one transaction, by the owner only ---------------------
 
 
-def _as_owner(store: Any, fn: Any) -> Any:
+def _as_owner(store: Any, fn: Callable[[Any, str], T]) -> T:
     """``fn(raw, now)`` in one write transaction of the server store, refused unless the
     connected role owns it; what it refuses leaves nothing changed."""
     from vybe import clock
 
-    def run(conn: Any) -> Any:
+    def run(conn: Any) -> T:
         need_owner(conn.raw)
         return fn(conn.raw, clock.now_iso())
 
-    return store.transact(run)
+    done: T = store.transact(run)
+    return done
 
 
 def admin_create(store: Any, team: str) -> dict[str, Any]:

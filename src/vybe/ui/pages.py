@@ -45,7 +45,8 @@ def templates() -> Any:
 
 def render(name: str, title: str, live: bool = False, **values: Any) -> bytes:
     values.setdefault("words", "")
-    return templates().get_template(name).render(title=title, live=live, **values).encode()
+    page: bytes = templates().get_template(name).render(title=title, live=live, **values).encode()
+    return page
 
 
 def client_of(session_id: str) -> str:

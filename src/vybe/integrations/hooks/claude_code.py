@@ -19,7 +19,7 @@ from vybe.integrations.hooks.stop import keep_final_reply
 from vybe.integrations.hooks.tool_failure import tool_failure
 from vybe.integrations.hooks.transcript import import_since_hooks
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.integrations.importers.transcript_import import SkipHooked
 

@@ -25,9 +25,12 @@ from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks.hook import Hook, log_failure
 from vybe.text import to_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from vybe.jsonio import JSONObject
 
 MAX_COMMITS = 100  # listed per hook at most (a rebase of a long branch is not a session's)
 GIT_TIMEOUT = 3.0
@@ -171,7 +174,9 @@ def commits_between(root: str, old: str, new: str) -> list[dict[str, str]]:
     return found
 
 
-def since_last_look(db_path: str, record_session: str, cwd: str) -> tuple[list, Any]:
+def since_last_look(
+    db_path: str, record_session: str, cwd: str
+) -> tuple[list[JSONObject], Callable[[], None]]:
     """The commits since this session's last look ([] on its first), and a function that
     notes this look: called once they are logged, so a failed log is retried next hook."""
     where = head(cwd)
@@ -182,7 +187,7 @@ def since_last_look(db_path: str, record_session: str, cwd: str) -> tuple[list, 
     if seen == where:
         _still_looking(path)
         return [], lambda: None
-    commits = []
+    commits: list[JSONObject] = []
     if seen is not None and seen.get("root") == where["root"] and where["sha"]:
         between = commits_between(where["root"], str(seen.get("sha") or ""), where["sha"])
         commits = [{**c, "branch": where["branch"]} for c in between]
@@ -209,7 +214,7 @@ def note_commits(hook: Hook) -> int:
         return 0
 
 
-def watching_commits(handler: Any) -> Any:
+def watching_commits(handler: Callable[[Hook], str | None]) -> Callable[[Hook], str | None]:
     """The handler, then a look for new commits (its answer unchanged)."""
 
     def run(hook: Hook) -> str | None:

@@ -16,12 +16,13 @@ from vybe import jsonio
 from vybe.integrations.hooks.hook import Hook
 from vybe.store import receipts as receipt_rows
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
     from vybe.actions.user_words import Chosen
+    from vybe.jsonio import JSONObject
     from vybe.store.record import MessageRow
 
 TAIL_BYTES = 512 * 1024  # where a transcript's newest usage and compaction lines sit
@@ -46,7 +47,7 @@ def tail(path: str) -> list[str]:
     return [line for line in reversed(lines) if any(m in line for m in marks)]
 
 
-def _parsed(lines: list[str], needle: str) -> Iterator[dict]:
+def _parsed(lines: list[str], needle: str) -> Iterator[JSONObject]:
     """The JSON objects of the lines holding ``needle``, parsed only as far as they are read
     (each question stops at its newest answer)."""
     for line in lines:
@@ -91,7 +92,7 @@ def claude_boundary(lines: list[str]) -> tuple[int | None, int | None]:
     return None, None
 
 
-def claude_sent(item: dict) -> int | None:
+def claude_sent(item: JSONObject) -> int | None:
     """What a Claude reply's request sent, as its usage says (input, cache writes and
     reads); None for a line that is no reply with a usage."""
     message = item.get("message")
@@ -102,7 +103,7 @@ def claude_sent(item: dict) -> int | None:
     return sum(_number(usage.get(k)) for k in keys) or None
 
 
-def boundary_tokens(item: dict) -> tuple[int | None, int | None] | None:
+def boundary_tokens(item: JSONObject) -> tuple[int | None, int | None] | None:
     """A Claude transcript line's compaction counts, before and after; None: not a boundary."""
     meta = item.get("compactMetadata")
     if item.get("subtype") != "compact_boundary" or not isinstance(meta, dict):
@@ -110,7 +111,7 @@ def boundary_tokens(item: dict) -> tuple[int | None, int | None] | None:
     return _number(meta.get("preTokens")) or None, _number(meta.get("postTokens")) or None
 
 
-def _last_total(item: dict) -> int | None:
+def _last_total(item: JSONObject) -> int | None:
     """A Codex ``token_count`` event's last request, input and output (None: not one)."""
     payload = item.get("payload")
     if not isinstance(payload, dict) or payload.get("type") != "token_count":
@@ -149,7 +150,7 @@ def codex_kept(lines: list[str]) -> set[str]:
     return set()
 
 
-def replaced_users(payload: dict) -> list[str]:
+def replaced_users(payload: JSONObject) -> list[str]:
     """The texts of the user messages a ``compacted`` line's replacement history keeps."""
     return [
         part["text"].strip()
@@ -192,7 +193,7 @@ def read_compaction(hook: Hook) -> tuple[list[str], set[str]]:
 
 def given_back(
     hook: Hook, rows: list[MessageRow], chosen: list[Chosen], seen: tuple[list[str], set[str]]
-) -> dict:
+) -> JSONObject:
     """SessionStart(compact): what became of each of the person's messages the choice read
     (``rows``: the first and the newest), on the receipt (``seen`` as ``read_compaction``
     gives it). The older ones are in the record only, uncounted here: listing every

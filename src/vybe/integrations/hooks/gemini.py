@@ -31,7 +31,7 @@ from vybe.integrations.hooks.session_end import session_end
 from vybe.integrations.hooks.session_start import session_start as brief_at_start
 from vybe.integrations.hooks.tool_failure import tool_failure
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.store.record import MessageRow
 

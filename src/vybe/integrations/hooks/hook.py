@@ -18,9 +18,11 @@ from collections.abc import Callable
 from vybe import config, jsonio
 from vybe.text import shorten
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from vybe.store import Store
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024  # what ``parse`` accepts
 CONTEXT_LIMIT = 10_000
@@ -163,7 +165,7 @@ def render(target: str, event: str, context: str | None) -> str:
     return "{}" if required else ""
 
 
-def import_lock(store: Any) -> str:
+def import_lock(store: Store) -> str:
     """The lock file transcript imports into ``store`` take turns on (a prompt waits on it
     a little, so it lands after the reply an import is bringing in)."""
     return store.lock_file("import")

@@ -15,7 +15,7 @@ from vybe.integrations.hooks.transcript import (
     log_prompt,
 )
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

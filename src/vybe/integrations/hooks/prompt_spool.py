@@ -15,7 +15,7 @@ import time
 from vybe import config, jsonio
 from vybe.text import to_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -26,6 +26,10 @@ import sys
 from vybe import config, jsonio
 from vybe.digest import sha256_hex
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 PROTOCOL = 1
 SWITCH = "VYBE_SERVICE"  # "off": every hook connects to the server itself
 IDLE_VARIABLE = "VYBE_SERVICE_IDLE_S"
@@ -89,7 +93,7 @@ def socket_path() -> str | None:
     return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
 
 
-def state() -> dict:
+def state() -> JSONObject:
     """What doctor says of the service: off, running (with its status), not running, or
     unable to run here."""
     if not enabled():
@@ -121,7 +125,7 @@ def enabled() -> bool:
     return os.environ.get(SWITCH) != "off"
 
 
-def ask(request: dict, timeout: float = ANSWER_SECONDS) -> dict | None:
+def ask(request: JSONObject, timeout: float = ANSWER_SECONDS) -> JSONObject | None:
     """The service's reply to ``request`` (``key`` added), or None: no service, or it went
     away before answering."""
     path = socket_path()
@@ -147,7 +151,7 @@ def ask(request: dict, timeout: float = ANSWER_SECONDS) -> dict | None:
     return reply if isinstance(reply, dict) else None
 
 
-def answer(kind: str, fields: dict) -> object | None:
+def answer(kind: str, fields: JSONObject) -> object | None:
     """The service's answer to one hook, status line or command, run with this process's
     environment and folder; None when the caller must run it itself (``start_wanted``,
     once it has answered, starts a service for the next one)."""
@@ -160,12 +164,13 @@ def answer(kind: str, fields: dict) -> object | None:
     request = {"kind": kind, "env": dict(os.environ), "cwd": cwd, "program": program}
     reply = ask({**request, **fields})
     if reply is not None and reply.get("answer") is not None:
-        return reply["answer"]
+        answer: object = reply["answer"]
+        return answer
     _wanted.append(True)
     return None
 
 
-def text_answer(kind: str, fields: dict) -> str | None:
+def text_answer(kind: str, fields: JSONObject) -> str | None:
     """``answer`` for a hook or the status line, whose answer is text."""
     found = answer(kind, fields)
     return found if isinstance(found, str) else None

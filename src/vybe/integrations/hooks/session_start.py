@@ -15,10 +15,11 @@ from vybe.integrations.hooks.hook import CONTEXT_LIMIT, Hook, log_failure
 
 # The record (vybe.store.record, vybe.context) is imported by the handlers that write or
 # read it: a session start (the brief) never touches it.
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from vybe.jsonio import JSONObject
     from vybe.store.record import MessageRow
 
 
@@ -47,7 +48,7 @@ HARNESSES = {"claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 RECEIPT_LINE_CHARS = 300
 
 
-def brief(hook: Hook, words_given: bool = False) -> dict:
+def brief(hook: Hook, words_given: bool = False) -> JSONObject:
     """Resume in this folder's project: the cursor moves, the brief and its prompt come back.
     Nothing goes to the idempotency ledger (no one could replay a hook's resume) and the
     memory shown is not counted as read: the write stays a few pages on any store.
@@ -69,10 +70,11 @@ def brief_prompt(hook: Hook) -> str:
     """The brief as it would read now, with nothing written (a status question)."""
     from vybe.actions import resume
 
-    return resume.peek(hook.store, hook.agent, project_dir=hook.cwd)["prompt"]
+    prompt: str = resume.peek(hook.store, hook.agent, project_dir=hook.cwd)["prompt"]
+    return prompt
 
 
-def pinned_directives(packet: dict) -> str:
+def pinned_directives(packet: JSONObject) -> str:
     """The pinned directives of the brief, each whole, so that no budget cut drops one."""
     lines = [
         f"- {m['value']}"
@@ -159,7 +161,7 @@ def holds_brief(path: str) -> bool:
     return False
 
 
-def resume_delta(resumed: dict) -> str:
+def resume_delta(resumed: JSONObject) -> str:
     """What changed since the brief this thread already holds: the focus, the others' events
     since this agent's cursor, a hand-off's context that came with them, the progress, what
     is up next and the commands (a full brief is not repeated)."""
@@ -215,7 +217,8 @@ def session_start(hook: Hook) -> str | None:
     if source == "resume" and holds_brief(hook.text("transcript_path")):
         return resume_delta(resumed)
     if source != "compact":
-        return resumed["prompt"]
+        prompt: str = resumed["prompt"]
+        return prompt
     parts = [
         resumed["prompt"][:COMPACT_BRIEF_CHARS],
         pinned_directives(resumed["brief"]),

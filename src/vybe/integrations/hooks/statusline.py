@@ -19,7 +19,7 @@ from vybe import config, jsonio, stdout
 from vybe.errors import acting
 from vybe.text import shorten, to_os
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

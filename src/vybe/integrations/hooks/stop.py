@@ -6,7 +6,7 @@ from __future__ import annotations
 from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks.hook import IMPORT_WAIT, Hook, import_lock
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.integrations.importers.transcript_import import SkipHooked
 

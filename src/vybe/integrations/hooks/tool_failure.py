@@ -9,7 +9,7 @@ from vybe import jsonio
 from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks.hook import Hook
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

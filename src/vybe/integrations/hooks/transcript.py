@@ -9,7 +9,7 @@ import os
 from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks.hook import Hook, log_failure
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

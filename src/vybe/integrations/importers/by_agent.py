@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from vybe.integrations.importers.transcript_import import SkipHooked, import_skipping_hooked
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

@@ -23,7 +23,7 @@ from vybe.integrations.importers.transcript_import import (
     stem,
 )
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike
     from typing import Any
@@ -164,7 +164,7 @@ class _Importer(Builder):
         self.pending_id = None
 
 
-def transcript_id(path: str | PathLike) -> str:
+def transcript_id(path: str | PathLike[str]) -> str:
     """The Claude session id a transcript belongs to (from its lines, else its file name)."""
     return first_field(path, lambda line: line.get("sessionId")) or stem(path)
 
@@ -172,7 +172,7 @@ def transcript_id(path: str | PathLike) -> str:
 def import_transcript(
     record: Record,
     session_id: str,
-    path: str | PathLike,
+    path: str | PathLike[str],
     offset: int | None = None,
     budget: Budget | None = None,
 ) -> ImportResult:

@@ -30,7 +30,7 @@ from vybe.integrations.importers.transcript_import import (
     stem,
 )
 
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from os import PathLike
     from typing import Any
@@ -182,7 +182,7 @@ class _Importer(Builder):
             self.answer(item.get("call_id"), *output(item.get("output")))
 
 
-def rollout_id(path: str | PathLike) -> str:
+def rollout_id(path: str | PathLike[str]) -> str:
     """The Codex session (thread) id of a rollout: its ``session_meta``, else its file name."""
 
     def meta_id(line: dict[str, Any]) -> Any:
@@ -197,7 +197,7 @@ def rollout_id(path: str | PathLike) -> str:
 def import_rollout(
     record: Record,
     session_id: str,
-    path: str | PathLike,
+    path: str | PathLike[str],
     offset: int | None = None,
     budget: Budget | None = None,
 ) -> ImportResult:

@@ -29,7 +29,7 @@ from vybe.tuples import Row
 # Claude's Stop hook imports through this on every turn: the standard library only, and
 # neither dataclasses, typing, pathlib nor the engine's model types (they cost a hook
 # process tens of ms).
-TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from os import PathLike
@@ -65,7 +65,7 @@ class Compaction(Row):
     tokens_before: int | None
     tokens_after: int | None
     at: str
-    kept: tuple = ()
+    kept: tuple[str, ...] = ()
 
 
 class ImportResult:
@@ -179,7 +179,7 @@ def last_offset(rows: list[MessageRow], key: str, transcript: str) -> int:
     return 0
 
 
-def first_field(path: str | PathLike, pick: Callable[[dict[str, Any]], Any]) -> str | None:
+def first_field(path: str | PathLike[str], pick: Callable[[dict[str, Any]], Any]) -> str | None:
     """The first non-empty value ``pick`` finds on a line of the file (bad lines skipped)."""
     with open(path, encoding="utf-8", errors="replace") as handle:
         for raw in handle:
@@ -193,7 +193,7 @@ def first_field(path: str | PathLike, pick: Callable[[dict[str, Any]], Any]) -> 
     return None
 
 
-def stem(path: str | PathLike) -> str:
+def stem(path: str | PathLike[str]) -> str:
     """The file's name without its last suffix (``pathlib.PurePath.stem``)."""
     return os.path.splitext(os.path.basename(path))[0]
 
@@ -228,11 +228,11 @@ class Budget(Row):
 def import_file(
     record: Record,
     session_id: str,
-    path: str | PathLike,
+    path: str | PathLike[str],
     offset: int | None,
     *,
     key: str,
-    transcript: Callable[[str | PathLike], str],
+    transcript: Callable[[str | PathLike[str]], str],
     builder: Callable[[Stamped, str, ImportResult], Builder],
     budget: Budget | None = None,
 ) -> ImportResult:
@@ -308,7 +308,8 @@ class SkipHooked:
             self.pending.remove(key)
             self.left_out += 1
             return message
-        return self.record.append(message)
+        appended: MessageRow = self.record.append(message)
+        return appended
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.record, name)
@@ -333,11 +334,11 @@ def _hooked_since_import(record: Any, session_id: str, stamp: str) -> list[tuple
 def import_skipping_hooked(
     record: Any,
     session_id: str,
-    path: str | PathLike,
+    path: str | PathLike[str],
     stamp: str,
     run: Any,
     wait: float | None = None,
-) -> Any:
+) -> SkipHooked:
     """Run ``run`` (an importer) into ``session_id``, leaving out copies of what the hooks
     recorded there since the last import; the wrapper, its ``result`` set.
 

@@ -31,12 +31,14 @@ import queue
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, TYPE_CHECKING, Any, BinaryIO, TypeGuard, cast
+from typing import IO, Any, BinaryIO, TypeGuard, cast
 
 from vybe import __version__
 from vybe.errors import VybeError
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
     from vybe.operations.model import Operation
 
 # The protocol versions the SDK negotiates through ``initialize`` (checked against it in the
@@ -97,7 +99,7 @@ LISTS = ("tools/list", "prompts/list", "resources/list")  # answered early after
 # _meta.
 
 
-def tool_json(op: Operation) -> dict:
+def tool_json(op: Operation) -> JSONObject:
     """The operation's tool as the SDK sends it in ``tools/list`` (mcp.tools.tool is the
     SDK's model of this dict)."""
     from vybe.operations.model import MCP
@@ -129,7 +131,7 @@ def _peek_note(op: Operation) -> str:
     return f" With {op.peek}=true it writes nothing." if op.peek else ""
 
 
-def list_result(method: str) -> dict:
+def list_result(method: str) -> JSONObject:
     """The SDK's answer to a ``tools/list``, ``prompts/list`` or ``resources/list`` (one page:
     no cursor)."""
     if method == "tools/list":
@@ -140,21 +142,21 @@ def list_result(method: str) -> dict:
     return {"prompts": [PROMPT]} if method == "prompts/list" else {"resources": [RESOURCE]}
 
 
-def is_request(message: object) -> TypeGuard[dict]:
+def is_request(message: object) -> TypeGuard[JSONObject]:
     """A JSON-RPC request the SDK would answer: version 2.0, an integer or string id."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return False
     return type(message.get("id")) in (int, str) and isinstance(message.get("method"), str)
 
 
-def is_plain_list(message: object) -> TypeGuard[dict]:
+def is_plain_list(message: object) -> TypeGuard[JSONObject]:
     """A request for one of LISTS with no params (no cursor, no ``_meta``)."""
     return (
         is_request(message) and message["method"] in LISTS and message.get("params") in (None, {})
     )
 
 
-def initialize_result(params: dict) -> dict:
+def initialize_result(params: JSONObject) -> JSONObject:
     requested = params.get("protocolVersion") if isinstance(params, dict) else None
     version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
     return {
@@ -165,7 +167,7 @@ def initialize_result(params: dict) -> dict:
     }
 
 
-def discover_result(params: object) -> dict | None:
+def discover_result(params: object) -> JSONObject | None:
     """The SDK's answer to a ``server/discover`` whose envelope asks for a version it serves
     and names the client and its capabilities; None for any other (the SDK answers it)."""
     meta = params.get("_meta") if isinstance(params, dict) else None
@@ -184,7 +186,7 @@ def discover_result(params: object) -> dict | None:
     }
 
 
-def early_result(message: object) -> dict | None:
+def early_result(message: object) -> JSONObject | None:
     """The answer to a first request that vybe gives before the SDK is loaded, or None."""
     if not is_request(message):
         return None
@@ -195,7 +197,7 @@ def early_result(message: object) -> dict | None:
     return None
 
 
-def error_result(error: VybeError) -> dict:
+def error_result(error: VybeError) -> JSONObject:
     """A tool's failure as MCP returns it: the envelope in structuredContent, the text
     starting with the code."""
     envelope = {
@@ -214,7 +216,7 @@ def error_result(error: VybeError) -> dict:
     }
 
 
-def _refusal(message: object) -> dict | None:
+def _refusal(message: object) -> JSONObject | None:
     """The answer to a request the SDK could not read: a lone surrogate in its text."""
     if not isinstance(message, dict) or "id" not in message or "method" not in message:
         return None
@@ -246,10 +248,10 @@ class Wire:
         self._in, self._out = stdin, stdout
         self._lock = threading.Lock()
         self._lines: queue.SimpleQueue[str] = queue.SimpleQueue()  # for the SDK, in order
-        self._early: dict[object, tuple[str, dict]] = {}  # id -> (method, result sent)
+        self._early: dict[object, tuple[str, JSONObject]] = {}  # id -> (method, result sent)
         self._listing = False  # the lists are answered early: after initialize, until the SDK reads
 
-    def send(self, message: dict) -> None:
+    def send(self, message: JSONObject) -> None:
         self._emit(json.dumps(message, ensure_ascii=False) + "\n")
 
     def _emit(self, text: str) -> None:
@@ -275,12 +277,12 @@ class Wire:
         finally:
             self._lines.put("")  # the end of the input, for the SDK
 
-    def _list_result(self, message: object) -> dict | None:
+    def _list_result(self, message: object) -> JSONObject | None:
         if not self._listing or not is_plain_list(message):
             return None
         return list_result(message["method"])
 
-    def _take(self, raw: bytes, answer: Callable[[object], dict | None]) -> str | None:
+    def _take(self, raw: bytes, answer: Callable[[object], JSONObject | None]) -> str | None:
         """Queue a line for the SDK, answered first when ``answer`` has a result for it (then
         its method is returned); a request the SDK could not read is refused here instead."""
         try:
@@ -293,7 +295,7 @@ class Wire:
             return None
         result, method = answer(message), None
         if result is not None:
-            request = cast(dict, message)
+            request = cast("JSONObject", message)
             method = request["method"]
             self._early[request["id"]] = (method, result)
             self.send({"jsonrpc": "2.0", "id": request["id"], "result": result})

@@ -71,7 +71,9 @@ class Tools:
             "isError": False,
         }
 
-    def run(self, op: Operation, values: dict[str, Any], request_id: str | None = None) -> Any:
+    def run(
+        self, op: Operation, values: dict[str, Any], request_id: str | None = None
+    ) -> dict[str, Any]:
         """The operation's result as tools return it (its view, when it has one)."""
         store = self._store(create=op.writes_with(values))
         ctx = Context(

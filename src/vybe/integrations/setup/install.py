@@ -15,6 +15,12 @@ from vybe.errors import InvalidInput
 from vybe.integrations.setup import manifest, settings_file
 from vybe.integrations.setup.manifest import HookSpec
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from vybe.jsonio import JSONObject
+
 
 def gemini_home() -> Path:
     """Gemini CLI's folder: ``~/.gemini``, under ``$GEMINI_CLI_HOME`` when that is set."""
@@ -64,7 +70,7 @@ def status_line_command(executable: list[str] | None = None) -> str:
     return shlex.join([*(executable or config.vybe_argv()), "statusline"])
 
 
-def offer_status_line(document: dict, outcome: Outcome) -> dict:
+def offer_status_line(document: JSONObject, outcome: Outcome) -> JSONObject:
     """Claude Code's ``statusLine`` set to ``vybe statusline`` when the user has none (or
     vybe's own, from another path); a status line of the user's own is kept as it is."""
     current = document.get("statusLine")
@@ -84,22 +90,27 @@ MILLISECONDS = frozenset({"gemini"})
 NAMED = "vybe"
 
 
-def _entry(spec: HookSpec, target: str) -> dict:
+def _entry(spec: HookSpec, target: str) -> JSONObject:
     timeout = spec.timeout * 1000 if target in MILLISECONDS else spec.timeout
-    handler: dict = {"type": "command", "command": handler_command(target), "timeout": timeout}
+    handler: JSONObject = {
+        "type": "command",
+        "command": handler_command(target),
+        "timeout": timeout,
+    }
     if target in MILLISECONDS:
         handler = {"name": NAMED, **handler}
     if spec.is_async:
         handler["async"] = True
-    group: dict = {"hooks": [handler]}
+    group: JSONObject = {"hooks": [handler]}
     if spec.matcher is not None:
         group = {"matcher": spec.matcher, **group}
     return group
 
 
-def _without_ours(groups: list) -> tuple[list, int | None]:
+def _without_ours(groups: list[Any]) -> tuple[list[Any], int | None]:
     """The groups with vybe's handlers taken out, and where the first of them stood."""
-    kept, first = [], None
+    kept: list[Any] = []
+    first = None
     for group in groups:
         handlers = group.get("hooks") if isinstance(group, dict) else None
         if not isinstance(handlers, list) or not any(is_ours(h) for h in handlers):
@@ -112,7 +123,7 @@ def _without_ours(groups: list) -> tuple[list, int | None]:
     return kept, first
 
 
-def _take_off(hooks: dict, event: str, outcome: Outcome) -> None:
+def _take_off(hooks: JSONObject, event: str, outcome: Outcome) -> None:
     """Remove vybe's handlers from one event; drop the event when only they filled it."""
     kept, first = _without_ours(hooks[event])
     if first is None:
@@ -135,7 +146,7 @@ class Outcome:
     # Claude Code's statusLine: installed, updated, unchanged, kept_yours or removed.
     status_line: str | None = None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSONObject:
         return {
             "path": str(self.path),
             "installed": self.installed,
@@ -147,7 +158,9 @@ class Outcome:
         }
 
 
-def merge(document: dict, target: str, specs: tuple[HookSpec, ...], outcome: Outcome) -> dict:
+def merge(
+    document: JSONObject, target: str, specs: tuple[HookSpec, ...], outcome: Outcome
+) -> JSONObject:
     """Put exactly one vybe entry on each event of ``specs`` (the target agent's), in place of
     any earlier one, and take vybe's entries off the events the manifest no longer names."""
     hooks = document.setdefault("hooks", {})
@@ -176,7 +189,7 @@ def merge(document: dict, target: str, specs: tuple[HookSpec, ...], outcome: Out
     return document
 
 
-def unmerge(document: dict, outcome: Outcome) -> dict:
+def unmerge(document: JSONObject, outcome: Outcome) -> JSONObject:
     """Take out only vybe's handlers (and its status line); drop what only they filled."""
     if is_ours(document.get("statusLine"), "statusline"):
         del document["statusLine"]
@@ -196,7 +209,7 @@ def install(target: str, project_dir: Path | None, *, dry_run: bool = False) -> 
     path = settings_path(target, project_dir)
     outcome = Outcome(path)
 
-    def change(document: dict) -> dict:
+    def change(document: JSONObject) -> JSONObject:
         merged = merge(document, target, specs[target], outcome)
         return offer_status_line(merged, outcome) if target == "claude" else merged
 
@@ -208,7 +221,7 @@ def uninstall(target: str, project_dir: Path | None, *, dry_run: bool = False) -
     path = settings_path(target, project_dir)
     outcome = Outcome(path)
 
-    def change(document: dict) -> dict:
+    def change(document: JSONObject) -> JSONObject:
         return unmerge(document, outcome)
 
     outcome.written = settings_file.update(path, change, dry_run=dry_run) and not dry_run
@@ -229,7 +242,7 @@ def _runnable(executable: str | None) -> bool:
     return os.access(executable, os.X_OK)
 
 
-def registry_check() -> tuple[dict, dict[str, tuple[HookSpec, ...]] | None]:
+def registry_check() -> tuple[JSONObject, dict[str, tuple[HookSpec, ...]] | None]:
     """Doctor's check of the hook registry (hooks.json in the config dir), and its hooks;
     None when it cannot be read: no defaults stand in for a registry the person broke."""
     where = manifest.path()
@@ -249,7 +262,9 @@ def registry_check() -> tuple[dict, dict[str, tuple[HookSpec, ...]] | None]:
     return {"name": "hook_registry", "ok": not problems, "detail": detail}, specs
 
 
-def _differs(target: str, document: dict, specs: dict[str, tuple[HookSpec, ...]] | None) -> list:
+def _differs(
+    target: str, document: JSONObject, specs: dict[str, tuple[HookSpec, ...]] | None
+) -> list[str]:
     """The events whose vybe entry `vybe hook install` would change now: what the registry
     says and an agent's settings hold no longer agree."""
     if specs is None or not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
@@ -259,7 +274,9 @@ def _differs(target: str, document: dict, specs: dict[str, tuple[HookSpec, ...]]
     return sorted({*outcome.installed, *outcome.updated, *outcome.removed})
 
 
-def inspect(target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | None = None) -> dict:
+def inspect(
+    target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | None = None
+) -> JSONObject:
     """What vybe has installed in one settings file: events, stale paths, duplicates, and
     the events that differ from the registry ``specs``."""
     try:
@@ -292,7 +309,7 @@ def inspect(target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | No
     }
 
 
-def codex_setup(project_dir: Path, db_path: str) -> dict:
+def codex_setup(project_dir: Path, db_path: str) -> JSONObject:
     """Doctor's check of what Codex needs besides hooks.json or the vybe plugin (trust,
     sandbox, MCP entry)."""
     from vybe.integrations.setup import codex_config
@@ -320,7 +337,7 @@ def codex_setup(project_dir: Path, db_path: str) -> dict:
     return {"name": "codex_setup", "ok": not problems, "detail": detail}
 
 
-def gemini_setup(project_dir: Path) -> dict:
+def gemini_setup(project_dir: Path) -> JSONObject:
     """Doctor's check of what turns vybe's Gemini CLI hooks off besides settings.json's
     ``hooks``: ``hooksConfig.enabled`` false, or ``vybe`` (their name) in
     ``hooksConfig.disabled`` (`/hooks disable vybe`), in the user's or the project's
@@ -346,12 +363,12 @@ def gemini_setup(project_dir: Path) -> dict:
     return {"name": "gemini_setup", "ok": not problems, "detail": detail}
 
 
-def _groups(document: dict) -> list[dict]:
+def _groups(document: JSONObject) -> list[JSONObject]:
     hooks = document.get("hooks") or {}
     return [g for gs in hooks.values() if isinstance(gs, list) for g in gs if isinstance(g, dict)]
 
 
-def health(project_dir: Path, db_path: str) -> list[dict]:
+def health(project_dir: Path, db_path: str) -> list[JSONObject]:
     """Doctor checks: one per agent, over its user and project settings files, and what
     Codex and Gemini CLI need besides."""
     registry, specs = registry_check()
@@ -406,7 +423,7 @@ def _version(text: str) -> tuple[int, ...] | None:
     return tuple(int(n) for n in found.groups()) if found else None
 
 
-def client_versions() -> list[dict]:
+def client_versions() -> list[JSONObject]:
     """Doctor checks: each agent CLI on PATH, its version against the tested range; one
     older than tested fails, a newer one passes with a note (run `make e2e-latest`)."""
     import subprocess

@@ -16,6 +16,10 @@ from pathlib import Path
 from vybe import config
 from vybe.errors import InvalidInput
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 MANIFEST_NAME = config.HOOK_MANIFEST
 MAX_TIMEOUT_SECONDS = 10
 TARGETS = ("claude", "codex", "gemini")
@@ -70,7 +74,7 @@ def path() -> Path:
     return Path(config.config_dir(), MANIFEST_NAME)
 
 
-def to_json(specs: dict[str, tuple[HookSpec, ...]]) -> dict:
+def to_json(specs: dict[str, tuple[HookSpec, ...]]) -> JSONObject:
     return {
         target: [
             {k: v for k, v in asdict(spec).items() if v is not None and v is not False}

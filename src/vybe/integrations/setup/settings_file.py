@@ -11,8 +11,12 @@ from pathlib import Path
 from vybe import config, locks
 from vybe.errors import InvalidInput, VybeError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
 
-def read(path: Path) -> dict:
+
+def read(path: Path) -> JSONObject:
     """The settings object, empty when the file is missing; a broken file is never replaced."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -40,11 +44,13 @@ def read(path: Path) -> dict:
     return document
 
 
-def render(document: dict) -> str:
+def render(document: JSONObject) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def update(path: Path, change: Callable[[dict], dict], *, dry_run: bool = False) -> bool:
+def update(
+    path: Path, change: Callable[[JSONObject], JSONObject], *, dry_run: bool = False
+) -> bool:
     """Apply ``change`` to the file's object under the lock; True when the text changed.
 
     A symlinked settings file (dotfiles) is updated where it points, the link kept."""

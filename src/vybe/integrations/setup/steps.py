@@ -31,6 +31,10 @@ from vybe.digest import sha256_hex
 from vybe.errors import InvalidInput
 from vybe.integrations.setup import codex_config, install, manifest, settings_file
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from vybe.jsonio import JSONObject
+
 AGENTS = ("claude", "codex", "gemini")
 RECORD = "setup.json"
 TRUST_STEP = "start `codex` once, open /hooks and choose Trust all (Codex skips untrusted hooks)"
@@ -71,7 +75,9 @@ def claude_plugins() -> list[str]:
     )
 
 
-def _registration(agent: str, plugins: list[str], hooks: dict, mcp: bool, way_out: str) -> dict:
+def _registration(
+    agent: str, plugins: list[str], hooks: JSONObject, mcp: bool, way_out: str
+) -> JSONObject:
     """Doctor check: which of the plugin and setup's entries (hooks, the MCP server)
     register vybe in ``agent``; both is a warning, each hook and tool would come twice."""
     by_setup = bool(hooks) or mcp
@@ -296,7 +302,8 @@ def _record_path() -> Path:
 
 def _load_record() -> dict[str, Any]:
     try:
-        return json.loads(_record_path().read_text(encoding="utf-8"))
+        recorded: dict[str, Any] = json.loads(_record_path().read_text(encoding="utf-8"))
+        return recorded
     except FileNotFoundError:
         return {"files": {}}
     except (OSError, ValueError) as exc:
