@@ -11,6 +11,7 @@ from typing import Any
 
 import aider
 import gemini
+import opencode
 import plugin
 import proxied
 from checks import Checks
@@ -808,4 +809,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "aider-checkpoints": aider.aider_checkpoints,
     "gemini-proxy": gemini.gemini_proxy,
     "gemini-compress": gemini.gemini_compress,
+    "opencode-proxy": opencode.opencode_proxy,
 }
