@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-ui screenshots test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist
+.PHONY: demo test test-ui screenshots test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist check-commits
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -24,9 +24,7 @@ demo: $(STAMP)
 test: export PYTHONDONTWRITEBYTECODE :=
 # The serial phase collects only the files that hold serial tests, not the whole suite again.
 test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
-test: $(STAMP)
-	$(VENV)/bin/ruff check
-	$(VENV)/bin/ruff format --check
+test: lint
 	$(VENV)/bin/mypy
 	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres
 	$(PY) -m pytest -m serial $(SERIAL)
@@ -93,6 +91,14 @@ dist: $(STAMP)
 	$(PY) -m build --outdir dist .
 	$(VENV)/bin/twine check --strict dist/*
 	$(PY) tests/packaging/install_smoke.py --check dist
+
+# Every commit subject in RANGE at most 72 characters (.githooks/commit-msg checks each one).
+RANGE ?= HEAD~1..HEAD
+check-commits:
+	@one=$$(mktemp); trap 'rm -f "$$one"' EXIT; \
+	git log --format=%s $(RANGE) | while IFS= read -r subject; do \
+	  printf '%s\n' "$$subject" > "$$one" && .githooks/commit-msg "$$one" || exit 1; \
+	done
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check

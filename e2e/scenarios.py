@@ -19,7 +19,7 @@ from clients import TEXT, Claude, Codex, Tmux, wait_for
 from sandbox import BIN, VYBE, Sandbox
 
 import fakes
-from vybe.integrations.mcp_server import CORE
+from vybe.integrations.mcp.server import CORE
 
 FAILING = "ls /nonexistent"
 

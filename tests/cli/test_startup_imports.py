@@ -119,7 +119,7 @@ def heavy_in(modules: set[str], names: set[str]) -> set[str]:
 def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
     payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
     modules = loaded(vybe, ["hook", "run", "claude"], payload)
-    assert "vybe.integrations.claude_code" in modules
+    assert "vybe.integrations.hooks.claude_code" in modules
     assert not (vybe.home / "config" / "hooks.log").exists()
     assert heavy_in(modules, HEAVY | HOOK_ONLY) == set()
 
@@ -138,7 +138,7 @@ def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target, so
             {**payload, "hook_event_name": "UserPromptSubmit", "prompt": prompt},
         )
     modules = loaded(vybe, ["hook", "run", target], {**payload, "source": source})
-    assert f"vybe.integrations.{'claude_code' if target == 'claude' else target}" in modules
+    assert f"vybe.integrations.hooks.{'claude_code' if target == 'claude' else target}" in modules
     assert heavy_in(modules, {"re", "enum"}) == set()
 
 
@@ -154,7 +154,7 @@ def test_vybe_executable_imports_no_regular_expressions(vybe, tmp_path):
         check=True,
     )
     modules = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert "vybe.integrations.claude_code" in modules
+    assert "vybe.integrations.hooks.claude_code" in modules
     assert heavy_in(modules, {"re", "enum", "json"}) == set()
 
 
@@ -166,9 +166,9 @@ def test_codex_hook_imports_no_heavy_module(vybe, tmp_path, event):
     question (``vybe doctor``, ``vybe hook install --codex``), never a hook's."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
     modules = loaded(vybe, ["hook", "run", "codex"], payload)
-    assert "vybe.integrations.codex" in modules
+    assert "vybe.integrations.hooks.codex" in modules
     assert not (vybe.home / "config" / "hooks.log").exists()
-    trust = {"tomllib", "vybe.integrations.codex_config"}
+    trust = {"tomllib", "vybe.integrations.setup.codex_config"}
     assert heavy_in(modules, HEAVY | HOOK_ONLY | trust) == set()
 
 
@@ -193,7 +193,7 @@ def test_the_status_line_imports_no_heavy_module_and_no_regular_expressions(vybe
     """Claude Code runs it after every message: the hook path's budget and its rules."""
     vybe.ok("init")
     modules = loaded(vybe, ["statusline"], {"session_id": "s1", "cwd": str(tmp_path)})
-    assert "vybe.integrations.statusline" in modules
+    assert "vybe.integrations.hooks.statusline" in modules
     assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()
 
 
@@ -290,7 +290,7 @@ COMPACT_ONLY = {
     "vybe.store.record",
     "vybe.store.receipts",
     "vybe.actions.user_words",
-    "vybe.integrations.compaction",
+    "vybe.integrations.hooks.compaction",
 }
 
 

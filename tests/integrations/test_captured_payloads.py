@@ -13,7 +13,7 @@ import pytest
 from tests.integrations.conftest import FIXTURES, target_of
 from vybe import config
 from vybe.cli import hook_run
-from vybe.integrations import hooks
+from vybe.integrations.hooks import hook as hooks
 
 CAPTURED = sorted((p.parent.name, p.stem) for p in FIXTURES.glob("*/*.json"))
 # Fields a handler reads only when an agent sends them: named here, one reason each.

@@ -127,7 +127,7 @@ def test_a_look_is_private_renewed_while_its_session_runs_and_forgotten_long_aft
 def test_one_run_of_the_housekeeping_forgets_at_most_its_share_of_stale_looks(tmp_path):
     """A backlog of stale looks goes over several runs, each looking at a bounded number of
     files; a look renewed within the retention is never removed."""
-    from vybe.integrations import commits
+    from vybe.integrations.hooks import commits
 
     db_path = str(tmp_path / "vybe.db")
     folder = tmp_path / "vybe.db-git"

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.integrations.conftest import FIXTURES, target_of
-from vybe.integrations import hooks
+from vybe.integrations.hooks import hook as hooks
 from vybe.store import open_store
 
 CONTEXT_EVENTS = {

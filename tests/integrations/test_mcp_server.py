@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import VYBE, Vybe
 from vybe import __version__
 from vybe.actions import tasks
-from vybe.integrations import mcp_server
+from vybe.integrations.mcp import server as mcp_server
 from vybe.operations import catalog
 from vybe.operations.model import MCP
 from vybe.store import SqliteStore
@@ -389,7 +389,7 @@ def test_the_sdks_models_of_the_tools_prompt_and_resources_dump_to_vybes_dicts()
     """mcp_tools builds the SDK's models from mcp_server's dicts: nothing is lost or added."""
     import mcp_types as types
 
-    from vybe.integrations.mcp_tools import tool
+    from vybe.integrations.mcp.tools import tool
 
     def dumped(model) -> dict:
         return model.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -603,8 +603,8 @@ def test_a_lone_surrogate_is_answered_with_invalid_input(vybe):
 def test_the_core_tools_stay_loaded_behind_a_tool_search_and_every_tool_can_be_found():
     """Claude Code 2.1.332 defers MCP tools behind its tool search: the few an agent needs
     first (named in the server's instructions) ask to stay loaded; each has search words."""
-    from vybe.integrations.mcp_server import CORE
-    from vybe.integrations.mcp_tools import tool
+    from vybe.integrations.mcp.server import CORE
+    from vybe.integrations.mcp.tools import tool
     from vybe.operations import catalog
     from vybe.operations.model import MCP
 
@@ -652,7 +652,7 @@ def tool_search_score(words: str, tool: dict) -> int:
 def test_what_an_agent_types_finds_the_tool_first_in_claude_codes_tool_search(words, wanted):
     """The words an agent would type rank the tool it means first among vybe's, as Claude
     Code 2.1.332 ranks a deferred tool (e2e: the real one finds task_create so)."""
-    from vybe.integrations.mcp_tools import tool
+    from vybe.integrations.mcp.tools import tool
 
     tools = [tool(op).model_dump(by_alias=True) for op in catalog().on(MCP)]
     ranked = sorted(tools, key=lambda t: -tool_search_score(words, t))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import vybe
-from vybe.integrations.manifest import DEFAULT
+from vybe.integrations.setup.manifest import DEFAULT
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "plugin"

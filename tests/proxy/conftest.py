@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from vybe.proxy.observer import Recorder
-from vybe.proxy.recorder import Writer
+from vybe.proxy.recorder import Recorder
 from vybe.proxy.relay import Options, ProxyServer
 from vybe.proxy.rewrite import Rewriter
+from vybe.proxy.writer import Writer
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 

@@ -5,21 +5,14 @@ from __future__ import annotations
 import sqlite3
 
 from vybe import clock, limits
-from vybe.errors import NotFound, UsageError
+from vybe.errors import UsageError, listed
 from vybe.store import Store
 from vybe.store import agents as agent_rows
 from vybe.store import projects as project_rows
 
 
 def require_project(conn: sqlite3.Connection, project_id: str) -> dict:
-    project = project_rows.get(conn, project_id)
-    if project is None:
-        raise NotFound(
-            f"no project {project_id!r}",
-            context={"entity": "project", "id": project_id},
-            suggested_action="run `vybe project list` to see project ids",
-        )
-    return project
+    return listed(project_rows.get(conn, project_id), "project", project_id)
 
 
 def ensure(conn: sqlite3.Connection, project_id: str, name: str, metadata: object = None) -> dict:

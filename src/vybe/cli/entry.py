@@ -78,7 +78,7 @@ def main(process_ends: bool = False) -> int:
         from vybe.cli.hook_run import run_handler
 
         return run_handler(rest[2:], process_ends)
-    from vybe.integrations import statusline
+    from vybe.integrations.hooks import statusline
 
     return statusline.run(process_ends)
 
@@ -96,7 +96,7 @@ def start_wanted_service() -> None:
     """The local service this process found missing, started now that its answer is out:
     its start (mostly imports) does not compete with the answer. Loaded only where the
     process asked for it (a server's store)."""
-    link = sys.modules.get("vybe.integrations.service_link")
+    link = sys.modules.get("vybe.integrations.hooks.service_link")
     if link is not None:
         link.start_wanted()
 

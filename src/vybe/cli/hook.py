@@ -41,7 +41,7 @@ def _project(v: dict) -> Path | None:
 def install(inv, v: dict) -> dict:
     from pathlib import Path
 
-    from vybe.integrations import install as installer
+    from vybe.integrations.setup import install as installer
 
     outcomes = {
         t: installer.install(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
@@ -54,7 +54,7 @@ def install(inv, v: dict) -> dict:
 
 
 def uninstall(inv, v: dict) -> dict:
-    from vybe.integrations import install as installer
+    from vybe.integrations.setup import install as installer
 
     outcomes = {
         t: installer.uninstall(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
@@ -64,8 +64,8 @@ def uninstall(inv, v: dict) -> dict:
 
 def export(inv, v: dict) -> dict:
     """Write the registry to the config dir (unless it is there) so people can edit it."""
-    from vybe.integrations import install as installer
-    from vybe.integrations import manifest
+    from vybe.integrations.setup import install as installer
+    from vybe.integrations.setup import manifest
 
     created = manifest.ensure()
     specs, _ = manifest.load()
@@ -94,7 +94,7 @@ def run(inv, v: dict) -> NoReturn:
 
 
 def statusline(inv, v: dict) -> NoReturn:
-    from vybe.integrations import statusline as line
+    from vybe.integrations.hooks import statusline as line
 
     _served(inv, line.run)
 

@@ -12,7 +12,7 @@ GROUPS: dict[str, str] = {}
 
 def setup(inv, v: dict) -> dict:
     from vybe.errors import NotFound, UsageError
-    from vybe.integrations import setup as wiring
+    from vybe.integrations.setup import steps as wiring
 
     if v["undo"]:
         if v["dry_run"] or v["claude"] or v["codex"] or v["statusline"]:
@@ -32,7 +32,7 @@ def setup(inv, v: dict) -> dict:
     registry = agent_written = None
     if not v["dry_run"]:
         from vybe import config
-        from vybe.integrations import manifest
+        from vybe.integrations.setup import manifest
 
         inv.store.migrate()  # the store made now, not at the agent's first hook
         wiring.apply(changes)

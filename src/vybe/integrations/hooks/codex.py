@@ -1,4 +1,4 @@
-"""Codex CLI hook handlers: the shared ones (vybe.integrations.session_hooks) where the
+"""Codex CLI hook handlers: the shared ones (this package's, a module an event) where the
 events match, plus Codex's own shapes.
 
 Codex has no PostToolUseFailure: a failed Bash call arrives as PostToolUse, its exit code in
@@ -10,12 +10,19 @@ Claude's do with its transcript; the prompts UserPromptSubmit recorded are not a
 
 from __future__ import annotations
 
-from vybe.integrations import session_hooks
-from vybe.integrations.hooks import Hook, exit_code
+from vybe.integrations.hooks.commits import watching_commits
+from vybe.integrations.hooks.hook import Hook, exit_code
+from vybe.integrations.hooks.pre_compact import pre_compact as open_receipt
+from vybe.integrations.hooks.prompt import user_prompt
+from vybe.integrations.hooks.session_end import session_end
+from vybe.integrations.hooks.session_start import session_start
+from vybe.integrations.hooks.stop import keep_final_reply
+from vybe.integrations.hooks.tool_failure import tool_failure
+from vybe.integrations.hooks.transcript import import_since_hooks
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
-    from vybe.integrations.transcript_import import SkipHooked
+    from vybe.integrations.importers.transcript_import import SkipHooked
 
 ROLLOUT_TAIL_BYTES = 256 * 1024  # where a just-finished command's item sits in the rollout
 
@@ -56,36 +63,36 @@ def post_tool_use(hook: Hook) -> str | None:
         code = rollout_exit_code(hook.text("transcript_path"), hook.text("tool_use_id"))
     if code in (None, 0):
         return None
-    return session_hooks.tool_failure(hook, response, exit_code=code)
+    return tool_failure(hook, response, exit_code=code)
 
 
 def import_rollout(hook: Hook) -> SkipHooked | None:
     """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
-    return session_hooks.import_since_hooks(hook)
+    return import_since_hooks(hook)
 
 
 def pre_compact(hook: Hook) -> str | None:
     """Import the rollout and open the compaction's receipt."""
     import_rollout(hook)
-    session_hooks.pre_compact(hook)
+    open_receipt(hook)
     return None
 
 
 def stop(hook: Hook) -> str | None:
     """Import the rollout; keep the turn's final reply from the payload when the rollout does
     not hold it yet (a later import then leaves out its copy)."""
-    session_hooks.keep_final_reply(hook, import_rollout(hook))
+    keep_final_reply(hook, import_rollout(hook))
     return None
 
 
 HANDLERS = {
-    event: session_hooks.watching_commits(handler)
+    event: watching_commits(handler)
     for event, handler in {
-        "SessionStart": session_hooks.session_start,
-        "UserPromptSubmit": session_hooks.user_prompt,
+        "SessionStart": session_start,
+        "UserPromptSubmit": user_prompt,
         "PostToolUse": post_tool_use,  # every Bash call: a commit is seen as it is made
         "PreCompact": pre_compact,
         "Stop": stop,
-        "SessionEnd": session_hooks.session_end,
+        "SessionEnd": session_end,
     }.items()
 }

@@ -1,6 +1,6 @@
 """The SDK's low-level MCP server with vybe's tools, prompts and resources, built from the
-declarations. Imported only once ``vybe mcp`` has answered ``initialize`` (see mcp_server);
-the lists are the SDK's models of the dicts mcp_server answers with before that.
+declarations. Imported only once ``vybe mcp`` has answered ``initialize`` (see mcp.server);
+the lists are the SDK's models of the dicts mcp.server answers with before that.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from mcp.server.lowlevel import Server
 
 from vybe import __version__, clock
 from vybe.errors import InvalidInput, VybeError
-from vybe.integrations.mcp_server import (
+from vybe.integrations.mcp.server import (
     BRIEF_URI,
     INSTRUCTIONS,
     PROMPT,

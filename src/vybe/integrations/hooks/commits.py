@@ -21,6 +21,8 @@ import os
 import time
 
 from vybe import config, jsonio
+from vybe.actions import hooks as hook_actions
+from vybe.integrations.hooks.hook import Hook, log_failure
 from vybe.text import to_os
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
@@ -185,3 +187,35 @@ def since_last_look(db_path: str, record_session: str, cwd: str) -> tuple[list, 
         between = commits_between(where["root"], str(seen.get("sha") or ""), where["sha"])
         commits = [{**c, "branch": where["branch"]} for c in between]
     return commits, lambda: _remember(path, where)
+
+
+def note_commits(hook: Hook) -> int:
+    """Log the commits made in the session's repository since its last hook looked (by the
+    agent's shell tool or by hand); how many. A failure is logged, never the hook's."""
+    try:
+        found, looked = since_last_look(hook.settings.db_path, hook.record_session, hook.cwd)
+        for commit in found:
+            hook_actions.log_commit(
+                hook.store,
+                hook.agent,
+                commit,
+                project_id=os.path.abspath(hook.cwd),
+                session_id=hook.session_id,
+            )
+        looked()
+        return len(found)
+    except Exception as error:
+        log_failure(hook.target, hook.event, error)
+        return 0
+
+
+def watching_commits(handler: Any) -> Any:
+    """The handler, then a look for new commits (its answer unchanged)."""
+
+    def run(hook: Hook) -> str | None:
+        answer = handler(hook)
+        note_commits(hook)
+        return answer
+
+    run.__doc__ = handler.__doc__
+    return run

@@ -28,7 +28,7 @@ from typing import Any
 from vybe import config
 from vybe.digest import sha256_hex
 from vybe.errors import InvalidInput
-from vybe.integrations import codex_config, install, manifest, settings_file
+from vybe.integrations.setup import codex_config, install, manifest, settings_file
 
 AGENTS = ("claude", "codex")
 RECORD = "setup.json"

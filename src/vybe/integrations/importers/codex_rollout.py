@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from vybe import jsonio
 from vybe.context.labels import Dispatch
-from vybe.integrations.hooks import exit_code
-from vybe.integrations.transcript_import import (
+from vybe.integrations.hooks.hook import exit_code
+from vybe.integrations.importers.transcript_import import (
     Builder,
     Call,
     Compaction,
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from vybe.context.record import Record
-    from vybe.integrations.transcript_import import Budget, ImportResult
+    from vybe.integrations.importers.transcript_import import Budget, ImportResult
 
 STAMP = "codex_import"
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
@@ -112,7 +112,7 @@ def completed_words(event: dict[str, Any]) -> str | None:
 def compaction(data: dict[str, Any]) -> Compaction:
     """A ``compacted`` line: when, and the person's messages Codex kept (its replacement
     history's user texts). The rollout names no trigger."""
-    from vybe.integrations.compaction import replaced_users
+    from vybe.integrations.hooks.compaction import replaced_users
 
     payload = data.get("payload")
     kept = replaced_users(payload) if isinstance(payload, dict) else []

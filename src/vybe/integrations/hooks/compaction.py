@@ -13,7 +13,7 @@ Standard library only: this runs inside the hooks.
 from __future__ import annotations
 
 from vybe import jsonio
-from vybe.integrations.hooks import Hook
+from vybe.integrations.hooks.hook import Hook
 from vybe.store import receipts as receipt_rows
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)

@@ -13,7 +13,7 @@ its line}: the next import resumes there (``transcript_import`` holds what Codex
 
 from __future__ import annotations
 
-from vybe.integrations.transcript_import import (
+from vybe.integrations.importers.transcript_import import (
     Builder,
     Call,
     Compaction,
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from vybe.context.record import Record
-    from vybe.integrations.transcript_import import Budget, ImportResult
+    from vybe.integrations.importers.transcript_import import Budget, ImportResult
 
 STAMP = "claude_import"
 # Patterns, compiled (re is imported) only for a line that may hold one: most hold none.
@@ -109,7 +109,7 @@ class _Importer(Builder):
         elif kind == "user":
             self.user(data)
         elif data.get("subtype") == "compact_boundary":
-            from vybe.integrations.compaction import boundary_tokens
+            from vybe.integrations.hooks.compaction import boundary_tokens
 
             tokens = boundary_tokens(data)
             if tokens is not None:
@@ -130,7 +130,7 @@ class _Importer(Builder):
         """A boundary without ``postTokens`` left what the first reply after it sent."""
         boundary = self.result.boundary
         if boundary is not None and boundary[1] is None:
-            from vybe.integrations.compaction import claude_sent
+            from vybe.integrations.hooks.compaction import claude_sent
 
             sent = claude_sent(data)
             if sent is not None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from vybe import config
 from vybe.errors import InvalidInput
-from vybe.integrations import manifest, settings_file
-from vybe.integrations.manifest import HookSpec
+from vybe.integrations.setup import manifest, settings_file
+from vybe.integrations.setup.manifest import HookSpec
 
 
 def settings_path(target: str, project_dir: Path | None) -> Path:
@@ -279,7 +279,7 @@ def inspect(target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | No
 
 def codex_setup(project_dir: Path, db_path: str) -> dict:
     """Doctor's check of what Codex needs besides hooks.json (trust, sandbox, MCP entry)."""
-    from vybe.integrations import codex_config
+    from vybe.integrations.setup import codex_config
 
     problems: list[str] = []
     configs = []

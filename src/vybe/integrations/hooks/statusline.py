@@ -104,7 +104,7 @@ def line(raw: bytes, process_ends: bool = False) -> str:
 
 def by_service(raw: bytes) -> str | None:
     """The line as the local service reads it (vybe.cli.service), or None."""
-    from vybe.integrations import service_link
+    from vybe.integrations.hooks import service_link
 
     if not service_link.enabled():
         return None

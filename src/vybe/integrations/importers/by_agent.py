@@ -4,7 +4,7 @@ is loaded only when its agent's file is imported (by a hook, or `vybe session im
 
 from __future__ import annotations
 
-from vybe.integrations.transcript_import import SkipHooked, import_skipping_hooked
+from vybe.integrations.importers.transcript_import import SkipHooked, import_skipping_hooked
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
@@ -15,10 +15,10 @@ def importer(target: str) -> tuple[str, Any, Any]:
     """The stamp, the import function and the file-to-session-id function of the agent's
     own file (Claude's transcript, Codex's rollout)."""
     if target == "codex":
-        from vybe.integrations import codex_rollout
+        from vybe.integrations.importers import codex_rollout
 
         return codex_rollout.STAMP, codex_rollout.import_rollout, codex_rollout.rollout_id
-    from vybe.integrations import claude_transcript
+    from vybe.integrations.importers import claude_transcript
 
     return (
         claude_transcript.STAMP,
@@ -41,7 +41,7 @@ def import_agent_file(record: Any, kind: str, given: str, session_id: str | None
 
 def _folder(kind: str, path: Any) -> str | None:
     """The working folder an agent's file says its session ran in."""
-    from vybe.integrations.transcript_import import first_field
+    from vybe.integrations.importers.transcript_import import first_field
 
     def pick(line: dict[str, Any]) -> Any:
         if kind != "codex":

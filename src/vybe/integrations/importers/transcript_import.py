@@ -347,10 +347,10 @@ def import_skipping_hooked(
     one ended, so one skipped loses nothing."""
     from vybe import locks
     from vybe.errors import DatabaseLocked
-    from vybe.integrations import hooks
+    from vybe.integrations.hooks.hook import IMPORT_WAIT, import_lock
 
-    wait = hooks.IMPORT_WAIT if wait is None else wait
-    lock = hooks.import_lock(record.store)
+    wait = IMPORT_WAIT if wait is None else wait
+    lock = import_lock(record.store)
     with locks.exclusive(lock, timeout=wait) as held:
         if not held:
             raise DatabaseLocked(

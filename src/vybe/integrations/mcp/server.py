@@ -63,7 +63,7 @@ CAPABILITIES = {
 INVALID_PARAMS = -32602
 BRIEF_URI = "vybe://brief"
 TASK_URI = "vybe://task/{task_id}"
-# The prompt and the resources as the SDK sends them (mcp_tools builds its models from them).
+# The prompt and the resources as the SDK sends them (mcp.tools builds its models from them).
 PROMPT = {
     "name": "resume",
     "title": "Resume",
@@ -98,7 +98,7 @@ LISTS = ("tools/list", "prompts/list", "resources/list")  # answered early after
 
 
 def tool_json(op: Operation) -> dict:
-    """The operation's tool as the SDK sends it in ``tools/list`` (mcp_tools.tool is the
+    """The operation's tool as the SDK sends it in ``tools/list`` (mcp.tools.tool is the
     SDK's model of this dict)."""
     from vybe.operations.model import MCP
 
@@ -334,7 +334,7 @@ class Wire:
 
 def serve(settings: object, build: Callable[[Any], Any]) -> None:
     """Serve over stdio until the client closes the stream (stdout carries JSON-RPC only);
-    ``build(settings)`` makes the SDK's server (vybe.integrations.mcp_tools.build), called
+    ``build(settings)`` makes the SDK's server (vybe.integrations.mcp.tools.build), called
     once ``initialize`` is answered."""
     wire = Wire(sys.stdin.buffer, sys.stdout.buffer)
     wire.start()

@@ -1,4 +1,4 @@
-"""Claude Code's hook handlers: the shared ones (vybe.integrations.session_hooks) where its
+"""Claude Code's hook handlers: the shared ones (this package's, a module an event) where its
 events are theirs, and its own quirks: ``VYBE_AGENT`` written to ``CLAUDE_ENV_FILE`` at
 session start, PostToolUseFailure's ``error``, a transcript flushed after its Stop hook
 fires, TaskCompleted, and an approved plan (ExitPlanMode) becoming tasks.
@@ -9,12 +9,19 @@ from __future__ import annotations
 import os
 
 from vybe.actions import hooks as hook_actions
-from vybe.integrations import session_hooks
-from vybe.integrations.hooks import Hook
+from vybe.integrations.hooks import session_start as start
+from vybe.integrations.hooks.commits import watching_commits as watching
+from vybe.integrations.hooks.hook import Hook
+from vybe.integrations.hooks.pre_compact import pre_compact
+from vybe.integrations.hooks.prompt import user_prompt
+from vybe.integrations.hooks.session_end import session_end
+from vybe.integrations.hooks.stop import keep_final_reply
+from vybe.integrations.hooks.tool_failure import tool_failure
+from vybe.integrations.hooks.transcript import import_since_hooks
 
 TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup_imports.py)
 if TYPE_CHECKING:
-    from vybe.integrations.transcript_import import SkipHooked
+    from vybe.integrations.importers.transcript_import import SkipHooked
 
 # How long Stop waits for Claude Code to flush the turn's end into its transcript, which it
 # does after the hook fires, before keeping the reply from the payload.
@@ -44,28 +51,28 @@ def persist_agent(hook: Hook) -> bool:
 
 
 def session_start(hook: Hook) -> str | None:
-    """The shared brief (``session_hooks.session_start``), once ``VYBE_AGENT`` is in the
+    """The shared brief (``session_start.session_start``), once ``VYBE_AGENT`` is in the
     session's environment file."""
     persist_agent(hook)
-    return session_hooks.session_start(hook)
+    return start.session_start(hook)
 
 
 def claude_tool_failure(hook: Hook) -> str | None:
     """Claude's PostToolUseFailure: the failure is its ``error``."""
-    return session_hooks.tool_failure(hook, hook.payload.get("error"))
+    return tool_failure(hook, hook.payload.get("error"))
 
 
 def import_transcript(hook: Hook) -> str | None:
     """Bring the transcript's new lines into the record and open the compaction's receipt
     (nothing is injected)."""
-    session_hooks.import_since_hooks(hook)
-    session_hooks.pre_compact(hook)
+    import_since_hooks(hook)
+    pre_compact(hook)
     return None
 
 
 def stop(hook: Hook) -> str | None:
     """Import the transcript, and keep the final reply from the payload if it is not in yet."""
-    session_hooks.keep_final_reply(hook, after_flush(hook, session_hooks.import_since_hooks(hook)))
+    keep_final_reply(hook, after_flush(hook, import_since_hooks(hook)))
     return None
 
 
@@ -88,7 +95,7 @@ def after_flush(hook: Hook, imported: SkipHooked | None) -> SkipHooked | None:
             if size <= tried:  # nothing new, or only the unfinished line last tried
                 time.sleep(0.02)
                 continue
-            again = session_hooks.import_since_hooks(hook)
+            again = import_since_hooks(hook)
             if again is None:
                 break
             again.last_reply = again.last_reply or imported.last_reply
@@ -146,7 +153,7 @@ def plan_approved(hook: Hook) -> str | None:
     edits included) become tasks of the project, in order, once per plan."""
     from vybe.actions import tasks as task_actions
     from vybe.digest import sha256_hex
-    from vybe.integrations import plans
+    from vybe.integrations.hooks import plans
 
     response, asked = hook.payload.get("tool_response"), hook.payload.get("tool_input")
     plan = next((v["plan"] for v in (response, asked) if isinstance(v, dict) and v.get("plan")), "")
@@ -172,14 +179,13 @@ def plan_approved(hook: Hook) -> str | None:
     return None
 
 
-watching = session_hooks.watching_commits
 HANDLERS = {
     "SessionStart": watching(session_start),
-    "UserPromptSubmit": watching(session_hooks.user_prompt),
+    "UserPromptSubmit": watching(user_prompt),
     "PostToolUseFailure": watching(claude_tool_failure),
     "PostToolUse": watching(plan_approved),
     "PreCompact": watching(import_transcript),
     "Stop": watching(stop),
     "TaskCompleted": task_completed,
-    "SessionEnd": watching(session_hooks.session_end),
+    "SessionEnd": watching(session_end),
 }
