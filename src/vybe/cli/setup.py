@@ -1,4 +1,4 @@
-"""setup: wire vybe into the agents found on this machine (Claude Code, Codex) in one
+"""setup: wire vybe into the agents found on this machine (Claude Code, Codex, OpenCode) in one
 command, show it as a diff first (--dry-run), or take it all back (--undo)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ def setup(inv, v: dict) -> dict:
     from vybe.integrations.setup import steps as wiring
 
     if v["undo"]:
-        if v["dry_run"] or v["claude"] or v["codex"] or v["statusline"]:
+        if v["dry_run"] or any(v[a] for a in wiring.AGENTS) or v["statusline"]:
             raise UsageError("--undo takes back everything setup wrote: it takes no other flag")
         return {"undone": wiring.undo()}
     agents = [a for a in wiring.AGENTS if v[a]] or (
@@ -23,9 +23,9 @@ def setup(inv, v: dict) -> dict:
     )
     if not agents:
         raise NotFound(
-            "found neither Claude Code nor Codex (no `claude` or `codex` on PATH, no"
-            " ~/.claude or ~/.codex)",
-            suggested_action="install one, or name it: vybe setup --claude / --codex",
+            "found none of Claude Code, Codex, OpenCode (no `claude`, `codex` or `opencode`"
+            " on PATH, no ~/.claude, ~/.codex or ~/.config/opencode)",
+            suggested_action="install one, or name it: vybe setup --claude / --codex / --opencode",
         )
     changes, manual = wiring.plan(agents, inv.settings, Path.cwd(), v["statusline"])
     plugins = wiring.claude_plugins() if "claude" in agents else []
@@ -65,8 +65,9 @@ def setup(inv, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "setup",
-        "Wire vybe into Claude Code and Codex (those found, or those named): hooks, status "
-        "line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back;"
+        "Wire vybe into Claude Code, Codex and OpenCode (those found, or those named): hooks,"
+        " status line, MCP server, Codex's config, an OpenCode provider through vybe proxy;"
+        " --dry-run shows the diff, --undo takes it back;"
         " with --agent NAME, NAME becomes config.yaml's default_agent. Where the vybe plugin"
         " is installed in Claude Code, its settings are left alone (--statusline: the status"
         " line only).",
@@ -74,6 +75,9 @@ OPERATIONS = (
         params=(
             Param("claude", "boolean", "Claude Code (default: every agent found)"),
             Param("codex", "boolean", "OpenAI Codex CLI (default: every agent found)"),
+            Param(
+                "opencode", "boolean", "OpenCode, through vybe proxy (default: every agent found)"
+            ),
             Param("dry_run", "boolean", "show each file's diff, write nothing"),
             Param("undo", "boolean", "put back every file setup wrote, as it was before"),
             Param(

@@ -7,7 +7,8 @@ where `claude mcp add --scope user` puts it). For Codex: the hooks in its hooks.
 in its config.toml the MCP server (``[mcp_servers.vybe]``, with ``required = true`` and the
 store in ``env`` when it is not the default one) and the store's folder among the
 sandbox's ``writable_roots``. What only the person can do (trusting Codex's hooks in its
-TUI) is listed at the end with the exact action.
+TUI) is listed at the end with the exact action. For OpenCode: a provider of its global
+config pointed at `vybe proxy` (vybe.integrations.setup.opencode).
 
 Every file is planned first (``--dry-run`` shows each change as a diff), then written
 atomically. The bytes each file held before are kept in vybe's config folder
@@ -18,6 +19,7 @@ wrote; a file the agent changed since keeps its changes, with vybe's entries tak
 from __future__ import annotations
 
 import base64
+import copy
 import difflib
 import json
 import os
@@ -28,9 +30,9 @@ from typing import Any
 from vybe import config
 from vybe.digest import sha256_hex
 from vybe.errors import InvalidInput
-from vybe.integrations.setup import codex_config, install, manifest, settings_file
+from vybe.integrations.setup import codex_config, install, manifest, opencode, settings_file
 
-AGENTS = ("claude", "codex")
+AGENTS = ("claude", "codex", "opencode")
 RECORD = "setup.json"
 TRUST_STEP = "start `codex` once, open /hooks and choose Trust all (Codex skips untrusted hooks)"
 PLUGIN = "vybe"  # the plugin's name in plugin/.claude-plugin/plugin.json
@@ -97,7 +99,7 @@ def codex_home() -> Path:
 
 def found() -> list[str]:
     """The agents on this machine: an executable on PATH or a config folder of theirs."""
-    homes = {"claude": claude_home(), "codex": codex_home()}
+    homes = {"claude": claude_home(), "codex": codex_home(), "opencode": opencode.home()}
     return [a for a in AGENTS if shutil.which(a) or homes[a].is_dir()]
 
 
@@ -231,6 +233,16 @@ def _codex_config(settings: Any, project: Path) -> tuple[Change, list[str]]:
     return Change(path, before, after, what or ["as it was"]), manual
 
 
+def _opencode_change() -> tuple[Change, list[str]]:
+    path = opencode.config_path()
+    before = _read(path)
+    given = settings_file.read(path)
+    document, what, manual = opencode.pointed(copy.deepcopy(given))
+    if before is not None and document == given:  # the person's bytes, not a new layout
+        return Change(path, before, before.decode("utf-8"), what), manual
+    return Change(path, before, settings_file.render(document), what), manual
+
+
 def plan(
     agents: list[str], settings: Any, project: Path, status_line: bool = False
 ) -> tuple[list[Change], list[str]]:
@@ -243,6 +255,10 @@ def plan(
         elif agent == "claude":
             changes.append(_hooks_change(agent))
             changes.append(_claude_mcp(settings))
+        elif agent == "opencode":
+            change, left = _opencode_change()
+            changes.append(change)
+            manual += left
         else:
             changes.append(_hooks_change(agent))
             toml, left = _codex_config(settings, project)
@@ -332,6 +348,10 @@ def _take_out(path: Path, now: bytes) -> None:
         _write(path, _without_vybe_tables(now.decode("utf-8")).encode())
         return
     document = settings_file.read(path)
+    if path == opencode.config_path():
+        opencode.take_out(document)
+        _write(path, settings_file.render(document).encode())
+        return
     install.unmerge(document, install.Outcome(path))
     servers = document.get("mcpServers")
     if isinstance(servers, dict):
