@@ -107,9 +107,7 @@ def opencode_proxy(checks: Checks) -> Sandbox:
             done.returncode == 0 and f"reply to: {CONTINUE}" in done.stdout,
             done.stdout[-800:] + done.stderr[-800:],
         )
-        after = [
-            b for b in later if ASKED in json.dumps(b) and not fakes.is_checkpoint_turn(b)
-        ]
+        after = [b for b in later if ASKED in json.dumps(b) and not fakes.is_checkpoint_turn(b)]
         kept = "\n".join(fakes.strings_of(after[0])) if after else ""
         checks.that(
             "opencode #40: after its compaction the next request carries the Mission and the"
@@ -127,6 +125,14 @@ def opencode_proxy(checks: Checks) -> Sandbox:
             "opencode #40: the session goes on after the compaction, under its own name",
             last.returncode == 0 and f"reply to: {QUESTION}" in last.stdout,
             last.stdout[-800:] + last.stderr[-800:],
+        )
+        asked = [b for b in posts(box.server) if QUESTION in json.dumps(b)]
+        sent = "\n".join(fakes.strings_of(asked[-1])) if asked else ""
+        checks.that(
+            "opencode #40: the question that needs the constraint goes upstream with it, byte"
+            " for byte",
+            f"- {MISSION}" in sent and f"\n{MISSION}\n</user-message>" in sent,
+            sent[:1500],
         )
         checks.that(
             "opencode #40: every turn streams through the proxy (stream: true, pieces)",

@@ -46,7 +46,8 @@ def main(argv: list[str]) -> int:
             print(f"FAIL setup: {path} is missing (make e2e installs it)")
             return 1
     isolated()
-    for name, path in (("aider", AIDER), ("gemini", BIN / "gemini"), ("opencode", BIN / "opencode")):
+    shown_by_path = (("aider", AIDER), ("gemini", BIN / "gemini"), ("opencode", BIN / "opencode"))
+    for name, path in shown_by_path:
         shown = subprocess.run([str(path), "--version"], capture_output=True, text=True)
         print(f"{name}: {shown.stdout.strip()}", flush=True)
     versions = {}

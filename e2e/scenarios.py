@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import aider
+import cross_agent
 import gemini
 import opencode
 import plugin
@@ -810,4 +811,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "gemini-proxy": gemini.gemini_proxy,
     "gemini-compress": gemini.gemini_compress,
     "opencode-proxy": opencode.opencode_proxy,
+    "aider-to-claude": cross_agent.aider_to_claude,
 }
