@@ -1,8 +1,8 @@
 """The cross-agent e2e scenario (issue #40): a task begun in the real Aider through ``vybe
 proxy`` (no hooks: the proxy records it as ``aider:<id>``) is handed to the real Claude Code
 with vybe's hooks, in the same project and store, and Claude Code's first request holds
-Aider's session with the person's words verbatim; ``vybe search`` finds both sessions'
-words.
+Aider's session with the person's words verbatim, as claude's ``vybe resume`` does; ``vybe
+search`` finds both sessions' words.
 """
 
 from __future__ import annotations
@@ -62,6 +62,14 @@ def aider_to_claude(checks: Checks) -> Sandbox:
         f"(from its session {session})" in part
         and all(f"\n{text}\n" in words for text in (MISSION, *FILLER)),
         part or (first[0][-1500:] if first else "no request"),
+    )
+    brief = box.vybe("--agent", "claude", "resume", "--peek").get("data", {}).get("brief", {})
+    handoff = brief.get("handoff") or {}
+    checks.that(
+        "cross-agent #40: claude's vybe resume names Aider's session and the person's words",
+        handoff.get("session_id") == session
+        and [w.get("text") for w in handoff.get("user_words", [])] == [MISSION, *FILLER],
+        handoff,
     )
     found = box.vybe("search", "Rust parser")
     hits = {h.get("session_id") for h in found.get("data", {}).get("hits", [])}

@@ -134,3 +134,17 @@ def test_its_title_request_is_relayed_and_records_nothing(recorded, upstream):
     unnamed = wire.session_of(wire.CHAT, {}, title["body"])  # its name were it any client's
     assert proxy.writer.flush() and proxy.record.messages(SESSION) == []
     assert proxy.record.messages(unnamed) == []
+
+
+def test_a_changed_compaction_request_goes_upstream_untouched(recorded, upstream):
+    proxy = recorded(upstream.url)
+    first = first_turn()
+    post(proxy.url, first["path"], first["body"], first["headers"])[1].read()
+    proxy.rows(SESSION, 2)
+    asked = captured("compaction")
+    changed = json.loads(json.dumps(asked["body"]).replace("Do not mention", "Never mention"))
+    post(proxy.url, asked["path"], changed, asked["headers"], timeout=60)[1].read()
+    assert upstream.posts[-1].body == changed
+    assert not any(REQUEST_OPEN in json.dumps(p.body) for p in upstream.posts)
+    rows = proxy.rows(SESSION, 3, wait=1)
+    assert [r.type for r in rows] == ["user", "assistant"]  # the older turns never typed

@@ -123,9 +123,14 @@ def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
     return CODEX if api == wire.RESPONSES and compacting else None
 
 
+def summarizing(body: dict[str, Any]) -> bool:
+    """Whether a request is OpenCode's summarization agent's (a compaction, recognised or
+    not: never a turn of the session)."""
+    return any(t.lstrip().startswith(OPENCODE_SYSTEM) for t in scaffolding.systems(body))
+
+
 def _opencode_compacting(api: str, body: dict[str, Any]) -> bool:
-    systems = scaffolding.systems(body)
-    if not any(t.lstrip().startswith(OPENCODE_SYSTEM) for t in systems):
+    if not summarizing(body):
         return False
     messages = body.get("messages")
     last = _last_input_text(body) if api == wire.RESPONSES else _last_user_text(messages)

@@ -135,7 +135,7 @@ class Recorder:
         if session_id is None:
             return None
         client = compaction.client_of(api, path, body)
-        if client in (compaction.AIDER, compaction.OPENCODE):
+        if client in (compaction.AIDER, compaction.OPENCODE) or compaction.summarizing(body):
             return None  # its summary comes back as a harness input of the next request
         conversation = compaction.without_prompt(client, body) if client else body
         recording = self._begin(api, session_id, conversation)

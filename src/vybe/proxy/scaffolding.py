@@ -19,11 +19,11 @@ OpenCode (1.18.33, tests/fixtures/proxy/opencode-1.18.33-*.json) names itself an
 session in its headers (``User-Agent: opencode/…``, ``x-session-id``). Its own messages in a
 conversation: after its compaction, the user message asking for the summary it keeps
 (``OPENCODE_ASK``, before it) and the synthetic one that sets it going again
-(``OPENCODE_CONTINUE``, at the end). Its title request (a system prompt of its title agent)
-is no turn of the session; its compaction request is its summarization agent's system
-prompt and one user message holding the older turns as ``[User]:`` / ``[Assistant]:`` text
-(vybe.proxy.compaction). Its system prompt (with its environment listing) is a system
-message, as Aider's, and stays out of the record.
+(``OPENCODE_CONTINUE``, at the end). Its title request is no turn of the session; its
+compaction request is its summarization agent's system prompt and one user message holding
+the older turns as ``[User]:`` / ``[Assistant]:`` text (vybe.proxy.compaction: one it does
+not recognise is relayed, and not recorded either). Its system prompt (with its
+environment listing) is a system message, as Aider's, and stays out of the record.
 
 Each is recorded as a harness input (labelled here), never as the person's words; the
 canned replies are no replies of the model and are left out.
@@ -82,7 +82,7 @@ OPENCODE_CONTINUE = (
     "Continue if you have next steps, or stop and ask for clarification if you are unsure how"
     " to proceed."
 )
-OPENCODE_TITLE = "You are a title generator."
+OPENCODE_TITLE = "You are a title generator."  # how its title agent's system prompt starts
 OPENCODE_LABELS = {"ask": "opencode summary ask", "continue": "opencode continue"}
 
 
