@@ -148,6 +148,8 @@ def unloaded_tools(body: dict[str, Any]) -> set[str]:
     return named - loaded_tools(body)
 
 
+# What a model searches for when it wants a tool that makes a task ([[find]]).
+FIND_WORDS = "add a new task to the project"
 PLUGIN_PREFIX = "mcp__plugin_vybe_vybe__"  # Claude Code names a plugin's server plugin:vybe:vybe
 
 
@@ -773,3 +775,13 @@ def _json_answer(config: dict[str, Any]) -> dict[str, Any]:
             10 if kind in ("integer", "number") else (False if kind == "boolean" else "user")
         )
     return answer
+
+
+def bodies(server: Any) -> list[dict[str, Any]]:
+    """Every request body a fake server got, in order."""
+    return [e.get("body") or {} for e in server.log.entries if e["method"] == "POST"]
+
+
+def said_to(server: Any) -> list[str]:
+    """Every request body a fake server got, its texts joined (newlines as they were)."""
+    return ["\n".join(strings_of(body)) for body in bodies(server)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import clock, limits
+from vybe import clock, limits, privacy
 from vybe.errors import UsageError, listed
 from vybe.store import Store
 from vybe.store import agents as agent_rows
@@ -16,8 +16,12 @@ def require_project(conn: sqlite3.Connection, project_id: str) -> dict:
 
 
 def ensure(conn: sqlite3.Connection, project_id: str, name: str, metadata: object = None) -> dict:
-    """The project with this id, created when missing ("already exists" is success)."""
-    project_rows.add_missing(conn, project_id, name, clock.now_iso(), metadata)
+    """The project with this id, created when missing ("already exists" is success); its
+    typed name and metadata scrubbed as a task's are (the hooks' and a task's project is
+    named after its folder, which its id holds as it is)."""
+    if metadata is not None:
+        metadata = privacy.scrub_value(metadata)
+    project_rows.add_missing(conn, project_id, privacy.scrub(name), clock.now_iso(), metadata)
     return require_project(conn, project_id)
 
 

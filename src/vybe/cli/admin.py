@@ -183,12 +183,13 @@ def doctor(inv, v: dict) -> dict:
 def _hook_checks(db_path: str) -> list[dict]:
     """Which vybe hooks the agents' settings hold: missing events, stale paths, duplicates;
     what Codex needs besides (trust, its sandbox's writable roots, the MCP entry); whether
-    the Claude Code plugin, setup, or both register vybe."""
+    each agent's plugin, setup, or both register vybe."""
     from pathlib import Path
 
     from vybe.integrations.setup import install, steps
 
-    return [*install.health(Path.cwd(), db_path), steps.claude_registration()]
+    checks = install.health(Path.cwd(), db_path)
+    return [*checks, steps.claude_registration(), steps.codex_registration()]
 
 
 def _service_check() -> dict:

@@ -29,6 +29,7 @@ def setup(inv, v: dict) -> dict:
         )
     changes, manual = wiring.plan(agents, inv.settings, Path.cwd(), v["statusline"])
     plugins = wiring.claude_plugins() if "claude" in agents else []
+    codex_plugins = wiring.codex_plugins() if "codex" in agents else []
     registry = agent_written = None
     if not v["dry_run"]:
         from vybe import config
@@ -55,6 +56,11 @@ def setup(inv, v: dict) -> dict:
             for c in changes
         ],
         "claude_plugin": {"installed": plugins, "note": wiring.PLUGIN_LEFT} if plugins else None,
+        "codex_plugin": (
+            {"installed": codex_plugins, "note": wiring.CODEX_PLUGIN_LEFT}
+            if codex_plugins
+            else None
+        ),
         "you_do": manual,
         "hook_registry": registry,
         "default_agent_written": agent_written,
@@ -70,7 +76,7 @@ OPERATIONS = (
         " --dry-run shows the diff, --undo takes it back;"
         " with --agent NAME, NAME becomes config.yaml's default_agent. Where the vybe plugin"
         " is installed in Claude Code, its settings are left alone (--statusline: the status"
-        " line only).",
+        " line only); in Codex, only the store's writable root is added.",
         setup,
         params=(
             Param("claude", "boolean", "Claude Code (default: every agent found)"),

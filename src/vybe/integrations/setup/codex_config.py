@@ -12,10 +12,15 @@ vybe writes only hooks.json; the rest is the person's to decide, so `vybe doctor
 - **The MCP server.** Codex passes a server only a few environment variables and does not
   wait for one unless ``required = true``: vybe's entry needs ``env`` naming the store the
   hooks use, or the two write different stores.
+
+vybe's Codex plugin (plugin/.codex-plugin) brings the hooks and the MCP server instead of
+hooks.json and ``[mcp_servers.vybe]``; its hooks need the same trust, recorded under the
+plugin's key (``vybe@MARKETPLACE:hooks/codex.json:<event>:<group>:<handler>``).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -24,10 +29,16 @@ from typing import Any
 
 FULL_ACCESS = "danger-full-access"
 READ_ONLY = "read-only"
+PLUGIN = "vybe"  # the plugin's name in plugin/.codex-plugin/plugin.json
+PLUGIN_HOOKS = "hooks/codex.json"  # its hooks file, as the manifest names it
+
+
+def home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex"))
 
 
 def config_path() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex")) / "config.toml"
+    return home() / "config.toml"
 
 
 def read(path: Path) -> dict[str, Any]:
@@ -44,15 +55,43 @@ def _snake(event: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
-def trust_keys(hooks_path: Path, document: dict[str, Any], ours: Any) -> dict[str, str]:
-    """Event -> the key Codex records its trust under, for each of vybe's handlers."""
+def plugins(config: dict[str, Any]) -> dict[str, Path]:
+    """The vybe plugins Codex loads (``vybe@MARKETPLACE``) and the folder of each one's
+    installed copy, as `codex plugin add` records them: ``[plugins."vybe@M"]`` not disabled
+    in config.toml, and its copy in ``plugins/cache/M/vybe/VERSION`` (an update removes the
+    older one)."""
+    table = config.get("plugins")
+    found = {}
+    for key, entry in (table if isinstance(table, dict) else {}).items():
+        name, _, market = key.partition("@")
+        if name != PLUGIN or not isinstance(entry, dict) or entry.get("enabled") is False:
+            continue
+        base = home() / "plugins" / "cache" / market / PLUGIN
+        copies = sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+        if copies:
+            found[key] = copies[-1]
+    return found
+
+
+def plugin_trust_keys(key: str, root: Path) -> dict[str, str]:
+    """Event -> the key Codex records the trust of an installed vybe plugin's hook under."""
+    try:
+        document = json.loads((root / PLUGIN_HOOKS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return trust_keys(f"{key}:{PLUGIN_HOOKS}", document, lambda handler: True)
+
+
+def trust_keys(source: str, document: dict[str, Any], ours: Any) -> dict[str, str]:
+    """Event -> the key Codex records its trust under, for each of vybe's handlers in the
+    hooks ``document`` Codex knows as ``source`` (a hooks.json's path, a plugin's file)."""
     keys = {}
     for event, groups in (document.get("hooks") or {}).items():
         for g, group in enumerate(groups if isinstance(groups, list) else []):
             handlers = group.get("hooks", []) if isinstance(group, dict) else []
             for h, handler in enumerate(handlers):
                 if ours(handler):
-                    keys[event] = f"{hooks_path}:{_snake(event)}:{g}:{h}"
+                    keys[event] = f"{source}:{_snake(event)}:{g}:{h}"
     return keys
 
 
@@ -114,14 +153,12 @@ def mcp_problems(config: dict[str, Any], db_path: str) -> list[str]:
     return problems
 
 
-def setup(
-    hooks_path: Path, document: dict[str, Any], ours: Any, db_path: str, project: Path
-) -> dict[str, Any]:
-    """What Codex still needs for vybe's hooks in ``document`` to run and reach the store."""
+def setup(keys: dict[str, str], db_path: str, project: Path) -> dict[str, Any]:
+    """What Codex still needs for vybe's hooks (their trust ``keys``) to run and reach the
+    store."""
     config = read(config_path())
     if "error" in config:
         return {"config": str(config_path()), "problems": [config["error"]]}
-    keys = trust_keys(hooks_path, document, ours)
     problems = []
     pending = untrusted(config, keys)
     if pending:

@@ -278,19 +278,25 @@ def inspect(target: str, path: Path, specs: dict[str, tuple[HookSpec, ...]] | No
 
 
 def codex_setup(project_dir: Path, db_path: str) -> dict:
-    """Doctor's check of what Codex needs besides hooks.json (trust, sandbox, MCP entry)."""
+    """Doctor's check of what Codex needs besides hooks.json or the vybe plugin (trust,
+    sandbox, MCP entry)."""
     from vybe.integrations.setup import codex_config
 
-    problems: list[str] = []
-    configs = []
+    sources = []  # the trust keys of each set of vybe's Codex hooks
     for path in dict.fromkeys(settings_path("codex", d) for d in (None, project_dir)):
         try:
             document = settings_file.read(path)
         except Exception:
             continue  # hooks_codex reports the file
-        if not any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
-            continue
-        found = codex_config.setup(path, document, is_ours, db_path, project_dir)
+        if any(is_ours(h) for g in _groups(document) for h in g.get("hooks", [])):
+            sources.append(codex_config.trust_keys(str(path), document, is_ours))
+    config = codex_config.read(codex_config.config_path())
+    plugins = codex_config.plugins(config) if "error" not in config else {}
+    sources += [codex_config.plugin_trust_keys(key, root) for key, root in plugins.items()]
+    problems: list[str] = []
+    configs = []
+    for keys in sources:
+        found = codex_config.setup(keys, db_path, project_dir)
         configs.append(found["config"])
         problems += [p for p in found["problems"] if p not in problems]
     detail: dict[str, object] = {"config": sorted(set(configs)), "problems": problems}

@@ -40,6 +40,10 @@ PLUGIN_LEFT = (
     "the vybe plugin brings Claude Code's hooks and MCP server: setup leaves Claude Code's"
     " settings alone (the status line, which a plugin cannot set: vybe setup --statusline)"
 )
+CODEX_PLUGIN_LEFT = (
+    "the vybe plugin brings Codex's hooks and MCP server: setup leaves hooks.json and"
+    " [mcp_servers.vybe] alone (the store's writable root, which a plugin cannot set, it adds)"
+)
 
 
 def claude_home() -> Path:
@@ -68,38 +72,62 @@ def claude_plugins() -> list[str]:
     )
 
 
-def claude_registration() -> dict[str, Any]:
-    """Doctor check: which of the plugin and setup's entries (hooks in the user settings, the
-    MCP server in ~/.claude.json) register vybe in Claude Code; both is a warning, each hook
-    and tool would come twice."""
-    plugins = claude_plugins()
-    hooks = install.inspect("claude", install.settings_path("claude", None))["events"]
-    servers = settings_file.read(claude_state()).get("mcpServers")
-    mcp = isinstance(servers, dict) and "vybe" in servers
+def _registration(agent: str, plugins: list[str], hooks: dict, mcp: bool, way_out: str) -> dict:
+    """Doctor check: which of the plugin and setup's entries (hooks, the MCP server)
+    register vybe in ``agent``; both is a warning, each hook and tool would come twice."""
     by_setup = bool(hooks) or mcp
     active = {(True, True): "both", (True, False): "plugin", (False, True): "setup"}
     check: dict[str, Any] = {
-        "name": "claude_registration",
+        "name": f"{agent}_registration",
         "ok": not (plugins and by_setup),
         "active": active.get((bool(plugins), by_setup), "none"),
         "plugin": plugins,
         "setup": {"hooks": sorted(hooks), "mcp_server": mcp},
     }
     if plugins and by_setup:
-        check["warning"] = (
-            "vybe is registered twice in Claude Code (plugin and setup): run `vybe setup --undo`"
-            " to keep the plugin, or `claude plugin uninstall vybe` to keep setup's entries"
-        )
+        check["warning"] = f"vybe is registered twice in {way_out}"
     return check
 
 
-def codex_home() -> Path:
-    return Path(os.environ.get("CODEX_HOME") or os.path.expanduser("~/.codex"))
+def claude_registration() -> dict[str, Any]:
+    """The plugin, or setup's hooks in the user settings and MCP server in ~/.claude.json."""
+    hooks = install.inspect("claude", install.settings_path("claude", None))["events"]
+    servers = settings_file.read(claude_state()).get("mcpServers")
+    return _registration(
+        "claude",
+        claude_plugins(),
+        hooks,
+        isinstance(servers, dict) and "vybe" in servers,
+        "Claude Code (plugin and setup): run `vybe setup --undo` to keep the plugin, or"
+        " `claude plugin uninstall vybe` to keep setup's entries",
+    )
+
+
+def codex_plugins() -> list[str]:
+    """The vybe plugins Codex has installed and not disabled (``vybe@MARKETPLACE``)."""
+    table = codex_config.read(codex_config.config_path())
+    return sorted(codex_config.plugins(table)) if "error" not in table else []
+
+
+def codex_registration() -> dict[str, Any]:
+    """The plugin, or setup's hooks in ~/.codex/hooks.json and ``[mcp_servers.vybe]`` in its
+    config.toml."""
+    hooks = install.inspect("codex", install.settings_path("codex", None))["events"]
+    servers = codex_config.read(codex_config.config_path()).get("mcp_servers")
+    plugins = codex_plugins()
+    return _registration(
+        "codex",
+        plugins,
+        hooks,
+        isinstance(servers, dict) and "vybe" in servers,
+        "Codex (plugin and setup): run `vybe setup --undo` to keep the plugin, or"
+        f" `codex plugin remove {plugins[0] if plugins else PLUGIN}` to keep setup's entries",
+    )
 
 
 def found() -> list[str]:
     """The agents on this machine: an executable on PATH or a config folder of theirs."""
-    homes = {"claude": claude_home(), "codex": codex_home(), "opencode": opencode.home()}
+    homes = {"claude": claude_home(), "codex": codex_config.home(), "opencode": opencode.home()}
     return [a for a in AGENTS if shutil.which(a) or homes[a].is_dir()]
 
 
@@ -188,9 +216,10 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)  # a TOML basic string is a JSON string
 
 
-def _codex_config(settings: Any, project: Path) -> tuple[Change, list[str]]:
-    """config.toml with vybe's MCP server and the store's writable root appended where
-    their tables are missing; what only the person can change (a table of theirs)."""
+def _codex_config(settings: Any, project: Path, mcp: bool = True) -> tuple[Change, list[str]]:
+    """config.toml with vybe's MCP server (unless not ``mcp``: the plugin brings it) and the
+    store's writable root appended where their tables are missing; what only the person can
+    change (a table of theirs)."""
     path = codex_config.config_path()
     before = _read(path)
     text = (before or b"").decode("utf-8")
@@ -199,7 +228,8 @@ def _codex_config(settings: Any, project: Path) -> tuple[Change, list[str]]:
         raise InvalidInput(table["error"], code="SETTINGS_UNREADABLE", context={"path": str(path)})
     blocks, what, manual = [], [], []
     argv = config.vybe_argv()
-    if "vybe" not in (table.get("mcp_servers") or {}):
+    ours = "vybe" in (table.get("mcp_servers") or {})
+    if mcp and not ours:
         lines = [
             "[mcp_servers.vybe]",
             f"command = {_toml_string(argv[0])}",
@@ -212,7 +242,7 @@ def _codex_config(settings: Any, project: Path) -> tuple[Change, list[str]]:
             lines.append(f"env = {{ {pairs} }}")
         blocks.append("\n".join(lines))
         what.append("MCP server vybe: added")
-    else:
+    elif mcp:
         manual += [f"{path}: {p}" for p in codex_config.mcp_problems(table, settings.db_path)]
     if settings.db_url is None:
         blocked = codex_config.store_writable(table, os.path.abspath(settings.db_path), project)
@@ -247,7 +277,8 @@ def plan(
     agents: list[str], settings: Any, project: Path, status_line: bool = False
 ) -> tuple[list[Change], list[str]]:
     """Each file setup writes for ``agents``, and what is left to the person. For Claude Code
-    with the vybe plugin, or with ``status_line``: its status line only, when asked."""
+    with the vybe plugin, or with ``status_line``: its status line only, when asked; for
+    Codex with the vybe plugin: the store's writable root only."""
     changes, manual = [], []
     for agent in agents:
         if agent == "claude" and (status_line or claude_plugins()):
@@ -260,8 +291,9 @@ def plan(
             changes.append(change)
             manual += left
         else:
-            changes.append(_hooks_change(agent))
-            toml, left = _codex_config(settings, project)
+            plugin = bool(codex_plugins())
+            changes.extend([] if plugin else [_hooks_change(agent)])
+            toml, left = _codex_config(settings, project, mcp=not plugin)
             changes.append(toml)
             manual += left
     return changes, manual
@@ -310,12 +342,16 @@ def _encode(data: bytes | None) -> str | None:
 
 
 def trust_pending() -> list[str]:
-    """The events of vybe's Codex hooks Codex has not trusted yet."""
+    """The events of vybe's Codex hooks (setup's, or the plugin's) Codex has not trusted yet."""
     path = install.settings_path("codex", None)
     document = settings_file.read(path)
-    keys = codex_config.trust_keys(path, document, install.is_ours)
+    keys = codex_config.trust_keys(str(path), document, install.is_ours)
     table = codex_config.read(codex_config.config_path())
-    return codex_config.untrusted(table, keys) if "error" not in table else []
+    if "error" in table:
+        return []
+    for key, root in codex_config.plugins(table).items():
+        keys |= {f"{key} {e}": k for e, k in codex_config.plugin_trust_keys(key, root).items()}
+    return codex_config.untrusted(table, keys)
 
 
 def undo() -> list[dict[str, Any]]:
