@@ -21,6 +21,7 @@ from proxied import (
     Proxy,
     answered_by_checkpoint,
     harness_and_replies,
+    mission_kept,
     one_session,
     posts,
     server_log,
@@ -142,12 +143,11 @@ def gemini_compress(checks: Checks) -> Sandbox:
             if "functionResponse" in json.dumps(b.get("contents"))
             and not fakes.is_checkpoint_turn(b)
         ]
-        kept = "\n".join(fakes.strings_of(after[0])) if after else ""
-        checks.that(
+        mission_kept(
+            checks,
             "gemini #40: after its compression the next request carries the Mission and the"
             " constraint byte for byte, from vybe's checkpoint",
-            f"- {MISSION}" in kept and f"\n{MISSION}\n</user-message>" in kept,
-            kept[:1500],
+            after[0] if after else None,
         )
         last = gemini.turn(QUESTION, resume=True)
         checks.that(

@@ -25,6 +25,7 @@ from proxied import (
     Proxy,
     answered_by_checkpoint,
     harness_and_replies,
+    mission_kept,
     one_session,
     posts,
     server_log,
@@ -117,12 +118,11 @@ def opencode_proxy(checks: Checks) -> Sandbox:
             done.stdout[-800:] + done.stderr[-800:],
         )
         after = [b for b in later if ASKED in json.dumps(b) and not fakes.is_checkpoint_turn(b)]
-        kept = "\n".join(fakes.strings_of(after[0])) if after else ""
-        checks.that(
+        kept = mission_kept(
+            checks,
             "opencode #40: after its compaction the next request carries the Mission and the"
             " constraint byte for byte, from vybe's checkpoint",
-            f"- {MISSION}" in kept and f"\n{MISSION}\n</user-message>" in kept,
-            kept[:1500],
+            after[0] if after else None,
         )
         checks.that(
             "opencode #40: the summary it keeps names its session and where it is searched",
@@ -136,12 +136,11 @@ def opencode_proxy(checks: Checks) -> Sandbox:
             last.stdout[-800:] + last.stderr[-800:],
         )
         asked = [b for b in posts(box.server) if QUESTION in json.dumps(b)]
-        sent = "\n".join(fakes.strings_of(asked[-1])) if asked else ""
-        checks.that(
+        mission_kept(
+            checks,
             "opencode #40: the question that needs the constraint goes upstream with it, byte"
             " for byte",
-            f"- {MISSION}" in sent and f"\n{MISSION}\n</user-message>" in sent,
-            sent[:1500],
+            asked[-1] if asked else None,
         )
         checks.that(
             "opencode #40: every turn streams through the proxy (stream: true, pieces)",

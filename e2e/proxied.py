@@ -71,6 +71,16 @@ def answered_by_checkpoint(checks: Checks, name: str, box: Sandbox, start: int, 
     )
 
 
+def mission_kept(checks: Checks, name: str, body: dict[str, Any] | None) -> str:
+    """Check that a request (None: there was none) carries the Mission and the constraint byte
+    for byte, from vybe's checkpoint (its Mission entry, the person's message); its text."""
+    kept = "\n".join(fakes.strings_of(body)) if body is not None else ""
+    checks.that(
+        name, f"- {MISSION}" in kept and f"\n{MISSION}\n</user-message>" in kept, kept[:1500]
+    )
+    return kept
+
+
 def harness_and_replies(box: Sandbox, session: str) -> tuple[list[str], list[str]]:
     """The texts of the session's harness inputs, and of its replies."""
     rows = box.messages(session)

@@ -93,19 +93,20 @@ def upstream():
         yield server
 
 
-def first_turn() -> dict:
-    """The session's first turn as OpenCode sends it: its system prompt, the Mission."""
+def begun(recorded, upstream):
+    """A proxy that relayed the session's first turn as OpenCode sends it (its system
+    prompt, the Mission) and recorded it."""
+    proxy = recorded(upstream.url)
     turn = captured("continued")
     system = turn["body"]["messages"][0]
     body = {**turn["body"], "messages": [system, {"role": "user", "content": MISSION}]}
-    return {**turn, "body": body}
+    post(proxy.url, turn["path"], body, turn["headers"])[1].read()
+    proxy.rows(SESSION, 2)
+    return proxy
 
 
 def test_its_compaction_is_answered_by_a_streamed_checkpoint_naming_its_session(recorded, upstream):
-    proxy = recorded(upstream.url)
-    first = first_turn()
-    post(proxy.url, first["path"], first["body"], first["headers"])[1].read()
-    proxy.rows(SESSION, 2)
+    proxy = begun(recorded, upstream)
     asked = captured("compaction")
     _, response = post(proxy.url, asked["path"], asked["body"], asked["headers"], timeout=60)
     assert response.getheader("Content-Type") == "text/event-stream"
@@ -137,10 +138,7 @@ def test_its_title_request_is_relayed_and_records_nothing(recorded, upstream):
 
 
 def test_a_changed_compaction_request_goes_upstream_untouched(recorded, upstream):
-    proxy = recorded(upstream.url)
-    first = first_turn()
-    post(proxy.url, first["path"], first["body"], first["headers"])[1].read()
-    proxy.rows(SESSION, 2)
+    proxy = begun(recorded, upstream)
     asked = captured("compaction")
     changed = json.loads(json.dumps(asked["body"]).replace("Do not mention", "Never mention"))
     post(proxy.url, asked["path"], changed, asked["headers"], timeout=60)[1].read()
