@@ -110,8 +110,10 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info
 
-# The real Claude Code, Codex and Gemini CLIs (pinned in package.json / package-lock.json), installed
-# from the npm registry into a cache folder, driven against fake model servers on 127.0.0.1.
+# The real Claude Code, Codex, Gemini CLI and OpenCode (pinned in package.json /
+# package-lock.json), installed from the npm registry into a cache folder, driven against fake
+# model servers on 127.0.0.1. The registry here serves OpenCode's linux-x64 builds only, so
+# package-lock.json lists its other platforms' builds by version, os and cpu alone.
 E2E_CACHE ?= .cache/e2e
 
 $(E2E_CACHE)/node_modules/.installed: package.json package-lock.json
@@ -134,8 +136,8 @@ e2e-tools:
 e2e: $(STAMP) $(E2E_CACHE)/node_modules/.installed $(E2E_CACHE)/aider-venv/.installed e2e-tools
 	E2E_CACHE=$(abspath $(E2E_CACHE)) $(PY) e2e/run.py
 
-# The same suite against the newest Claude Code, Codex and Gemini CLI on the npm registry
-# and the newest Aider on PyPI, resolved each time it runs, in a folder of its own (a package.json of its own there, so npm never walks
+# The same suite against the newest Claude Code, Codex, Gemini CLI and OpenCode on the npm
+# registry and the newest Aider on PyPI, resolved each time it runs, in a folder of its own (a package.json of its own there, so npm never walks
 # up to the pinned one).
 E2E_LATEST ?= .cache/e2e-latest
 
@@ -144,7 +146,8 @@ e2e-latest: $(STAMP) e2e-tools
 	echo '{"name": "vybe-e2e-latest", "private": true}' > $(E2E_LATEST)/package.json
 	rm -f $(E2E_LATEST)/package-lock.json
 	cd $(E2E_LATEST) && npm install --no-audit --no-fund --loglevel=error \
-		@anthropic-ai/claude-code@latest @openai/codex@latest @google/gemini-cli@latest
+		@anthropic-ai/claude-code@latest @openai/codex@latest @google/gemini-cli@latest \
+		opencode-ai@latest
 	test -x $(E2E_LATEST)/aider-venv/bin/python || python3 -m venv $(E2E_LATEST)/aider-venv
 	$(E2E_LATEST)/aider-venv/bin/python -m pip install --quiet --upgrade aider-chat
 	E2E_CACHE=$(abspath $(E2E_LATEST)) $(PY) e2e/run.py

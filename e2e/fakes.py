@@ -29,8 +29,8 @@ A Claude tool the request names as deferred (2.1.332: "load tool schemas before 
 them: …", not in ``tools``) is called as a model must: ToolSearch ``select:<name>`` first,
 then the tool once its schema is loaded.
 
-Every request is appended to ``requests.jsonl`` in the log folder (path, body), which the
-checks read to see what reached the model.
+Every request is appended to ``requests.jsonl`` in the log folder (path, the headers naming
+the client and its session, body), which the checks read to see what reached the model.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ SUMMARY_ASK = re.compile(r"(?i)(summary of the conversation|summarize|compact)")
 CHECKPOINT_TURN = "<context-checkpoint-request>"  # vybe.context.protocol.REQUEST_OPEN
 REPO = Path(__file__).resolve().parent.parent
 DEFERRED = re.compile(r"load tool schemas before calling them:\s*((?:[\w-]+\s)+)")
+# The request headers the log keeps: those naming the client and its session (OpenCode's).
+NAMING_HEADERS = ("user-agent", "x-session-id")
 PLAN_FILE = re.compile(r"(?:create your plan at|plan file already exists at) (\S+\.md)")
 
 
@@ -197,7 +199,8 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = json.loads(self.rfile.read(length) or b"{}")
-        self.server.log.add({"method": "POST", "path": self.path, "body": body})
+        named = {k.lower(): v for k, v in self.headers.items() if k.lower() in NAMING_HEADERS}
+        self.server.log.add({"method": "POST", "path": self.path, "headers": named, "body": body})
         self.server.answer(self, body)
 
     def _json(self, status: int, value: Any) -> None:
@@ -603,7 +606,13 @@ class Chat(FakeServer):
     (a delta a word), else one JSON reply. The reply is decided by the last user message,
     as the other servers decide theirs (``[[edit: FILE]]``: FILE's new content in Aider's
     whole-file format, an edit it applies, after which it summarises a long history); a
-    summary request (Aider's weak model) gets a paraphrase of its own, as a model would."""
+    summary request (Aider's weak model) gets a paraphrase of its own, as a model would.
+    ``counted``: the input tokens a reply reports are the request's size (a character in
+    four), as a real model's grow with the history (OpenCode compacts by them)."""
+
+    def __init__(self, log_dir: Path, counted: bool = False) -> None:
+        super().__init__(log_dir)
+        self.counted = counted
 
     def answer(self, handler: Handler, body: dict[str, Any]) -> None:
         if not handler.path.split("?", 1)[0].endswith("/chat/completions"):
@@ -639,7 +648,8 @@ class Chat(FakeServer):
             }
             for i, (c, n, a) in enumerate(calls)
         ]
-        usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+        prompt = len(json.dumps(body.get("messages"))) // 4 if self.counted else 100
+        usage = {"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20}
         if not body.get("stream"):
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if tool_calls:

@@ -59,6 +59,51 @@ def typed(box: Sandbox, session: str) -> list[str]:
     return [r["content_text"] for r in box.messages(session) if r["type"] == "user"]
 
 
+def answered_by_checkpoint(checks: Checks, name: str, box: Sandbox, start: int, ask: str) -> None:
+    """A request after ``start`` was vybe's checkpoint turn, and no request with the client's
+    own compaction ask (``ask``) reached the model."""
+    later = posts(box.server)[start:]
+    checks.that(
+        name,
+        any(fakes.is_checkpoint_turn(b) for b in later)
+        and not any(ask in json.dumps(b) for b in posts(box.server)),
+        [len(json.dumps(b)) for b in later],
+    )
+
+
+def mission_kept(checks: Checks, name: str, body: dict[str, Any] | None) -> str:
+    """Check that a request (None: there was none) carries the Mission and the constraint byte
+    for byte, from vybe's checkpoint (its Mission entry, the person's message); its text."""
+    kept = "\n".join(fakes.strings_of(body)) if body is not None else ""
+    checks.that(
+        name, f"- {MISSION}" in kept and f"\n{MISSION}\n</user-message>" in kept, kept[:1500]
+    )
+    return kept
+
+
+def harness_and_replies(box: Sandbox, session: str) -> tuple[list[str], list[str]]:
+    """The texts of the session's harness inputs, and of its replies."""
+    rows = box.messages(session)
+    kinds = [
+        [r["content_text"] for r in rows if r["type"] == kind] for kind in ("harness", "assistant")
+    ]
+    return kinds[0], kinds[1]
+
+
+def one_session(checks: Checks, who: str, box: Sandbox, session: str, words: list[str]) -> None:
+    """The record holds ``words`` as the typed prompts of ``session``, once each, and no
+    other session was made of the client's requests."""
+    sessions = [r["session_id"] for r in box.query("SELECT DISTINCT session_id FROM messages")]
+    checks.that(
+        f"{who} #40: the record holds every typed prompt exactly once under {who}:<id>",
+        typed(box, session) == words,
+        (typed(box, session), sessions),
+    )
+    checks.that(
+        f"{who} #40: no other session is made of its requests", sessions == [session], sessions
+    )
+
+
 def kept_after(server: Any, start: int, mark: str) -> str:
     """The first request after ``start`` that carries the client's kept summary, as text."""
     for body in posts(server)[start:]:

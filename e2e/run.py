@@ -1,4 +1,5 @@
-"""``make e2e``: drive the real Claude Code, Codex, Aider and Gemini CLI against fake model servers.
+"""``make e2e``: drive the real Claude Code, Codex, Aider, Gemini CLI and OpenCode against fake
+model servers.
 
 Runs inside a private network namespace (``unshare -n``, only loopback up): nothing but
 127.0.0.1 can be reached, and no API key is needed. Prints PASS/FAIL per check and a
@@ -40,12 +41,13 @@ def isolated() -> None:
 def main(argv: list[str]) -> int:
     capture = "--capture" in argv
     names = [a for a in argv if not a.startswith("--")] or list(scenarios.ALL)
-    for path in (BIN / "claude", BIN / "codex", BIN / "gemini", AIDER):
+    for path in (BIN / "claude", BIN / "codex", BIN / "gemini", BIN / "opencode", AIDER):
         if not path.exists():
             print(f"FAIL setup: {path} is missing (make e2e installs it)")
             return 1
     isolated()
-    for name, path in (("aider", AIDER), ("gemini", BIN / "gemini")):
+    shown_by_path = (("aider", AIDER), ("gemini", BIN / "gemini"), ("opencode", BIN / "opencode"))
+    for name, path in shown_by_path:
         shown = subprocess.run([str(path), "--version"], capture_output=True, text=True)
         print(f"{name}: {shown.stdout.strip()}", flush=True)
     versions = {}

@@ -10,7 +10,9 @@ from collections.abc import Callable
 from typing import Any
 
 import aider
+import cross_agent
 import gemini
+import opencode
 import plugin
 import proxied
 from checks import Checks
@@ -802,4 +804,6 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "gemini-compress": gemini.gemini_compress,
     "gemini-hooks": gemini.gemini_hooks,
     "gemini-hooks-proxy": gemini.gemini_hooks_proxy,
+    "opencode-proxy": opencode.opencode_proxy,
+    "aider-to-claude": cross_agent.aider_to_claude,
 }

@@ -1,9 +1,11 @@
-"""`vybe doctor` says whether Claude Code's ANTHROPIC_BASE_URL and each Codex provider's
-base_url point at a vybe proxy that answers; it asks only this machine. Only nothing
-answering there is a failure: another model server there is said, not failed."""
+"""`vybe doctor` says whether Claude Code's ANTHROPIC_BASE_URL, each Codex provider's
+base_url and each OpenCode provider's baseURL point at a vybe proxy that answers; it asks
+only this machine. Only nothing answering there is a failure: another model server there is
+said, not failed."""
 
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -82,3 +84,22 @@ def test_a_model_server_that_is_not_a_vybe_proxy_is_said_and_is_no_failure(vybe,
         assert "a model server answers there; not a vybe proxy" in found[name]["detail"]
     assert data["ok"], [c for c in data["checks"] if not c["ok"]]
     assert [r.path for r in server.received] == ["/.vybe-proxy", "/.vybe-proxy"]
+
+
+def test_an_opencode_provider_at_a_running_proxy_is_found_and_a_dead_one_fails(vybe, tmp_path):
+    config = tmp_path / "xdg" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    dead = f"http://127.0.0.1:{dead_port()}/v1"
+    with ProxyServer(Options("http://127.0.0.1:9")) as proxy:
+        providers = {
+            "anthropic": {"options": {"baseURL": f"{proxy.url}/v1"}},
+            "local": {"options": {"baseURL": dead}},
+            "plain": {"npm": "@ai-sdk/openai-compatible"},
+        }
+        config.write_text(json.dumps({"provider": providers}))
+        found = checks_of(vybe, XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    assert found["proxy_opencode_anthropic"]["ok"]
+    assert "a vybe proxy answers" in found["proxy_opencode_anthropic"]["detail"]
+    assert not found["proxy_opencode_local"]["ok"] and "proxy_opencode_plain" not in found
+    config.write_text("{not json")
+    assert not checks_of(vybe)["proxy_opencode"]["ok"]

@@ -207,14 +207,20 @@ def _service_check() -> JSONObject:
 
 
 def _proxy_checks() -> list[JSONObject]:
-    """Whether the base URLs Claude Code, Codex and Gemini CLI use point at a vybe proxy that
-    answers."""
+    """Whether the base URLs Claude Code, Codex, Gemini CLI and OpenCode use point at a vybe
+    proxy that answers (an opencode.json that cannot be read is a failed check of its own)."""
     import os
 
-    from vybe.integrations.setup import codex_config
+    from vybe.errors import VybeError
+    from vybe.integrations.setup import codex_config, opencode, settings_file
     from vybe.proxy import doctor
 
-    return doctor.checks(dict(os.environ), codex_config.read(codex_config.config_path()))
+    found = doctor.checks(dict(os.environ), codex_config.read(codex_config.config_path()))
+    try:
+        config = settings_file.read(opencode.config_path())
+    except VybeError as error:
+        return [*found, {"name": "proxy_opencode", "ok": False, "detail": error.message}]
+    return [*found, *doctor.opencode_checks(config)]
 
 
 def _migrate(inv: Invocation) -> JSONObject:

@@ -1,5 +1,5 @@
-"""setup: wire vybe into the agents found on this machine (Claude Code, Codex, Gemini CLI) in one
-command, show it as a diff first (--dry-run), or take it all back (--undo)."""
+"""setup: wire vybe into the agents found on this machine (Claude Code, Codex, Gemini CLI,
+OpenCode) in one command, show it as a diff first (--dry-run), or take it all back (--undo)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,11 @@ def setup(inv: Invocation, v: JSONObject) -> JSONObject:
     )
     if not agents:
         raise NotFound(
-            "found none of Claude Code, Codex and Gemini CLI (no `claude`, `codex` or `gemini`"
-            " on PATH, no ~/.claude, ~/.codex or ~/.gemini)",
-            suggested_action="install one, or name it: vybe setup --claude / --codex / --gemini",
+            "found none of Claude Code, Codex, Gemini CLI and OpenCode (no `claude`, `codex`,"
+            " `gemini` or `opencode` on PATH, no ~/.claude, ~/.codex, ~/.gemini or"
+            " ~/.config/opencode)",
+            suggested_action="install one, or name it: vybe setup --claude / --codex / --gemini"
+            " / --opencode",
         )
     changes, manual = wiring.plan(agents, inv.settings, Path.cwd(), v["statusline"])
     plugins = wiring.claude_plugins() if "claude" in agents else []
@@ -76,8 +78,9 @@ def setup(inv: Invocation, v: JSONObject) -> JSONObject:
 OPERATIONS = (
     Operation(
         "setup",
-        "Wire vybe into Claude Code, Codex and Gemini CLI (those found, or those named): hooks,"
-        " status line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back;"
+        "Wire vybe into Claude Code, Codex, Gemini CLI and OpenCode (those found, or those"
+        " named): hooks, status line, MCP server, Codex's config, an OpenCode provider through"
+        " vybe proxy; --dry-run shows the diff, --undo takes it back;"
         " with --agent NAME, NAME becomes config.yaml's default_agent. Where the vybe plugin"
         " is installed in Claude Code, its settings are left alone (--statusline: the status"
         " line only); in Codex, only the store's writable root is added.",
@@ -86,6 +89,9 @@ OPERATIONS = (
             Param("claude", "boolean", "Claude Code (default: every agent found)"),
             Param("codex", "boolean", "OpenAI Codex CLI (default: every agent found)"),
             Param("gemini", "boolean", "Google Gemini CLI (default: every agent found)"),
+            Param(
+                "opencode", "boolean", "OpenCode, through vybe proxy (default: every agent found)"
+            ),
             Param("dry_run", "boolean", "show each file's diff, write nothing"),
             Param("undo", "boolean", "put back every file setup wrote, as it was before"),
             Param(

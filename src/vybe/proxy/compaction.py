@@ -12,7 +12,10 @@ Which request is a compaction is decided from what the pinned clients send
   with its summarize prompt and one user message (vybe.proxy.scaffolding);
 - Gemini CLI (0.61.0, ``/compress`` and its automatic compression): a system instruction
   starting ``GEMINI_SYSTEM`` and a last user part ending ``GEMINI_ASK``; the request that
-  follows it, asking to check the summary (``GEMINI_VERIFY``), gets the same checkpoint.
+  follows it, asking to check the summary (``GEMINI_VERIFY``), gets the same checkpoint;
+- OpenCode (1.18.33, its automatic compaction, on any wire it speaks): a system prompt
+  starting ``OPENCODE_SYSTEM`` and a last user message starting ``OPENCODE_OPEN`` (the older
+  turns as text) and ending ``OPENCODE_END`` (its template's last rule).
 
 Anything else is no compaction, and is relayed untouched. A compaction is answered by the
 engine's checkpoint turn on the session's record, against the same upstream model with the
@@ -21,7 +24,8 @@ reply, in the shape the client reads, is the checkpoint as the engine shows it t
 (its recollection: the MIND with its Mission, the person's ticked messages verbatim from
 the record, the NOW, where to search the whole record). Claude Code keeps the part inside
 ``<summary>``; Codex keeps the whole text, Aider too (after its own first line, as the
-summary of older history it sends from then on, which names the session).
+summary of older history it sends from then on, which names the session), OpenCode too (as
+the reply to its "What did we do so far?", in the shape of the wire it asked on).
 """
 
 from __future__ import annotations
@@ -47,7 +51,16 @@ REMINDER = (
 )
 CODEX_MARK = "CONTEXT CHECKPOINT COMPACTION"
 CLAUDE, CODEX, AIDER, GEMINI = "claude", "codex", scaffolding.AIDER, "gemini"
+OPENCODE = scaffolding.OPENCODE
+# The wire each client's compaction comes on (OpenCode's: the one it asked on).
 API = {CLAUDE: wire.ANTHROPIC, CODEX: wire.RESPONSES, AIDER: wire.CHAT, GEMINI: wire.GEMINI}
+# OpenCode 1.18.33's compaction: its summarization agent, then the older turns and the ask.
+OPENCODE_SYSTEM = (
+    "You are a context summarization agent. You are given a conversation between a user and"
+    " an agent."
+)
+OPENCODE_OPEN = "Here is the conversation so far:\n\n<conversation>\n"
+OPENCODE_END = "- Do not mention the summary process or that context was compacted."
 # Gemini CLI 0.61's compression: its compressor's system instruction, then the history and
 # the ask; then a second request, the summary it got and the ask to check it.
 GEMINI_SYSTEM = (
@@ -93,10 +106,12 @@ def _last_input_text(body: dict[str, Any]) -> str:
 
 
 def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
-    """Whose compaction request this is (``claude``, ``codex``, ``aider``), or None for any
-    other."""
+    """Whose compaction request this is (``claude``, ``codex``, ``aider``, ``gemini``,
+    ``opencode``), or None for any other."""
     if not wire.is_generation(path):
         return None
+    if api != wire.GEMINI and _opencode_compacting(api, body):
+        return OPENCODE
     if api == wire.CHAT:
         return AIDER if scaffolding.is_summary_request(body.get("messages")) else None
     if api == wire.GEMINI:
@@ -106,6 +121,25 @@ def client_of(api: str, path: str, body: dict[str, Any]) -> str | None:
         return CLAUDE if REMINDER in last.rstrip()[-(len(REMINDER) + TAIL) :] else None
     compacting = _codex_kind(body) == "compaction" or CODEX_MARK in _last_input_text(body)
     return CODEX if api == wire.RESPONSES and compacting else None
+
+
+def summarizing(body: dict[str, Any]) -> bool:
+    """Whether a request is OpenCode's summarization agent's (a compaction, recognised or
+    not: never a turn of the session)."""
+    return any(t.lstrip().startswith(OPENCODE_SYSTEM) for t in scaffolding.systems(body))
+
+
+def _opencode_compacting(api: str, body: dict[str, Any]) -> bool:
+    if not summarizing(body):
+        return False
+    messages = body.get("messages")
+    last = _last_input_text(body) if api == wire.RESPONSES else _last_user_text(messages)
+    return last.startswith(OPENCODE_OPEN) and last.rstrip().endswith(OPENCODE_END)
+
+
+def api_of(client: str, api: str) -> str:
+    """The wire a client's compaction is answered on, and its checkpoint turn asked on."""
+    return API.get(client, api)
 
 
 def _gemini_last(body: dict[str, Any]) -> str:
@@ -133,9 +167,10 @@ def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
     """The request as the conversation it carries, the compaction prompt taken out (what is
     new in it is recorded before the checkpoint): Codex's last input, or the last text block
     of Claude's last user message (a system message may follow it); Aider's summary request
-    carries no conversation of its own (its older turns, as one text, are recorded)."""
-    if client == AIDER:
-        return {**body, "messages": []}
+    carries no conversation of its own (its older turns, as one text, are recorded), nor does
+    OpenCode's."""
+    if client in (AIDER, OPENCODE):
+        return {**body, "messages": [], **({"input": []} if "input" in body else {})}
     if client == GEMINI:  # the ask; when checking, the summary it got before it too
         contents = body.get("contents")
         listed = contents if isinstance(contents, list) else []
@@ -332,6 +367,8 @@ def answer(
     asks by its path)."""
     model = str(body.get("model") or "")
     streamed = bool(body.get("stream"))
+    if client == OPENCODE:  # the whole text named, in the shape of the wire it asked on
+        return _opencode_answer(f"{_named(session_id)}\n\n{recollection}", body, path)
     if client == CODEX:
         reply = _response(recollection, model)
         events = _codex_events(reply)
@@ -345,6 +382,22 @@ def answer(
     else:
         reply = _message(claude_text(recollection, session_id), model)
         events = _claude_events(reply)
+    return _sent(reply, events, streamed)
+
+
+def _opencode_answer(text: str, body: dict[str, Any], path: str) -> Answer:
+    model, streamed, api = str(body.get("model") or ""), bool(body.get("stream")), wire.api_of(path)
+    if api == wire.ANTHROPIC:
+        message = _message(text, model)
+        return _sent(message, _claude_events(message), streamed)
+    if api == wire.RESPONSES:
+        response = _response(text, model)
+        return _sent(response, _codex_events(response), streamed)
+    completion = _completion(text, model)
+    return _sent(completion, _chat_events(completion), streamed)
+
+
+def _sent(reply: dict[str, Any], events: Iterator[bytes], streamed: bool) -> Answer:
     if streamed:
         headers = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         return Answer(200, headers, events, None)

@@ -1,9 +1,10 @@
-"""`vybe doctor`'s view of the proxy's setup: where Claude Code, Codex and Gemini CLI send
-their model requests, and whether a vybe proxy answers there.
+"""`vybe doctor`'s view of the proxy's setup: where Claude Code, Codex, Gemini CLI and OpenCode
+send their model requests, and whether a vybe proxy answers there.
 
 Claude Code's is ``ANTHROPIC_BASE_URL``; Gemini CLI's ``GOOGLE_GEMINI_BASE_URL``; Codex's,
-each ``[model_providers.<name>]`` entry's ``base_url`` in its config.toml (the table is read
-by the caller). Only a base URL on this
+each ``[model_providers.<name>]`` entry's ``base_url`` in its config.toml; OpenCode's, each
+``provider.<name>.options.baseURL`` in its opencode.json (both read by the caller). Only a
+base URL on this
 machine is asked (``GET /.vybe-proxy``, a short timeout): the doctor reaches no network. A
 base URL elsewhere, or none, is the person's choice and no failure, and so is a local model
 server that is not a vybe proxy (LiteLLM, Ollama, a company's gateway): it is said, not
@@ -84,4 +85,17 @@ def checks(environ: dict[str, str], codex_config: dict[str, Any]) -> list[dict[s
         if isinstance(url, str):
             where = f"codex model_providers.{name}.base_url"
             found.append(_check(f"proxy_codex_{name}", url, where))
+    return found
+
+
+def opencode_checks(config: dict[str, Any]) -> list[dict[str, Any]]:
+    """One check for each OpenCode provider with a base URL."""
+    found = []
+    providers = config.get("provider")
+    for name, entry in (providers if isinstance(providers, dict) else {}).items():
+        options = entry.get("options") if isinstance(entry, dict) else None
+        url = options.get("baseURL") if isinstance(options, dict) else None
+        if isinstance(url, str):
+            where = f"opencode provider.{name}.options.baseURL"
+            found.append(_check(f"proxy_opencode_{name}", url, where))
     return found

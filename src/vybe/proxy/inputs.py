@@ -124,8 +124,13 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 def _anthropic(messages: Any) -> list[Item]:
     talk = Conversation()
-    for message in _dicts(messages):
+    listed = _dicts(messages)
+    labels = scaffolding.opencode(listed)  # OpenCode's own messages, on any wire it speaks
+    for place, message in enumerate(listed):
         role, content = message.get("role"), message.get("content")
+        if place in labels:
+            talk.harness(_tool_text(content), labels[place])
+            continue
         text_only = isinstance(content, str)
         blocks = _dicts([{"type": "text", "text": content}] if text_only else content)
         if role == "assistant":
@@ -154,6 +159,7 @@ def _chat(messages: Any, start: int = 0) -> list[Item]:
     listed = messages if isinstance(messages, list) else []
     labels = scaffolding.aider(listed)
     system = scaffolding.system_text(listed) if labels else ""
+    labels.update(scaffolding.opencode(listed))
     examples: list[str] = []
     for place, message in enumerate(listed[start:], start):
         if not isinstance(message, dict):

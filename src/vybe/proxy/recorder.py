@@ -27,7 +27,13 @@ from vybe.proxy.writer import Writer, close_record
 
 WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
 REBUILD = 900.0  # seconds a rebuild may take (its checkpoint turn calls the model)
-CLIENTS = {"claude": "claude", "codex": "codex", "aider": "aider", "gemini": "gemini"}
+CLIENTS = {
+    "claude": "claude",
+    "codex": "codex",
+    "aider": "aider",
+    "gemini": "gemini",
+    "opencode": "opencode",
+}
 
 
 def client_of(session_id: str) -> str:
@@ -131,7 +137,7 @@ class Recorder:
         if session_id is None:
             return None
         client = compaction.client_of(api, path, body)
-        if client == compaction.AIDER:
+        if client in (compaction.AIDER, compaction.OPENCODE) or compaction.summarizing(body):
             return None  # its summary comes back as a harness input of the next request
         conversation = compaction.without_prompt(client, body) if client else body
         recording = self._begin(api, session_id, conversation)
@@ -211,7 +217,7 @@ class Recorder:
                 return None
             base = upstreams.base_of(upstream, path)
             name = upstreams.model_name(path, body)
-            model = upstreams.model_for(compaction.API[client], base, name, headers)
+            model = upstreams.model_for(compaction.api_of(client, api), base, name, headers)
             record = self.writer.open_record()
             try:
                 text = compaction.checkpoint(record, session_id, client, model, body)

@@ -15,6 +15,16 @@ and it appends its system reminder (the system prompt's last part) to the person
 message. Its weak model's summary request is a system message starting ``SUMMARIZE`` and
 one user message holding the older turns as ``# USER`` / ``# ASSISTANT`` sections.
 
+OpenCode (1.18.33, tests/fixtures/proxy/opencode-1.18.33-*.json) names itself and its
+session in its headers (``User-Agent: opencode/…``, ``x-session-id``). Its own messages in a
+conversation: after its compaction, the user message asking for the summary it keeps
+(``OPENCODE_ASK``, before it) and the synthetic one that sets it going again
+(``OPENCODE_CONTINUE``, at the end). Its title request is no turn of the session; its
+compaction request is its summarization agent's system prompt and one user message holding
+the older turns as ``[User]:`` / ``[Assistant]:`` text (vybe.proxy.compaction: one it does
+not recognise is relayed, and not recorded either). Its system prompt (with its
+environment listing) is a system message, as Aider's, and stays out of the record.
+
 Each is recorded as a harness input (labelled here), never as the person's words; the
 canned replies are no replies of the model and are left out.
 """
@@ -63,6 +73,18 @@ LABELS = frozenset({EXAMPLES, *(label for _, label in PAIRS)})
 # CLI's compression): a session the proxy named (a hash) or Gemini CLI's hooks (its uuid).
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 NAMED = re.compile(rf"vybe checkpoint of session ((?:aider|gemini):(?:{UUID}|[0-9a-f]{{24}}))\b")
+
+
+OPENCODE = "opencode"
+OPENCODE_AGENT = "opencode/"  # how its User-Agent header starts
+OPENCODE_SESSION = "x-session-id"  # the header naming its session
+OPENCODE_ASK = "What did we do so far?"
+OPENCODE_CONTINUE = (
+    "Continue if you have next steps, or stop and ask for clarification if you are unsure how"
+    " to proceed."
+)
+OPENCODE_TITLE = "You are a title generator."  # how its title agent's system prompt starts
+OPENCODE_LABELS = {"ask": "opencode summary ask", "continue": "opencode continue"}
 
 
 def text_of(message: dict[str, Any]) -> str:
@@ -165,3 +187,47 @@ def aider_session(messages: list[Any]) -> str | None:
         if _role(messages, i) == "user" and typed_or_summary:
             return _named(without_reminder(text_of(message), system))
     return None
+
+
+def opencode(messages: list[Any]) -> dict[int, str]:
+    """The place and label of each message of a conversation that OpenCode wrote itself: the
+    ask before the summary it keeps (a user message answered by it) and its continue."""
+    labels: dict[int, str] = {}
+    for i, message in enumerate(messages):
+        if _role(messages, i) != "user" or not isinstance(message, dict):
+            continue
+        text = text_of(message)
+        if text == OPENCODE_ASK and _role(messages, i + 1) == "assistant":
+            labels[i] = OPENCODE_LABELS["ask"]
+        elif text.endswith(OPENCODE_CONTINUE):
+            labels[i] = OPENCODE_LABELS["continue"]
+    return labels
+
+
+def systems(body: dict[str, Any]) -> list[str]:
+    """The system prompts of a request on any of the wires OpenCode speaks: Chat's system
+    messages, Responses' instructions and system or developer items, Anthropic's system."""
+    listed = body.get("messages") or body.get("input")
+    texts = [
+        text_of(m)
+        for m in (listed if isinstance(listed, list) else ())
+        if isinstance(m, dict) and m.get("role") in ("system", "developer")
+    ]
+    system = body.get("system")
+    if isinstance(system, list):
+        texts.append(text_of({"content": system}))
+    for given in (system, body.get("instructions")):
+        if isinstance(given, str):
+            texts.append(given)
+    return texts
+
+
+def opencode_session(headers: Any, body: dict[str, Any]) -> str | None:
+    """``opencode:<its session id>`` for a request OpenCode sent, "" for its title request
+    (no turn of the session); None when OpenCode did not send it."""
+    agent, named = headers.get("user-agent"), headers.get(OPENCODE_SESSION)
+    if not (isinstance(agent, str) and agent.startswith(OPENCODE_AGENT) and named):
+        return None
+    if any(t.lstrip().startswith(OPENCODE_TITLE) for t in systems(body)):
+        return ""
+    return f"{OPENCODE}:{named}"

@@ -143,12 +143,16 @@ def _first_message(api: str, body: dict[str, Any]) -> Any:
 def session_of(api: str, headers: Any, body: dict[str, Any]) -> str | None:
     """The record session of a request: ``claude:<id>`` and ``codex:<id>`` (the ids the hooks
     use, so a session is one session whoever records it), ``aider:<id>`` (its first typed
-    prompt's, vybe.proxy.scaffolding), ``gemini:<id>`` (likewise), a client's
+    prompt's, vybe.proxy.scaffolding), ``gemini:<id>`` (likewise), ``opencode:<id>`` (the
+    session id in its headers; its title request has none), a client's
     ``x-vybe-session`` header, else ``proxy:<hash of the first user message>``; None when
     there is none."""
     named = headers.get(SESSION_HEADER)
     if named:
         return f"proxy:{named}"
+    opencode = scaffolding.opencode_session(headers, body)
+    if opencode is not None:
+        return opencode or None
     if api == ANTHROPIC and (claude := _claude_session(body)):
         return f"claude:{claude}"
     if api == RESPONSES and (codex := _codex_session(body)):

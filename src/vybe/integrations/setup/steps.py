@@ -7,8 +7,9 @@ where `claude mcp add --scope user` puts it). For Codex: the hooks in its hooks.
 in its config.toml the MCP server (``[mcp_servers.vybe]``, with ``required = true`` and the
 store in ``env`` when it is not the default one) and the store's folder among the
 sandbox's ``writable_roots``. For Gemini CLI: the hooks in its user settings.json (named
-``vybe``, timeouts in milliseconds; user hooks need no trust). What only the person can do
-(trusting Codex's hooks in its TUI) is listed at the end with the exact action.
+``vybe``, timeouts in milliseconds; user hooks need no trust). For OpenCode: a provider of
+its global config pointed at `vybe proxy` (vybe.integrations.setup.opencode). What only the
+person can do (trusting Codex's hooks in its TUI) is listed at the end with the exact action.
 
 Every file is planned first (``--dry-run`` shows each change as a diff), then written
 atomically. The bytes each file held before are kept in vybe's config folder
@@ -19,6 +20,7 @@ wrote; a file the agent changed since keeps its changes, with vybe's entries tak
 from __future__ import annotations
 
 import base64
+import copy
 import difflib
 import json
 import os
@@ -29,13 +31,13 @@ from typing import Any
 from vybe import config
 from vybe.digest import sha256_hex
 from vybe.errors import InvalidInput
-from vybe.integrations.setup import codex_config, install, manifest, settings_file
+from vybe.integrations.setup import codex_config, install, manifest, opencode, settings_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from vybe.jsonio import JSONObject
 
-AGENTS = ("claude", "codex", "gemini")
+AGENTS = ("claude", "codex", "gemini", "opencode")
 RECORD = "setup.json"
 TRUST_STEP = "start `codex` once, open /hooks and choose Trust all (Codex skips untrusted hooks)"
 PLUGIN = "vybe"  # the plugin's name in plugin/.claude-plugin/plugin.json
@@ -136,6 +138,7 @@ def found() -> list[str]:
         "claude": claude_home(),
         "codex": codex_config.home(),
         "gemini": install.gemini_home(),
+        "opencode": opencode.home(),
     }
     return [a for a in AGENTS if shutil.which(a) or homes[a].is_dir()]
 
@@ -272,6 +275,16 @@ def _codex_config(settings: Any, project: Path, mcp: bool = True) -> tuple[Chang
     return Change(path, before, after, what or ["as it was"]), manual
 
 
+def _opencode_change() -> tuple[Change, list[str]]:
+    path = opencode.config_path()
+    before = _read(path)
+    given = settings_file.read(path)
+    document, what, manual = opencode.pointed(copy.deepcopy(given))
+    if before is not None and document == given:  # the person's bytes, not a new layout
+        return Change(path, before, before.decode("utf-8"), what), manual
+    return Change(path, before, settings_file.render(document), what), manual
+
+
 def plan(
     agents: list[str], settings: Any, project: Path, status_line: bool = False
 ) -> tuple[list[Change], list[str]]:
@@ -287,6 +300,10 @@ def plan(
             changes.append(_claude_mcp(settings))
         elif agent == "gemini":
             changes.append(_hooks_change(agent))
+        elif agent == "opencode":
+            change, left = _opencode_change()
+            changes.append(change)
+            manual += left
         else:
             plugin = bool(codex_plugins())
             changes.extend([] if plugin else [_hooks_change(agent)])
@@ -382,6 +399,10 @@ def _take_out(path: Path, now: bytes) -> None:
         _write(path, _without_vybe_tables(now.decode("utf-8")).encode())
         return
     document = settings_file.read(path)
+    if path == opencode.config_path():
+        opencode.take_out(document)
+        _write(path, settings_file.render(document).encode())
+        return
     install.unmerge(document, install.Outcome(path))
     servers = document.get("mcpServers")
     if isinstance(servers, dict):
