@@ -346,10 +346,23 @@ def pg_pooler(request: pytest.FixtureRequest, pg_server: Any) -> Iterator[Any]:
         yield started
 
 
+@pytest.fixture(scope="session")
+def made_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite store as the first write makes it (every migration applied), made once per
+    worker: each test's store starts as a copy of it (0.1 ms), not migrated again (20 ms
+    of CPU, some 1,400 times in a run)."""
+    from vybe.store import open_store
+
+    path = tmp_path_factory.mktemp("made") / "vybe.db"
+    open_store(str(path)).close()
+    return path
+
+
 @pytest.fixture
 def store_location(request: pytest.FixtureRequest, store_kind: str, tmp_path: Path) -> str:
     """A fresh store's location: a SQLite file's path, or the emptied server database's URL
-    (through the pooler with ``--pooler=pgbouncer``)."""
+    (through the pooler with ``--pooler=pgbouncer``). The SQLite file is there already,
+    as the first write would have made it, unless the test is marked ``no_store``."""
     if store_kind == "postgres":
         from tests.postgres.database import emptied
 
@@ -357,7 +370,11 @@ def store_location(request: pytest.FixtureRequest, store_kind: str, tmp_path: Pa
         if request.config.getoption("pooler") == "pgbouncer":
             return request.getfixturevalue("pg_pooler").through(url)
         return url
-    return str(tmp_path / "vybe.db")
+    path = tmp_path / "vybe.db"
+    if request.node.get_closest_marker("no_store") is None:
+        shutil.copyfile(request.getfixturevalue("made_store"), path)
+        path.chmod(0o600)  # as vybe makes it
+    return str(path)
 
 
 @pytest.fixture
