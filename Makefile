@@ -23,13 +23,22 @@ demo: $(STAMP)
 # asserts of every test module it collects again.
 test: export PYTHONDONTWRITEBYTECODE :=
 # The serial phase collects only the files that hold serial tests, not the whole suite again.
+# The last lines say how long each phase took and the CPU all of it used (user, system: on a
+# shared machine the wall time says less), so that a slower suite shows.
 test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
 test: $(STAMP)
-	$(VENV)/bin/ruff check
-	$(VENV)/bin/ruff format --check
-	$(VENV)/bin/mypy
-	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres
-	$(PY) -m pytest -m serial $(SERIAL)
+	@set -e; start=$$(date +%s); \
+	$(VENV)/bin/ruff check; \
+	$(VENV)/bin/ruff format --check; \
+	$(VENV)/bin/mypy; \
+	checked=$$(date +%s); \
+	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres; \
+	parallel=$$(date +%s); \
+	$(PY) -m pytest -m serial $(SERIAL); \
+	end=$$(date +%s); \
+	echo "make test: $$((end - start)) s: ruff and mypy $$((checked - start)) s," \
+		"parallel phase $$((parallel - checked)) s, serial phase $$((end - parallel)) s"; \
+	echo "CPU used (user, system), by this shell, then by the phases:"; times
 
 # The suite again on a real PostgreSQL server (pgserver's binaries): every test that opens a
 # store (the `vybe`, `store` and `store_location` fixtures) runs with --store=postgres, those
