@@ -15,7 +15,8 @@ $(STAMP): $(PY) pyproject.toml
 demo: $(STAMP)
 	$(PY) demo/run.py
 
-# The suite on every core, a test file per worker (module fixtures are built once); then
+# The suite on every core, a test file per worker (module fixtures are built once), in the
+# order tests/conftest.py gives (the longest files first); then
 # the tests that race N OS processes for the store, with the machine to themselves.
 # Python's bytecode cache stays on for the suite even where the environment turns it off
 # (PYTHONDONTWRITEBYTECODE): without it every `vybe` process a test starts compiles the
@@ -32,7 +33,8 @@ test: $(STAMP)
 	$(VENV)/bin/ruff format --check; \
 	$(VENV)/bin/mypy; \
 	checked=$$(date +%s); \
-	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres; \
+	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder -m "not serial" \
+		--ignore=tests/postgres; \
 	parallel=$$(date +%s); \
 	$(PY) -m pytest -m serial $(SERIAL); \
 	end=$$(date +%s); \

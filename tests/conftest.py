@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -306,10 +307,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 POSTGRES_ONLY = Path(__file__).with_name("postgres")
 
 
+# The files that take longest for how few tests they hold (measured: a test of many
+# seconds, a browser or model session per test) run first, longest first. xdist's --dist
+# loadfile would hand out the files with the most tests first, so these came last and one
+# worker finished the run alone on them (make test passes --no-loadscope-reorder).
+LONG_FILES = (
+    "context/test_fidelity.py",
+    "ui/test_browser.py",
+    "integrations/test_mcp_server.py",
+    "agent/test_replay.py",
+    "integrations/test_killed_writes.py",
+    "proxy/test_rewrite_sdk.py",
+    "cli/test_chat_checkpoints.py",
+    "cli/test_readme.py",
+    "privacy/test_planted_paths.py",
+    "proxy/test_gemini.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On PostgreSQL, the tests that open no store (none of the fixtures ``store_location``
-    feeds) ran on SQLite already and are left out; ``sqlite_only`` tests are skipped with
-    the reason they give."""
+    """The LONG_FILES first, in their order, then the files with the most tests first (a
+    file's tests together, in their order). On PostgreSQL, the tests that open no store
+    (none of the fixtures ``store_location`` feeds) ran on SQLite already and are left out;
+    ``sqlite_only`` tests are skipped with the reason they give."""
+    here = Path(__file__).parent
+    rank = {here / name: place for place, name in enumerate(LONG_FILES)}
+    assert all(path.is_file() for path in rank), "a file of LONG_FILES is gone"
+    per_file = Counter(item.path for item in items)
+    items.sort(key=lambda item: (rank.get(item.path, len(rank)), -per_file[item.path]))
     if config.getoption("store") != "postgres":
         return
     kept, left_out = [], []
