@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-ui screenshots test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist
+.PHONY: demo test test-ui screenshots test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist check-commits
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -29,8 +29,7 @@ test: export PYTHONDONTWRITEBYTECODE :=
 test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
 test: $(STAMP)
 	@set -e; start=$$(date +%s); \
-	$(VENV)/bin/ruff check; \
-	$(VENV)/bin/ruff format --check; \
+	$(MAKE) --no-print-directory lint; \
 	$(VENV)/bin/mypy; \
 	checked=$$(date +%s); \
 	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder -m "not serial" \
@@ -38,7 +37,7 @@ test: $(STAMP)
 	parallel=$$(date +%s); \
 	$(PY) -m pytest -m serial $(SERIAL); \
 	end=$$(date +%s); \
-	echo "make test: $$((end - start)) s: ruff and mypy $$((checked - start)) s," \
+	echo "make test: $$((end - start)) s: lint and mypy $$((checked - start)) s," \
 		"parallel phase $$((parallel - checked)) s, serial phase $$((end - parallel)) s"; \
 	echo "CPU used (user, system), by this shell, then by the phases:"; times
 
@@ -104,6 +103,14 @@ dist: $(STAMP)
 	$(PY) -m build --outdir dist .
 	$(VENV)/bin/twine check --strict dist/*
 	$(PY) tests/packaging/install_smoke.py --check dist
+
+# Every commit subject in RANGE at most 72 characters (.githooks/commit-msg checks each one).
+RANGE ?= HEAD~1..HEAD
+check-commits:
+	@one=$$(mktemp); trap 'rm -f "$$one"' EXIT; \
+	git log --format=%s $(RANGE) | while IFS= read -r subject; do \
+	  printf '%s\n' "$$subject" > "$$one" && .githooks/commit-msg "$$one" || exit 1; \
+	done
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check

@@ -224,7 +224,7 @@ def typing_at_once(env: dict[str, str], project: str, typists: int, direct: bool
     hook process, or with ``direct`` the request that process would send (the service's own
     capacity, without the processes' start competing for the machine). ``tag`` makes each
     run's sessions new: a prompt sent again under its invocation would only be replayed."""
-    from vybe.integrations import service_link
+    from vybe.integrations.hooks import service_link
 
     took: list[float] = []
 

@@ -2,7 +2,8 @@
 a credential, which compiles its rules) against a bare `python -c "import sqlite3"` and
 the same prompt with ``privacy.redact: false``, in one interleaved run (goal: at most 2x
 the floor); then the redactor's throughput on a 1 MB tool output (this repository's own
-source, with and without 40 planted secrets); then the false-positive rate: what the
+source, with and without 40 planted secrets, and with the rules' own files in it, whose
+keywords make every rule run: the worst case); then the false-positive rate: what the
 redactor finds in this repository's own source, docs and benchmarks (the privacy rules'
 own files and the planted fixtures aside) and in the tests' corpus of ordinary code,
 paths, hashes and UUIDs, each line that it changes counted a false positive.
@@ -46,6 +47,10 @@ def environment(home: Path, redact: bool) -> dict[str, str]:
     return env
 
 
+# Keywords of rules in ordinary words: "sk" (task), "ey" (they), "s." and "test_".
+EVERYDAY = "they asked for a task. fix test_login in the tests."
+
+
 def hooks(runs: int) -> None:
     from tests.privacy.planted import planted
 
@@ -58,6 +63,7 @@ def hooks(runs: int) -> None:
                 "floor": Run([sys.executable, "-c", "import sqlite3"], on),
                 "prompt, redaction off": prompt_run(off, folder, ordinary),
                 "prompt, redaction on": prompt_run(on, folder, ordinary),
+                "everyday words, on": prompt_run(on, folder, EVERYDAY),
                 "prompt with a token, on": prompt_run(on, folder, f"use {secret_line}"),
             },
             runs,
@@ -73,11 +79,19 @@ def throughput() -> None:
 
     from vybe.privacy import Redactor
 
-    source = "".join(p.read_text() for p in sorted((ROOT / "src").rglob("*.py")))
+    paths = sorted((ROOT / "src").rglob("*.py"))
+    # The rules' own files hold every rule's keyword: each of the 217 rules then runs.
+    source = "".join(p.read_text() for p in paths if "privacy" not in p.relative_to(ROOT).parts)
     output = source[: 1 << 20]
     planted_lines = "\n".join(line for _, _, line in planted())
     seeded = output[: len(output) - len(planted_lines)] + planted_lines
-    for name, text in (("1 MB of source", output), ("1 MB with 40 secrets", seeded)):
+    rules = "".join(p.read_text() for p in paths if "privacy" in p.relative_to(ROOT).parts)
+    every_rule = output[: len(output) - len(rules)] + rules
+    for name, text in (
+        ("1 MB of source", output),
+        ("1 MB with 40 secrets", seeded),
+        ("1 MB with every keyword", every_rule),
+    ):
         redactor = Redactor()
         redactor.redact(text)  # compiles what this text needs
         start = time.perf_counter()
@@ -94,7 +108,7 @@ def false_positives() -> None:
     from vybe.privacy import Redactor
 
     folders = [(ROOT / name).rglob(glob) for name, glob in FP_SOURCES]
-    paths = [p for found in folders for p in found if "privacy" not in p.parts]
+    paths = [p for found in folders for p in found if "privacy" not in p.relative_to(ROOT).parts]
     lines = [line for p in sorted(paths) for line in p.read_text().splitlines()]
     mb = sum(len(line.encode()) + 1 for line in lines) / 1e6
     for name, texts in (

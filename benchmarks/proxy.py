@@ -39,10 +39,10 @@ from tests.fakes.servers import FakeServer, Response, anthropic_events, anthropi
 from vybe.agent.offline import Consolidator
 from vybe.context.budget import request_tokens
 from vybe.context.protocol import REQUEST_OPEN
-from vybe.proxy.observer import Recorder
-from vybe.proxy.recorder import Writer
+from vybe.proxy.recorder import Recorder
 from vybe.proxy.relay import Options, ProxyServer
 from vybe.proxy.rewrite import Rewriter
+from vybe.proxy.writer import Writer
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 

@@ -35,7 +35,7 @@ from run import isolated
 from sandbox import BIN, REPO, RUNS, VYBE, Sandbox
 
 import fakes
-from vybe.integrations.mcp_server import CORE
+from vybe.integrations.mcp.server import CORE
 
 LATEST = Path(os.environ.get("E2E_LATEST") or REPO / ".cache" / "e2e-latest")
 RELAY = str(Path(__file__).with_name("mcp_relay.py"))

@@ -6,6 +6,7 @@ e2e-latest``'s) with machine-specific paths scrubbed: ``cwd`` becomes ``{cwd}``,
 ``{transcript}`` (the unit tests fill both in), the sandbox folder anywhere else
 ``/home/user``, and vybe's own folder ``/home/user/.venv/bin``. The rollouts of the headless
 and compact Codex scenarios are kept too (``codex/rollout.jsonl``, ``rollout-compact.jsonl``),
+and the first transcript of the gemini-hooks scenario (``gemini/transcript.jsonl``),
 and the newest JSON the interactive Claude Code piped to its ``statusLine`` command in the
 claude-plan scenario (``tests/fixtures/statusline/<target>[@<version>].json``; the scenario
 wraps the command vybe installs in a ``tee`` of its stdin).
@@ -23,7 +24,12 @@ from sandbox import REPO, VYBE, Sandbox
 FIXTURES = REPO / "tests" / "integrations" / "fixtures"
 STATUS_LINE_FIXTURES = REPO / "tests" / "fixtures" / "statusline"
 ROLLOUT_FIXTURES = ("codex-headless", "codex-compact")  # the scenarios whose rollout is kept
-PACKAGES = {"claude": "@anthropic-ai/claude-code", "codex": "@openai/codex"}
+GEMINI_TRANSCRIPT = "gemini-hooks"  # the scenario whose first Gemini CLI transcript is kept
+PACKAGES = {
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+    "gemini": "@google/gemini-cli",
+}
 
 
 def version_of(shown: str) -> str | None:
@@ -49,6 +55,12 @@ def fixture_name(payload: dict[str, Any]) -> str | None:
     name = snake(event)
     if event == "SessionStart":
         return f"{name}_{payload.get('source')}"
+    if event == "PreCompress":  # Gemini CLI's: auto before every model call, manual /compress
+        return f"{name}_{payload.get('trigger')}"
+    if event == "AfterTool":  # Gemini CLI's, a failure with its ``error``
+        response = payload.get("tool_response")
+        failed = isinstance(response, dict) and response.get("error")
+        return f"{name}_{'failed' if failed else 'ok'}_{snake(str(payload.get('tool_name')))}"
     if event in ("PostToolUse", "PostToolUseFailure"):
         tool = str(payload.get("tool_name") or "tool")
         if tool.startswith("mcp__") or tool in ("Task", "TaskCreate", "TaskUpdate"):
@@ -115,6 +127,12 @@ def refresh_fixtures(boxes: list[Sandbox], versions: dict[str, str | None]) -> s
             out = FIXTURES / codex / f"{name}.jsonl"
             out.write_text(scrub_text(rollouts[0].read_text(), box))
             written[(codex, name)] = out
+    for box in (b for b in boxes if b.name == GEMINI_TRANSCRIPT):
+        chats = sorted((box.home / ".gemini" / "tmp").rglob("session-*.jsonl"))
+        if chats and ("gemini", "transcript") not in written:
+            out = FIXTURES / "gemini" / "transcript.jsonl"
+            out.write_text(scrub_text(chats[0].read_text(), box))
+            written[("gemini", "transcript")] = out
     for box in boxes:
         shown = sorted(box.captured.glob("statusline-*.json"))
         if shown and ("statusline", claude) not in written:

@@ -143,6 +143,11 @@ class Codex:
         )
         (self.home / "config.toml").write_text(config)
 
+    def with_plugins(self) -> None:
+        """Codex's plugins on (off elsewhere: no scenario but the plugin's needs them)."""
+        path = self.home / "config.toml"
+        path.write_text(path.read_text().replace("plugins = false", "plugins = true"))
+
     def configure(self, text: str) -> None:
         """Append TOML to config.toml (top-level keys go first: ``prepend``)."""
         with (self.home / "config.toml").open("a") as handle:

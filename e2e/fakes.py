@@ -146,6 +146,8 @@ def unloaded_tools(body: dict[str, Any]) -> set[str]:
     return named - loaded_tools(body)
 
 
+# What a model searches for when it wants a tool that makes a task ([[find]]).
+FIND_WORDS = "add a new task to the project"
 PLUGIN_PREFIX = "mcp__plugin_vybe_vybe__"  # Claude Code names a plugin's server plugin:vybe:vybe
 
 
@@ -712,13 +714,22 @@ class Gemini(FakeServer):
         else:
             users = [c for c in dicts_of(body.get("contents")) if c.get("role") == "user"]
             parts = dicts_of(users[-1].get("parts")) if users else []
+            # The person's words, not what a hook added beside them (Gemini CLI's hook context)
             texts = [str(p.get("text")) for p in parts if "text" in p]
+            texts = [t for t in texts if not t.startswith("<hook_context>")] or texts
             text, calls = _reply_text(texts[-1] if texts else "", None), []
             if any("functionResponse" in p for p in parts):
                 text = "done: the folder is listed"
             elif texts and "[[big]]" in texts[-1]:  # a call near the window: it compresses next
                 calls = [("call-big", "list_directory", {"dir_path": "."})]
                 self._send(handler, path.endswith(":streamGenerateContent"), "", calls, 700_000)
+                return
+            elif texts and "[[missing]]" in texts[-1]:  # a call that fails: no such file
+                calls = [("call-missing", "read_file", {"file_path": "missing.txt"})]
+                self._send(handler, path.endswith(":streamGenerateContent"), "", calls)
+                return
+            elif texts and "[[wide]]" in texts[-1]:  # a long context, below its compression
+                self._send(handler, path.endswith(":streamGenerateContent"), text, [], 50_000)
                 return
         self._send(handler, path.endswith(":streamGenerateContent"), text, calls)
 
@@ -763,3 +774,13 @@ def _json_answer(config: dict[str, Any]) -> dict[str, Any]:
             10 if kind in ("integer", "number") else (False if kind == "boolean" else "user")
         )
     return answer
+
+
+def bodies(server: Any) -> list[dict[str, Any]]:
+    """Every request body a fake server got, in order."""
+    return [e.get("body") or {} for e in server.log.entries if e["method"] == "POST"]
+
+
+def said_to(server: Any) -> list[str]:
+    """Every request body a fake server got, its texts joined (newlines as they were)."""
+    return ["\n".join(strings_of(body)) for body in bodies(server)]

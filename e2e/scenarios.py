@@ -18,7 +18,8 @@ from clients import TEXT, Claude, Codex, Tmux, wait_for
 from sandbox import BIN, VYBE, Sandbox
 
 import fakes
-from vybe.integrations.mcp_server import CORE
+from fakes import FIND_WORDS, bodies, said_to
+from vybe.integrations.mcp.server import CORE
 
 FAILING = "ls /nonexistent"
 
@@ -33,16 +34,6 @@ def install(box: Sandbox, checks: Checks, *flags: str) -> None:
 def request_texts(box: Sandbox) -> list[str]:
     """Every request body the fake server got, as JSON text."""
     return [json.dumps(e.get("body")) for e in box.server.log.entries if e["method"] == "POST"]
-
-
-def bodies(server: Any) -> list[dict[str, Any]]:
-    """Every request body a fake server got, in order."""
-    return [e.get("body") or {} for e in server.log.entries if e["method"] == "POST"]
-
-
-def said_to(server: Any) -> list[str]:
-    """Every request body a fake server got, its texts joined (newlines as they were)."""
-    return ["\n".join(fakes.strings_of(body)) for body in bodies(server)]
 
 
 def types(rows: list[Any]) -> list[str]:
@@ -269,7 +260,6 @@ def claude_mcp_task(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> N
     claude_finds_vybes_tool(box, claude, checks)
 
 
-FIND_WORDS = "add a new task to the project"
 NO_SCHEMA = "input schema was not in your prompt"  # Claude Code's note on such a call's result
 
 
@@ -799,6 +789,8 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "codex-headless": codex_headless,
     "codex-compact": codex_compact,
     "codex-setup": codex_setup,
+    "codex-plugin": plugin.codex_plugin,
+    "codex-plugin-no-vybe": plugin.codex_plugin_without_vybe,
     "handoff": handoff,
     "setup": setup,
     "claude-proxy": proxied.claude_proxy,
@@ -808,4 +800,6 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "aider-checkpoints": aider.aider_checkpoints,
     "gemini-proxy": gemini.gemini_proxy,
     "gemini-compress": gemini.gemini_compress,
+    "gemini-hooks": gemini.gemini_hooks,
+    "gemini-hooks-proxy": gemini.gemini_hooks_proxy,
 }

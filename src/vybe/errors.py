@@ -42,6 +42,18 @@ class NotFound(VybeError):
     code = "NOT_FOUND"
 
 
+def listed(row: dict | None, entity: str, ident: str) -> dict:
+    """``row``, the ``entity`` of id ``ident`` when there is one; else NOT_FOUND, with the
+    command that lists the ids (`vybe <entity> list`)."""
+    if row is None:
+        raise NotFound(
+            f"no {entity} {ident!r}",
+            context={"entity": entity, "id": ident},
+            suggested_action=f"run `vybe {entity} list` to see {entity} ids",
+        )
+    return row
+
+
 class AgentRequired(VybeError):
     """A command that acts as an agent, run with no agent named: never a shared fallback
     name, under which two misconfigured agents would share one focus, claims and cursor."""

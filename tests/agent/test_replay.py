@@ -14,7 +14,7 @@ from vybe.context import assemble
 from vybe.context.budget import ModelLimits, compute
 from vybe.context.engine import Engine
 from vybe.context.memo import CUT_NOTE
-from vybe.integrations.claude_transcript import import_transcript
+from vybe.integrations.importers.claude_transcript import import_transcript
 from vybe.store.checkpoints import checkpoint_by_id
 from vybe.store.record import SqliteRecord
 

@@ -135,7 +135,7 @@ def test_an_agent_name_that_could_forge_a_line_in_a_brief_is_invalid_input(vybe,
 
 
 def test_the_mcp_hand_off_refuses_a_forging_name_and_changes_nothing(vybe, task_id):
-    from vybe.integrations.mcp_tools import Tools
+    from vybe.integrations.mcp.tools import Tools
 
     before = vybe.dump()
     answer = Tools(vybe.settings("claude")).call(

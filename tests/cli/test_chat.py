@@ -118,12 +118,11 @@ def test_session_killed_mid_turn_resumes_with_nothing_said_twice(vybe, tmp_path)
             "s9",
             *model_flags(server),
         ]
-        proc = subprocess.Popen(command, env=vybe.env, cwd=tmp_path, stdout=subprocess.PIPE)
-        deadline = time.monotonic() + 20
-        while len(server.posts) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        with subprocess.Popen(command, env=vybe.env, cwd=tmp_path, stdout=subprocess.PIPE) as proc:
+            deadline = time.monotonic() + 20
+            while len(server.posts) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            os.kill(proc.pid, signal.SIGKILL)
         release.set()
         resumed = run_chat(
             vybe, tmp_path, "--once", "and now?", "--session", "s9", *model_flags(server)

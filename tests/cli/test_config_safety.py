@@ -81,7 +81,7 @@ def test_the_wal_and_shm_of_an_open_store_are_600(tmp_path, umask_022):
 
 
 def test_the_hook_log_is_600(vybe, umask_022, monkeypatch):
-    from vybe.integrations import hooks
+    from vybe.integrations.hooks import hook as hooks
 
     monkeypatch.setenv("VYBE_CONFIG_DIR", str(vybe.home / "config"))
     hooks.log_failure("claude", "Stop", RuntimeError("boom"))

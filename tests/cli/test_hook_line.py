@@ -59,7 +59,7 @@ def test_the_schema_describes_hook_run_with_its_target_and_statusline(vybe):
     [target] = commands["hook run"]["args_schema"]
     assert (target["name"], target["choices"], target["default"]) == (
         "target",
-        ["claude", "codex"],
+        ["claude", "codex", "gemini"],
         "claude",
     )
     assert target["positional"]
@@ -70,7 +70,7 @@ def test_the_schema_describes_hook_run_with_its_target_and_statusline(vybe):
 def test_the_reference_documents_hook_run_and_statusline():
     doc = reference.DOC.read_text(encoding="utf-8")
     hook_run = doc.split("### `vybe hook run`", 1)[1].split("### ", 1)[0]
-    assert "| `target` | `TARGET` or `--target` | one of `claude`, `codex` |" in hook_run
+    assert "| `target` | `TARGET` or `--target` | one of `claude`, `codex`, `gemini` |" in hook_run
     assert "### `vybe statusline`" in doc
 
 

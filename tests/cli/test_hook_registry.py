@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vybe.integrations import manifest
+from vybe.integrations.setup import manifest
 
 
 def _registry(vybe) -> Path:

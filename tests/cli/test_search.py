@@ -63,7 +63,7 @@ def test_bad_flags_are_usage_errors(recorded, args):
 
 
 def test_the_mcp_tool_and_the_agent_tool_find_what_the_cli_finds(recorded):
-    from vybe.integrations.mcp_tools import Tools  # the MCP SDK: only where it is used
+    from vybe.integrations.mcp.tools import Tools  # the MCP SDK: only where it is used
 
     tools = Tools(recorded.settings("mcp-agent"))
     cli = recorded.ok("search", "billing", "--session-id", "s1")
@@ -80,7 +80,7 @@ def test_the_mcp_tool_and_the_agent_tool_find_what_the_cli_finds(recorded):
 
 
 def test_the_mcp_and_agent_tools_refuse_bad_queries_naming_the_argument(recorded):
-    from vybe.integrations.mcp_tools import Tools  # the MCP SDK: only where it is used
+    from vybe.integrations.mcp.tools import Tools  # the MCP SDK: only where it is used
 
     tools = Tools(recorded.settings("mcp-agent"))
     for arguments, field in [

@@ -119,7 +119,7 @@ def heavy_in(modules: set[str], names: set[str]) -> set[str]:
 def test_claude_hook_imports_no_heavy_module(vybe, tmp_path, event):
     payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
     modules = loaded(vybe, ["hook", "run", "claude"], payload)
-    assert "vybe.integrations.claude_code" in modules
+    assert "vybe.integrations.hooks.claude_code" in modules
     assert not (vybe.home / "config" / "hooks.log").exists()
     assert heavy_in(modules, HEAVY | HOOK_ONLY) == set()
 
@@ -138,7 +138,7 @@ def test_session_start_imports_no_regular_expressions(vybe, tmp_path, target, so
             {**payload, "hook_event_name": "UserPromptSubmit", "prompt": prompt},
         )
     modules = loaded(vybe, ["hook", "run", target], {**payload, "source": source})
-    assert f"vybe.integrations.{'claude_code' if target == 'claude' else target}" in modules
+    assert f"vybe.integrations.hooks.{'claude_code' if target == 'claude' else target}" in modules
     assert heavy_in(modules, {"re", "enum"}) == set()
 
 
@@ -154,7 +154,7 @@ def test_vybe_executable_imports_no_regular_expressions(vybe, tmp_path):
         check=True,
     )
     modules = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
-    assert "vybe.integrations.claude_code" in modules
+    assert "vybe.integrations.hooks.claude_code" in modules
     assert heavy_in(modules, {"re", "enum", "json"}) == set()
 
 
@@ -166,10 +166,45 @@ def test_codex_hook_imports_no_heavy_module(vybe, tmp_path, event):
     question (``vybe doctor``, ``vybe hook install --codex``), never a hook's."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), **event}
     modules = loaded(vybe, ["hook", "run", "codex"], payload)
-    assert "vybe.integrations.codex" in modules
+    assert "vybe.integrations.hooks.codex" in modules
     assert not (vybe.home / "config" / "hooks.log").exists()
-    trust = {"tomllib", "vybe.integrations.codex_config"}
+    trust = {"tomllib", "vybe.integrations.setup.codex_config"}
     assert heavy_in(modules, HEAVY | HOOK_ONLY | trust) == set()
+
+
+# A Gemini CLI session as its hooks see it, in order: a start, the first prompt (the brief
+# with it), a status question, a failed tool call, the turn's reply, /compress and the next
+# prompt (the person's words given back), the end.
+GEMINI_SESSION = [
+    {"hook_event_name": "SessionStart", "source": "startup"},
+    {"hook_event_name": "BeforeAgent", "prompt": "add a test"},
+    {"hook_event_name": "BeforeAgent", "prompt": "where are we?"},
+    {
+        "hook_event_name": "AfterTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "false"},
+        "tool_response": {"llmContent": "Exit Code: 1", "error": {"message": "Exit Code: 1"}},
+    },
+    {"hook_event_name": "AfterAgent", "prompt": "add a test", "prompt_response": "done"},
+    {"hook_event_name": "PreCompress", "trigger": "manual"},
+    {"hook_event_name": "BeforeAgent", "prompt": "go on"},
+    {"hook_event_name": "SessionEnd", "reason": "exit"},
+]
+
+
+def gemini_session(vybe, tmp_path) -> list[set[str]]:
+    """The modules each hook of GEMINI_SESSION loaded, in its own process."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "timestamp": "2026-12-05T22:43:50Z"}
+    return [loaded(vybe, ["hook", "run", "gemini"], {**payload, **e}) for e in GEMINI_SESSION]
+
+
+def test_gemini_hooks_import_no_heavy_module(vybe, tmp_path):
+    """Every event of a Gemini CLI session, the brief and the words given back among them:
+    its hooks keep the start-up budget of Claude Code's and Codex's."""
+    for event, modules in zip(GEMINI_SESSION, gemini_session(vybe, tmp_path), strict=True):
+        assert "vybe.integrations.hooks.gemini" in modules, event
+        assert heavy_in(modules, HEAVY | HOOK_ONLY) == set(), event
+    assert not (vybe.home / "config" / "hooks.log").exists()
 
 
 @pytest.mark.parametrize(
@@ -193,7 +228,7 @@ def test_the_status_line_imports_no_heavy_module_and_no_regular_expressions(vybe
     """Claude Code runs it after every message: the hook path's budget and its rules."""
     vybe.ok("init")
     modules = loaded(vybe, ["statusline"], {"session_id": "s1", "cwd": str(tmp_path)})
-    assert "vybe.integrations.statusline" in modules
+    assert "vybe.integrations.hooks.statusline" in modules
     assert heavy_in(modules, HEAVY | HOOK_ONLY | {"re", "enum"}) == set()
 
 
@@ -290,7 +325,7 @@ COMPACT_ONLY = {
     "vybe.store.record",
     "vybe.store.receipts",
     "vybe.actions.user_words",
-    "vybe.integrations.compaction",
+    "vybe.integrations.hooks.compaction",
 }
 
 
@@ -329,6 +364,7 @@ def test_the_no_typing_trick_stands_only_in_modules_a_start_up_path_loads(vybe, 
             seen |= loaded(vybe, ["hook", "run", target], {**payload, **event})
         stop = {"hook_event_name": "Stop", "transcript_path": str(transcript)}
         seen |= loaded(vybe, ["hook", "run", target], {**payload, **stop})
+    seen |= set().union(*gemini_session(vybe, tmp_path))
     seen |= loaded(vybe, ["statusline"], payload)
     for args in (["resume"], ["status"], ["task", "list"], ["search", "words"]):
         seen |= loaded(vybe, args)

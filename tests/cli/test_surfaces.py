@@ -68,7 +68,7 @@ def test_the_cli_takes_an_integer_within_its_bounds_only(name, param):
 
 @pytest.mark.parametrize("op", TOOLS, ids=[op.tool for op in TOOLS])
 def test_the_mcp_tool_is_the_declaration(op):
-    from vybe.integrations.mcp_tools import tool  # the MCP SDK: only where it is used
+    from vybe.integrations.mcp.tools import tool  # the MCP SDK: only where it is used
 
     schema = tool(op).input_schema
     arguments = op.arguments(MCP)

@@ -66,15 +66,19 @@ class FakeServer:
         streams: bool = True,
         stream_usage: bool = True,
         refuse_stream_options: bool = False,
+        keep_alive: bool = False,
     ) -> None:
         """``streams=False`` plays a server that answers whole bodies even when asked to
-        stream, ``stream_usage=False`` one that never sends the usage chunk, and
-        ``refuse_stream_options`` one that rejects the ``stream_options`` field."""
+        stream, ``stream_usage=False`` one that never sends the usage chunk,
+        ``refuse_stream_options`` one that rejects the ``stream_options`` field, and
+        ``keep_alive`` one that keeps each connection open for the next request, as the
+        real APIs do (a reply cut short still closes it)."""
         self.responder = responder
         self.probe = probe or Response(body={"data": []})
         self.streams = streams
         self.stream_usage = stream_usage
         self.refuse_stream_options = refuse_stream_options
+        self.keep_alive = keep_alive
         self.received: list[Received] = []
         self._server = QuietServer(("127.0.0.1", 0), self._handler())
         # shutdown() waits for the loop's next poll: the default half second, on every test.
@@ -103,6 +107,8 @@ class FakeServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1" if server.keep_alive else "HTTP/1.0"
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -126,7 +132,8 @@ class FakeServer:
                 self.send_response(answer.status)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
-                self.send_header("Connection", "close")
+                if not server.keep_alive or answer.die:
+                    self.send_header("Connection", "close")
                 for name, value in answer.headers.items():
                     self.send_header(name, value)
                 self.end_headers()
@@ -143,8 +150,10 @@ class FakeServer:
                         self.wfile.write(b"0\r\n\r\n")
                         self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting (a stall longer than its timeout)
-                self.close_connection = True
+                    # the client gave up waiting (a stall longer than its timeout)
+                    self.close_connection = True
+                if not server.keep_alive or answer.die:
+                    self.close_connection = True
 
             def _send(self, answer: Response) -> None:
                 data = json.dumps(answer.body).encode() if answer.body is not None else b""
@@ -156,7 +165,8 @@ class FakeServer:
                 self.end_headers()
                 self.wfile.write(data[: len(data) // 2] if answer.die else data)
                 self.wfile.flush()
-                self.close_connection = True
+                if not server.keep_alive or answer.die:
+                    self.close_connection = True
 
         return Handler
 

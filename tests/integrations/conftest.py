@@ -1,4 +1,5 @@
-"""Running `vybe hook run <target>` as Claude Code and Codex do: the event JSON on stdin.
+"""Running `vybe hook run <target>` as Claude Code, Codex and Gemini CLI do: the event JSON on
+stdin.
 
 In-process by default (the handler the executable calls, with the hook's environment, stdin
 and working folder); ``Agent.process`` starts the installed executable as the agents do."""
@@ -21,6 +22,7 @@ FIXTURES = Path(__file__).with_name("fixtures")
 SESSIONS = {
     "claude": "6f1c2d3e-0000-4aaa-8bbb-123456789abc",
     "codex": "019b7f94-51b4-7593-922e-ba12b5b73b52",
+    "gemini": "46d28e3e-4b32-4dd4-8c11-d17e93833c97",
 }
 
 

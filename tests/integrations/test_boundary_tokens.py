@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from vybe.integrations import compaction
+from vybe.integrations.hooks import compaction
 
 
 def _reply(sent: int, output: int = 50) -> str:

@@ -1,4 +1,5 @@
-"""The payload fixtures are real: captured from Claude Code and Codex by ``make e2e --capture``.
+"""The payload fixtures are real: captured from Claude Code, Codex and Gemini CLI by ``make e2e
+--capture``.
 
 Each fixture is run through its handler with a payload that notes every field read; a field
 vybe reads that the real CLI does not send fails here (a handler written against a guess).
@@ -13,13 +14,15 @@ import pytest
 from tests.integrations.conftest import FIXTURES, target_of
 from vybe import config
 from vybe.cli import hook_run
-from vybe.integrations import hooks
+from vybe.integrations.hooks import hook as hooks
 
 CAPTURED = sorted((p.parent.name, p.stem) for p in FIXTURES.glob("*/*.json"))
 # Fields a handler reads only when an agent sends them: named here, one reason each.
 OPTIONAL = {
     ("claude", "source"): "SessionStart only; other events never read it",
     ("codex", "prompt_id"): "Claude's prompt id, kept when present; Codex sends turn_id",
+    ("gemini", "prompt_id"): "Claude's prompt id, kept when present; Gemini CLI sends none",
+    ("gemini", "tool_use_id"): "Claude's call id, kept when present; Gemini CLI sends none",
 }
 
 

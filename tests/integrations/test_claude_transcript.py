@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import TRANSCRIPTS
 from vybe.context.record import MemoryRecord
-from vybe.integrations.claude_transcript import import_transcript, typed_text
+from vybe.integrations.importers.claude_transcript import import_transcript, typed_text
 from vybe.store.record import SqliteRecord
 
 DATA = TRANSCRIPTS
@@ -177,7 +177,7 @@ def test_a_resumed_import_reads_only_the_last_reply_and_what_came_after(store, t
 
 
 def test_a_budgeted_import_stops_between_messages_and_the_next_goes_on_losing_nothing(tmp_path):
-    from vybe.integrations.transcript_import import Budget
+    from vybe.integrations.importers.transcript_import import Budget
 
     whole, parts = MemoryRecord(), MemoryRecord()
     import_transcript(whole, "s", COMPACTION)

@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import TRANSCRIPTS
 from vybe.context.record import MemoryRecord
 from vybe.errors import NotFound
-from vybe.integrations.codex_rollout import import_rollout, rollout_id
+from vybe.integrations.importers.codex_rollout import import_rollout, rollout_id
 from vybe.store.record import SqliteRecord
 
 V77 = TRANSCRIPTS / "codex-codemie-code-019b7f94-v0.77.jsonl"

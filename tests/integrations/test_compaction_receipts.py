@@ -259,7 +259,7 @@ def test_a_failed_checkpoint_has_a_receipt_naming_its_failed_checks_repair_and_f
 
 
 def test_receipts_over_mcp_and_bad_input(vybe):
-    from vybe.integrations.mcp_tools import Tools
+    from vybe.integrations.mcp.tools import Tools
 
     vybe.ok("session", "say", "s1", RULE)
     tools = Tools(vybe.settings("mcp-agent"))
@@ -436,7 +436,7 @@ def test_an_import_of_a_compaction_the_hooks_saw_adds_no_second_receipt(agent, t
 
 def test_the_same_imported_compaction_twice_is_one_receipt(vybe, store_location):
     from vybe.actions.receipts import from_import
-    from vybe.integrations.transcript_import import Compaction
+    from vybe.integrations.importers.transcript_import import Compaction
 
     found = Compaction("claude:b-9", "claude", "auto", 100, 10, "2026-01-07T20:58:27.907000Z")
     store = open_store(store_location)

@@ -158,8 +158,9 @@ def test_a_proxy_with_recording_off_relays_and_records_nothing(vybe):
             assert lines[-1] and len(lines) < 20, lines
             lines.append(process.stderr.readline())
         body = claude_body([user(PROMPT)], stream=False)
-        _, response = post(url.group(1), "/v1/messages", body, HEADERS)
+        conn, response = post(url.group(1), "/v1/messages", body, HEADERS)
         assert json.loads(response.read())["content"][0]["text"] == "hello"
+        conn.close()
         assert PROMPT in json.dumps(upstream.posts[-1].body)  # the model still got the words
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=20)

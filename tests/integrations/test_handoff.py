@@ -126,7 +126,7 @@ def test_bad_hand_offs_are_refused_and_change_nothing(vybe):
 
 
 def test_the_mcp_tool_hands_over_with_context(vybe):
-    from vybe.integrations.mcp_tools import Tools
+    from vybe.integrations.mcp.tools import Tools
 
     vybe.ok("session", "say", "s1", GOAL)
     task = vybe.task("Port billing")
@@ -331,7 +331,7 @@ def _interleaved(agent, tmp_path) -> str:
 
 def _received(agent, vybe, task: str) -> dict[str, str]:
     """Everything the receiver and the record show of the hand-off, by where it shows."""
-    from vybe.integrations.mcp_tools import Tools
+    from vybe.integrations.mcp.tools import Tools
 
     tools = Tools(vybe.settings("codex"))
     peek = tools.call("resume_brief", {"peek": True})["structuredContent"]

@@ -11,12 +11,13 @@ import sys
 import pytest
 
 from tests.integrations.conftest import FIXTURES, target_of
-from vybe.integrations import hooks
+from vybe.integrations.hooks import hook as hooks
 from vybe.store import open_store
 
 CONTEXT_EVENTS = {
     "claude": {"SessionStart", "UserPromptSubmit", "PostToolUseFailure"},
     "codex": {"SessionStart", "UserPromptSubmit", "PostToolUse"},
+    "gemini": {"BeforeAgent"},
 }
 ALL_FIXTURES = sorted((p.parent.name, p.stem) for p in FIXTURES.glob("*/*.json"))
 
@@ -27,8 +28,8 @@ def test_every_event_exits_0_with_only_accepted_fields(agent, target, name):
     assert (run.code, agent.log) == (0, ""), run.stderr
     output = run.output
     event = agent.event(target, name)["hook_event_name"]
-    if output is None:
-        return
+    if output is None or (target_of(target) == "gemini" and output == {}):
+        return  # Gemini CLI reads stderr when stdout is empty: vybe answers {} at the least
     if event in CONTEXT_EVENTS[target_of(target)]:
         assert set(output) == {"hookSpecificOutput"}
         specific = output["hookSpecificOutput"]

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import VYBE, Vybe
 from vybe import __version__
 from vybe.actions import tasks
-from vybe.integrations import mcp_server
+from vybe.integrations.mcp import server as mcp_server
 from vybe.operations import catalog
 from vybe.operations.model import MCP
 from vybe.store import SqliteStore
@@ -117,6 +117,7 @@ class Served:
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.bodies.put_nowait, None)
         self.thread.join(60)
+        self.loop.close()
 
 
 @pytest.fixture(scope="module")
@@ -177,16 +178,17 @@ def first_answer(vybe, tmp_path, request: dict) -> tuple[dict, float]:
     """What `vybe mcp` answers to its first request before the SDK is imported, and how long
     it took."""
     env = never_importing(vybe, tmp_path)
-    proc = subprocess.Popen([VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-    try:
-        started = time.perf_counter()
-        proc.stdin.write((json.dumps(request) + "\n").encode())
-        proc.stdin.flush()
-        answer = json.loads(proc.stdout.readline())
-        return answer, time.perf_counter() - started
-    finally:
-        proc.kill()
-        proc.wait()
+    with subprocess.Popen(
+        [VYBE, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    ) as proc:
+        try:
+            started = time.perf_counter()
+            proc.stdin.write((json.dumps(request) + "\n").encode())
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline())
+            return answer, time.perf_counter() - started
+        finally:
+            proc.kill()
 
 
 def test_initialize_is_answered_before_the_sdk_is_imported(vybe, tmp_path):
@@ -212,19 +214,19 @@ def test_the_early_discover_answer_is_the_sdks_own_and_its_tools_follow(vybe):
     tools a modern client lists next come."""
     tools_list = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": ENVELOPE}}
     sent = "".join(json.dumps(m) + "\n" for m in (DISCOVER, tools_list)).encode()
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [VYBE, "mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=vybe.env,
-    )
-    proc.stdin.write(sent)
-    proc.stdin.flush()
-    answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
-    proc.stdin.close()
-    assert proc.wait(60) == 0
-    assert b"otherwise" not in proc.stderr.read()
+    ) as proc:
+        proc.stdin.write(sent)
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        proc.stdin.close()
+        assert proc.wait(60) == 0
+        assert b"otherwise" not in proc.stderr.read()
     assert [a["id"] for a in answers] == ["server-discover-probe-1", 2]
     assert {t["name"] for t in answers[1]["result"]["tools"]} >= set(mcp_server.CORE)
 
@@ -256,11 +258,12 @@ class Wired:
         self.proc.stdin.close()
         rest = [json.loads(line) for line in self.proc.stdout]
         assert self.proc.wait(60) == 0
-        return rest, self.proc.stderr.read().decode()
+        with self.proc:  # its pipes closed
+            return rest, self.proc.stderr.read().decode()
 
     def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+        with self.proc:  # its pipes closed, then waited for
+            self.proc.kill()
 
 
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -389,7 +392,7 @@ def test_the_sdks_models_of_the_tools_prompt_and_resources_dump_to_vybes_dicts()
     """mcp_tools builds the SDK's models from mcp_server's dicts: nothing is lost or added."""
     import mcp_types as types
 
-    from vybe.integrations.mcp_tools import tool
+    from vybe.integrations.mcp.tools import tool
 
     def dumped(model) -> dict:
         return model.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -603,8 +606,8 @@ def test_a_lone_surrogate_is_answered_with_invalid_input(vybe):
 def test_the_core_tools_stay_loaded_behind_a_tool_search_and_every_tool_can_be_found():
     """Claude Code 2.1.332 defers MCP tools behind its tool search: the few an agent needs
     first (named in the server's instructions) ask to stay loaded; each has search words."""
-    from vybe.integrations.mcp_server import CORE
-    from vybe.integrations.mcp_tools import tool
+    from vybe.integrations.mcp.server import CORE
+    from vybe.integrations.mcp.tools import tool
     from vybe.operations import catalog
     from vybe.operations.model import MCP
 
@@ -652,7 +655,7 @@ def tool_search_score(words: str, tool: dict) -> int:
 def test_what_an_agent_types_finds_the_tool_first_in_claude_codes_tool_search(words, wanted):
     """The words an agent would type rank the tool it means first among vybe's, as Claude
     Code 2.1.332 ranks a deferred tool (e2e: the real one finds task_create so)."""
-    from vybe.integrations.mcp_tools import tool
+    from vybe.integrations.mcp.tools import tool
 
     tools = [tool(op).model_dump(by_alias=True) for op in catalog().on(MCP)]
     ranked = sorted(tools, key=lambda t: -tool_search_score(words, t))

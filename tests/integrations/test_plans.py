@@ -3,7 +3,7 @@ the previous unless the plan says otherwise; once per plan; in the next brief.""
 
 from __future__ import annotations
 
-from vybe.integrations.plans import Step, steps, title
+from vybe.integrations.hooks.plans import Step, steps, title
 
 PLAN = """# Plan: move billing to Postgres
 

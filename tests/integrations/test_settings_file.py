@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 
-from vybe.integrations import settings_file
+from vybe.integrations.setup import settings_file
 
 WRITER = """
 import sys
 from pathlib import Path
-from vybe.integrations import settings_file
+from vybe.integrations.setup import settings_file
 
 def add(document):
     document.setdefault("writers", []).append(sys.argv[2])

@@ -15,8 +15,9 @@ from tests.integrations.conftest import SESSIONS
 from vybe import locks
 from vybe.cli import hook_run
 from vybe.cli.main import run as cli
-from vybe.integrations import claude_code, hooks, session_hooks
-from vybe.integrations.hooks import import_lock
+from vybe.integrations.hooks import claude_code, transcript
+from vybe.integrations.hooks import hook as hooks
+from vybe.integrations.hooks.hook import import_lock
 from vybe.store import SqliteStore, open_store
 
 SESSION = f"claude:{SESSIONS['claude']}"
@@ -228,7 +229,7 @@ def test_a_catch_up_import_that_fails_costs_neither_the_prompt_nor_the_end(
     def broken(*args, **kwargs):
         raise RuntimeError("the transcript could not be read")
 
-    monkeypatch.setattr(session_hooks, "import_since_hooks", broken)
+    monkeypatch.setattr(transcript, "import_since_hooks", broken)
     payload = inprocess.event("claude", event, prompt="the next step")
     hook_run.run("claude", json.dumps(payload).encode())
     if event == "user_prompt_submit":

@@ -27,7 +27,7 @@ import pytest
 from tests.cli.test_startup_imports import HEAVY, HOOK_ONLY
 from tests.conftest import VYBE
 from vybe.cli import service
-from vybe.integrations import service_link
+from vybe.integrations.hooks import service_link
 
 
 class Machine:
@@ -354,7 +354,7 @@ def test_a_compaction_run_twice_under_one_invocation_keeps_one_receipt(vybe, mac
 
 # A service of another vybe: the same code under another key, as an older install's would be.
 OLD_SERVICE = """
-from vybe.integrations import service_link
+from vybe.integrations.hooks import service_link
 service_link.key = lambda: "0.0.1/0/an older vybe"
 from vybe.cli.service import main
 main()

@@ -612,3 +612,34 @@ def test_only_the_writer_of_a_hand_off_just_made_moves_a_task_to_another_team(ha
         ).fetchone() == (False,)
         raw.rollback()
     assert team_rows(a.owner) == before
+
+
+def test_a_hand_off_to_another_team_carries_no_planted_secret_nor_private_span(handing):
+    """The context a hand-off builds from the record, its note and its stored reply, moved to
+    team B, hold neither; a pg_dump of the server holds neither."""
+    from tests.privacy.planted import needles, planted
+    from tests.privacy.test_planted_secrets import PRIVATE, words
+
+    a, b, ids = handing
+    secrets = planted()
+    a.ok("session", "say", "--session-id", "sess-a", "--text", words(secrets[::2]), agent="alice")
+    handed = a.ok(
+        "task", "assign", ids["task"], "--to", "bob", "--to-team", TEAM_B,
+        "--session-id", "sess-a", "--note", words(secrets[1::2]), "--request-id", "hand-1",
+        agent="alice",
+    )  # fmt: skip
+    again = a.ok(
+        "task", "assign", ids["task"], "--to", "bob", "--to-team", TEAM_B,
+        "--session-id", "sess-a", "--note", words(secrets[1::2]), "--request-id", "hand-1",
+        agent="alice",
+    )  # fmt: skip
+    assert handed["team"] == TEAM_B and handed["context"]["user_words"] >= 2
+    brief = json.dumps(b.ok("resume", agent="bob"))
+    assert "please look at these" in brief and "[REDACTED:" in brief
+    found = a.owner.pg_dump()
+    assert b"please look at these" in found
+    for shape, secret, _ in secrets:
+        for needle in needles(secret):
+            assert needle.encode() not in found, shape
+            assert json.dumps(needle)[1:-1] not in brief + json.dumps(again), shape
+    assert PRIVATE.encode() not in found and PRIVATE not in brief + json.dumps(again)

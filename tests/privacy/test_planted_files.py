@@ -13,7 +13,7 @@ from tests.integrations.conftest import Agent
 from tests.privacy.planted import needles, planted
 from tests.privacy.test_planted_secrets import PRIVATE, words
 from vybe.cli import hook_run
-from vybe.integrations import hooks
+from vybe.integrations.hooks import hook as hooks
 from vybe.store import SqliteStore
 
 

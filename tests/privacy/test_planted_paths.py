@@ -24,7 +24,7 @@ from tests.fakes.servers import (
 from tests.privacy.planted import needles, planted
 from tests.privacy.test_planted_secrets import PRIVATE, home_bytes, store_bytes, where, words
 from tests.proxy import conftest as proxy_fixtures
-from tests.proxy.talk import post
+from tests.proxy.talk import close_opened, post
 from tests.proxy.test_gemini import captured, gemini_event
 from tests.proxy.test_record import CLAUDE, HEADERS, claude_body, user
 
@@ -72,26 +72,29 @@ def test_a_codex_rollout_import_writes_no_planted_secret(vybe, tmp_path):
 
 
 def test_the_proxy_on_each_wire_relays_the_secrets_and_records_none(vybe, recorded):
+    """Both ways: the person's words to the model, and the model's reply (which may repeat
+    what it was shown)."""
     text = words(planted())
+    said = words(planted()[::2])
     gemini = captured("turn")
     gemini["body"]["contents"][-1]["parts"][0]["text"] = text
     typed = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
     wires = [
-        (anthropic_reply("ok"), "/v1/messages", claude_body([user(text)], stream=False), HEADERS),
+        (anthropic_reply(said), "/v1/messages", claude_body([user(text)], stream=False), HEADERS),
         (
-            responses_reply("ok"),
+            responses_reply(said),
             "/v1/responses",
             {"model": "m", "stream": True, "input": [typed], "prompt_cache_key": "t-9"},
             {},
         ),
         (
-            openai_reply("ok"),
+            openai_reply(said),
             "/v1/chat/completions",
             {"model": "m", "stream": True, "messages": [{"role": "user", "content": text}]},
             {"x-vybe-session": "mine"},
         ),
         (
-            Response(events=[gemini_event("ok", last=True)]),
+            Response(events=[gemini_event(said, last=True)]),
             gemini["path"],
             gemini["body"],
             {"x-goog-api-key": "k"},
@@ -100,8 +103,10 @@ def test_the_proxy_on_each_wire_relays_the_secrets_and_records_none(vybe, record
     sessions = [f"claude:{CLAUDE}", "codex:t-9", "proxy:mine", None]
     with FakeServer(scripted([reply for reply, *_ in wires])) as upstream:
         proxy = recorded(upstream.url)
-        for _, path, body, headers in wires:
-            post(proxy.url, path, body, headers)[1].read()
+        replies = [
+            post(proxy.url, path, body, headers)[1].read() for _, path, body, headers in wires
+        ]
+        close_opened()
         for session in sessions[:3]:
             assert [r.type for r in proxy.rows(session, 2)][-1] == "assistant"
         assert proxy.writer.flush()
@@ -109,8 +114,11 @@ def test_the_proxy_on_each_wire_relays_the_secrets_and_records_none(vybe, record
     assert len(received) == 4
     for body in received:
         carried(body)
+    assert json.dumps(said)[1:-1].encode() in replies[0]  # the client got them as they were
     typed_rows = vybe.sql("SELECT content_text FROM messages WHERE type = 'user'")
     assert sum("please look at these" in t for (t,) in typed_rows) >= 4
+    answers = vybe.sql("SELECT content_text FROM messages WHERE type = 'assistant'")
+    assert sum("please look at these" in t for (t,) in answers) >= 3
     assert_clean(vybe, store_bytes(vybe) + home_bytes(vybe))
 
 

@@ -38,15 +38,20 @@ def home_bytes(vybe, *written: Path) -> bytes:
     return b"".join(path.read_bytes() for path in files)
 
 
-def transcript_with(tmp_path: Path, text: str) -> Path:
-    """The real Claude Code transcript with its first typed prompt's words replaced."""
+def transcript_with(tmp_path: Path, text: str, output: str = "") -> Path:
+    """The real Claude Code transcript with its first typed prompt's words replaced and,
+    given ``output``, its first tool result's output too."""
     lines = TRANSCRIPT.read_text().splitlines()
+    typed = False
     for index, line in enumerate(lines):
         entry = json.loads(line)
-        if entry.get("type") == "user" and isinstance(entry["message"].get("content"), str):
-            entry["message"]["content"] = text
-            lines[index] = json.dumps(entry)
-            break
+        content = entry.get("message", {}).get("content") if entry.get("type") == "user" else 0
+        if isinstance(content, str) and not typed:
+            entry["message"]["content"], typed = text, True
+        elif output and isinstance(content, list) and content[0]["type"] == "tool_result":
+            content[0]["content"] = entry["toolUseResult"]["stdout"] = output
+            output = ""
+        lines[index] = json.dumps(entry)
     path = tmp_path / "transcript.jsonl"
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -61,8 +66,11 @@ def test_no_planted_secret_or_private_span_reaches_the_store_or_a_file_vybe_writ
     agent = Agent(vybe, project)
     assert agent.send("claude", "user_prompt_submit", prompt=words(batches[0])).code == 0
     assert agent.send("codex", "user_prompt_submit", prompt=words(batches[1])).code == 0
-    agent.transcript = transcript_with(tmp_path, words(batches[2]))
+    # A tool's output: in a transcript's tool result, and in Claude Code's failed-tool hook.
+    agent.transcript = transcript_with(tmp_path, words(batches[2]), words(secrets))
     assert agent.send("claude", "stop", session_id="imported-session").code == 0
+    failure = agent.send("claude", "post_tool_use_failure", error=words(batches[3]))
+    assert failure.code == 0
     vybe.ok("memory", "set", "-k", "creds", "-v", words(batches[3]))
     vybe.ok("task", "create", "--title", "rotate keys", "--description", words(batches[4]))
 
@@ -75,6 +83,10 @@ def test_no_planted_secret_or_private_span_reaches_the_store_or_a_file_vybe_writ
     assert PRIVATE.encode() not in found
     typed = vybe.sql("SELECT content_text FROM messages WHERE type = 'user'")
     assert sum("please look at these" in text for (text,) in typed) == 3
+    (output,) = vybe.sql("SELECT content_text FROM messages WHERE type = 'tool'")[0]
+    assert output.startswith("please look at these") and "[REDACTED:" in output
+    (failure,) = vybe.sql("SELECT message FROM events WHERE kind = 'tool_failure'")[0]
+    assert failure.startswith("Bash: please look at these")
 
 
 def where(vybe, needle: str) -> list[str]:

@@ -33,6 +33,17 @@ def test_a_key_inside_a_json_string_is_redacted_and_the_json_stays_json():
     assert json.loads(json.loads(stored)["tool_output"])["client_email"] == "a@b.iam"
 
 
+def test_a_span_across_a_messages_blocks_leaves_no_word_in_either():
+    blocks = [{"type": "text", "text": "<private>my part one"}, {"type": "text", "text": ""}]
+    blocks[1]["text"] = "my part two</private> and the public rest"
+    stored = scrub_json(json.dumps({"content": blocks}))
+    assert stored is not None and "my part" not in stored
+    assert [b["text"] for b in json.loads(stored)["content"]] == [
+        PRIVATE_MARKER,
+        " and the public rest",
+    ]
+
+
 def test_a_key_cut_before_its_end_line_is_redacted_to_the_end_of_its_body():
     _, secret, _ = next(p for p in planted() if p[0] == "pem")
     cut = secret[: len(secret) // 2] + "… [300 more characters]"
@@ -49,10 +60,13 @@ def test_a_key_cut_before_its_end_line_is_redacted_to_the_end_of_its_body():
         ("before <private>never closed, all of this", "before "),
         ("<private>all of it</private>", PRIVATE_MARKER),
         ("<private>unclosed from the start", PRIVATE_MARKER),
+        ("begun in an earlier block</private> then public", " then public"),
+        ("a <private>b</private> c </PRIVATE> d", "a  d"),
+        ("<private reason='x'>not a tag, so the close is stray</private> ok", " ok"),
         ("no tags at all", "no tags at all"),
     ],
 )
-def test_private_spans_are_removed_and_an_unclosed_one_keeps_the_rest_out(text, kept):
+def test_private_spans_are_removed_and_a_tag_without_its_pair_fails_closed(text, kept):
     assert strip_private(text) == kept
 
 
@@ -100,8 +114,9 @@ def test_no_false_positive_on_this_repositorys_own_source_and_docs():
     paths = [
         p
         for p in [*(ROOT / "src").rglob("*.py"), *(ROOT / "docs").rglob("*.md")]
-        if "privacy" not in p.parts
+        if "privacy" not in p.relative_to(ROOT).parts
     ]
+    assert len(paths) > 150  # the checkout's own folder may be named privacy too
     redactor = Redactor()
     found = {str(p): redactor.redact(p.read_text())[1] for p in paths}
     assert {p: c for p, c in found.items() if c} == {}
@@ -121,3 +136,66 @@ def test_ordinary_words_with_a_rules_keyword_compile_no_rule(text):
     redactor = Redactor()
     assert redactor.redact(text) == (text, {})
     assert redactor._compiled == {}
+
+
+def test_the_gates_str_precheck_lets_through_every_text_the_gate_matches():
+    """The precheck may only close the gate on a text the gate would not match (else a
+    secret would be kept): random texts of the gate's own characters, and the planted
+    lines, each matched by both or refused by the precheck alone."""
+    import random
+    import re
+
+    from vybe.privacy import GATES, _value_after_separator
+
+    gate = re.compile(GATES["generic-api-key"], re.ASCII)
+    rng = random.Random(37)
+    pieces = ["key", "token", "api", "=", ":", ",", "|", ">", "'", '"', "`", " ", "\t", "\n"]
+    pieces += ["x1", "_", ".", "+", "/", "-", "aZ9", "AKIA0", "=="]
+    texts = ["".join(rng.choices(pieces, k=rng.randint(3, 30))) for _ in range(20000)]
+    texts += [line for _, _, line in planted()] + ordinary_corpus()
+    matched = [t for t in texts if gate.search(t)]
+    assert len(matched) > 1000
+    assert [t for t in matched if not _value_after_separator(t)] == []
+
+
+def _group_width(pattern: str, group: int) -> int:
+    """The fewest characters group ``group`` (0: the whole match) of ``pattern`` matches."""
+    from re import _constants as sre
+    from re import _parser
+
+    tree = _parser.parse(pattern)
+    if not group:
+        return tree.getwidth()[0]
+    found = []
+
+    def walk(items) -> None:
+        for op, arg in items:
+            if op is sre.SUBPATTERN:
+                if arg[0] == group:
+                    found.append(arg[3].getwidth()[0])
+                walk(arg[3])
+            elif op in (sre.MAX_REPEAT, sre.MIN_REPEAT):
+                walk(arg[2])
+            elif op is sre.BRANCH:
+                for branch in arg[1]:
+                    walk(branch)
+
+    walk(tree)
+    return found[0]
+
+
+def test_a_rules_shortest_secret_is_no_longer_than_its_pattern_allows():
+    """SHORTEST may only spare a text no secret of the rule fits in (the secret's place is
+    its rule's group, else the first group, else the whole match: _secret_span)."""
+    from vybe.privacy import SHORTEST
+    from vybe.privacy.rules import RULES
+
+    widths = {}
+    for name, _, pattern, _, group, _, _ in RULES:
+        if name in SHORTEST:
+            import re
+
+            first = group or (1 if re.compile(pattern).groups else 0)
+            widths[name] = _group_width(pattern, first)
+    assert set(widths) == set(SHORTEST)
+    assert {n: w for n, w in widths.items() if SHORTEST[n] > w} == {}

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from vybe.proxy.observer import Recorder
-from vybe.proxy.recorder import Writer
+from tests.proxy.talk import close_opened
+from vybe.proxy.recorder import Recorder
 from vybe.proxy.relay import Options, ProxyServer
 from vybe.proxy.rewrite import Rewriter
+from vybe.proxy.writer import Writer
 from vybe.store import open_store
 from vybe.store.record import SqliteRecord
 
@@ -66,3 +67,10 @@ def recorded(store_location: str) -> Iterator[Callable[..., Recorded]]:
     yield make
     for proxy in made:
         proxy.close()
+
+
+@pytest.fixture(autouse=True)
+def closes_its_clients() -> Iterator[None]:
+    """Every client connection a test opened with ``talk.post`` is closed when it ends."""
+    yield
+    close_opened()

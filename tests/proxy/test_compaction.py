@@ -11,7 +11,10 @@ message, ending with ``REMINDER``; Codex 0.171 marks the request in
 
 from __future__ import annotations
 
+import gc
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -182,6 +185,48 @@ def test_a_changed_compaction_prompt_is_relayed_untouched(recorded):
         post(proxy.url, "/v1/messages", body, HEADERS)[1].read()
     assert upstream.posts[-1].body == body
     assert not any(REQUEST_OPEN in json.dumps(p.body) for p in upstream.posts)
+
+
+def settled_open_files() -> int:
+    """This process's open files once their count holds still for a fifth of a second (a
+    handler thread closes its socket just after its client left), or after five seconds."""
+    deadline = time.monotonic() + 5
+    count = -1
+    while (now := len(os.listdir("/proc/self/fd"))) != count and time.monotonic() < deadline:
+        count = now
+        time.sleep(0.2)
+    return now
+
+
+def test_the_checkpoint_turns_leave_no_connection_to_a_keep_alive_upstream_open(recorded):
+    """A long-running proxy closes each checkpoint turn's connection itself: twenty
+    compactions against an upstream that keeps connections open, as the real APIs do, and
+    answers whole (a stream, left at its last event, is closed anyway) leave the
+    process's open files as they were, the garbage collector kept out of it."""
+
+    def compact(proxy, body) -> None:
+        conn, response = post(proxy.url, "/v1/messages", body, HEADERS)
+        response.read()
+        conn.close()
+
+    brain = serve(Consolidator(), "anthropic")
+    with FakeServer(brain, streams=False, keep_alive=True) as upstream:
+        proxy = recorded(upstream.url)
+        run_claude(proxy, 2)
+        proxy.rows(f"claude:{CLAUDE}", 6)
+        body = claude_body([*claude_history(2), user(INSTRUCTIONS)])
+        gc.disable()
+        try:
+            compact(proxy, body)  # the record and the session's state are open from here on
+            before = settled_open_files()
+            for _ in range(20):
+                compact(proxy, body)
+            after = settled_open_files()
+        finally:
+            gc.enable()
+        turns = [p for p in upstream.posts if REQUEST_OPEN in json.dumps(p.body)]
+    assert len(turns) >= 21
+    assert after == before
 
 
 def test_the_checkpoint_turn_sends_the_clients_own_login_and_no_empty_key():

@@ -134,3 +134,37 @@ def test_its_compression_is_a_checkpoint_its_check_gets_the_same_and_the_session
     kept = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
     assert wire.session_of(wire.GEMINI, {}, kept) == SESSION
     assert [i.label for i in inputs.items_of(wire.GEMINI, kept)] == ["compaction summary"]
+
+
+HOOKED = "gemini:46d28e3e-4b32-4dd4-8c11-d17e93833c97"  # vybe's hooks' name: its session id
+
+
+def hooked_turn() -> dict:
+    """The pinned client's turn as it is sent with vybe's hooks installed: the brief they
+    gave with the first prompt beside it, as Gemini CLI adds a hook's context."""
+    body = json.loads(json.dumps(captured("turn")["body"]))
+    first = next(c for c in body["contents"] if {"text": MISSION} in c["parts"])
+    brief = f"== VYBE (task tracker) ==\nNo task assigned.\n\nvybe session {HOOKED}"
+    first["parts"].append({"text": f"<hook_context>{brief}</hook_context>"})
+    return body
+
+
+def test_a_turn_with_vybes_hooks_is_named_as_the_hooks_name_it_and_their_context_is_no_prompt():
+    body = hooked_turn()
+    assert wire.session_of(wire.GEMINI, {}, body) == HOOKED
+    items = inputs.items_of(wire.GEMINI, body)
+    assert next(i.text for i in items if i.kind == "user") == MISSION
+    assert [i.label for i in items if i.kind == "harness"] == ["session context", "hook context"]
+
+
+def test_a_session_line_the_person_typed_names_no_session():
+    body = captured("turn")["body"]
+    typed = json.loads(json.dumps(body))
+    typed["contents"][0]["parts"][1]["text"] = f"{MISSION}\nvybe session {HOOKED}"
+    assert wire.session_of(wire.GEMINI, {}, typed) != HOOKED
+
+
+def test_the_checkpoint_of_a_hooked_session_keeps_its_name_after_the_compression():
+    text = f"vybe checkpoint of session {HOOKED}, taken from its record.\n- {MISSION}"
+    kept = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
+    assert wire.session_of(wire.GEMINI, {}, kept) == HOOKED

@@ -204,6 +204,7 @@ def test_head_probes_pass_through(raw):
         conn = http.client.HTTPConnection(host, int(port), timeout=5)
         conn.request("HEAD", "/")
         assert conn.getresponse().status == 200
+        conn.close()
 
 
 def test_with_a_token_the_proxy_refuses_a_client_without_it_and_keeps_it_from_the_upstream():

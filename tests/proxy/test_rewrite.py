@@ -5,13 +5,15 @@ under the window; the prefix the client resends is never recorded again."""
 
 from __future__ import annotations
 
+import gc
 import json
 
 import pytest
 
 from tests.fakes.brain import serve
 from tests.fakes.servers import FakeServer
-from tests.proxy.talk import post
+from tests.proxy.talk import close_opened, post
+from tests.proxy.test_compaction import settled_open_files
 from vybe.agent.offline import Consolidator
 from vybe.context.protocol import RECOLLECTION_OPEN, REQUEST_OPEN
 from vybe.proxy.rewrite import Rewriter
@@ -107,3 +109,25 @@ def test_rewrite_mode_keeps_responses_and_messages_clients_inside_the_window(
     assert MISSION in json.dumps(normal[-1]) and RECOLLECTION_OPEN in json.dumps(normal[-1])
     typed = [r.text for r in rows if r.type == "user"]
     assert typed[0] == MISSION and len(typed) == 48 == len(set(typed))
+
+
+def test_rewrite_modes_checkpoint_turns_leave_no_connection_to_a_keep_alive_upstream_open(
+    recorded,
+):
+    """Each request rewrite mode rebuilds may run a checkpoint turn upstream; its connection
+    is closed by the proxy, not left to the garbage collector, against an upstream that keeps
+    connections open and answers whole: 48 turns leave the process's open files as they
+    were."""
+    with FakeServer(serve(Consolidator(), "openai"), streams=False, keep_alive=True) as upstream:
+        proxy = recorded(upstream.url, Rewriter(WINDOW))
+        gc.disable()
+        try:
+            before = settled_open_files()
+            chat_turns(proxy, 48)
+            close_opened()  # the client's connections, and the proxy's handlers with them
+            after = settled_open_files()
+        finally:
+            gc.enable()
+        turns = [p for p in upstream.posts if REQUEST_OPEN in json.dumps(p.body)]
+    assert turns, "no checkpoint turn ran"
+    assert after == before

@@ -55,6 +55,23 @@ ALLOWED = {
     "llm": (),  # model adapters know nothing of the engine
     "ui": ("vybe.actions",),  # `vybe ui`: pages read through actions, never writing
 }
+# The rooms of a layer split by concern, and what each may import besides itself, the leaves
+# and what its layer allows; a module of such a layer in none of its rooms fails.
+ROOMS = {
+    "integrations": {
+        # the handlers of the agents' events; a hook imports the transcript since the last one
+        "hooks": ("vybe.actions", "vybe.store", "vybe.context", "vybe.integrations.importers"),
+        # an import shares a hook's lock, a shell's exit code and a compaction's marks
+        "importers": (
+            "vybe.store",
+            "vybe.context",
+            "vybe.integrations.hooks.hook",
+            "vybe.integrations.hooks.compaction",
+        ),
+        "setup": (),  # the agents' settings files: the leaves only
+        "mcp": ("vybe.operations", "vybe.store"),  # tools from the declarations
+    },
+}
 # The package's public names resolve lazily (``vybe.__getattr__``): ``import vybe`` itself
 # imports nothing of vybe.
 PACKAGE = ""
@@ -104,17 +121,29 @@ def allowed(layer: str, name: str) -> bool:
     return any(inside(name, p) for p in ALLOWED[layer])
 
 
+def in_room(layer: str, room: str, name: str) -> bool:
+    """Whether a module of ``room`` (a sub-package of ``layer``) may import ``name``."""
+    if name in LEAVES or inside(name, f"vybe.{layer}.{room}"):
+        return True
+    return any(inside(name, p) for p in ROOMS[layer][room])
+
+
 def violations() -> list[str]:
     found = []
     for path in sorted(SOURCE.rglob("*.py")):
-        layer = module_name(path).split(".")[1] if module_name(path) != "vybe" else PACKAGE
+        parts = module_name(path).split(".")
+        layer = parts[1] if len(parts) > 1 else PACKAGE
         if layer == PACKAGE:
             continue
         if layer not in ALLOWED:
             found.append(f"{module_name(path)} is in no layer of the rules")
             continue
+        room = parts[2] if layer in ROOMS and len(parts) > 2 else None
+        if room is not None and room not in ROOMS[layer]:
+            found.append(f"{module_name(path)} is in no room of {layer}")
+            continue
         for name in sorted(imported(path)):
-            if not allowed(layer, name):
+            if not allowed(layer, name) or (room and not in_room(layer, room, name)):
                 found.append(f"{module_name(path)} imports {name}")
     return found
 
@@ -128,8 +157,8 @@ def modules() -> dict[str, Path]:
 
 
 def module_imports(path: Path, known: dict[str, Path]) -> set[str]:
-    """The modules ``path`` imports: ``from vybe.integrations import hooks`` is the module
-    vybe.integrations.hooks, not the package."""
+    """The modules ``path`` imports: ``from vybe.integrations.hooks import hook`` is the module
+    vybe.integrations.hooks.hook, not the package."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -209,10 +238,23 @@ def test_the_rules_catch_an_engine_module_that_imports_the_store(tmp_path, monke
     (fake / "operations" / "bad.py").write_text("from vybe.integrations import hooks\n")
     (fake / "plugins").mkdir()
     (fake / "plugins" / "new.py").write_text("")
+    (fake / "integrations" / "setup").mkdir(parents=True)
+    (fake / "integrations" / "setup" / "bad.py").write_text(
+        "from vybe.integrations.hooks.hook import Hook\n"
+    )
+    (fake / "integrations" / "setup" / "good.py").write_text(
+        "from vybe.integrations.setup import x\n"
+    )
+    (fake / "integrations" / "importers").mkdir()
+    (fake / "integrations" / "importers" / "bad.py").write_text("from vybe.operations import y\n")
+    (fake / "integrations" / "loose.py").write_text("")
     monkeypatch.setitem(globals(), "SOURCE", fake)
     assert violations() == [
         "vybe.config imports vybe.store",
         "vybe.context.bad imports vybe.store",
+        "vybe.integrations.importers.bad imports vybe.operations",
+        "vybe.integrations.loose is in no room of integrations",
+        "vybe.integrations.setup.bad imports vybe.integrations.hooks.hook",
         "vybe.llm.bad imports vybe.context",
         "vybe.operations.bad imports vybe.integrations",
         "vybe.plugins.new is in no layer of the rules",

@@ -27,16 +27,15 @@ def served(tmp_path: Path):
     env["VYBE_AGENT"] = "tester"
     vybe(env, "task", "create", "--title", "<script>alert(1)</script>")
     digest = hashlib.sha256((tmp_path / "v.db").read_bytes()).hexdigest()
-    proc = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-m", "vybe", "ui", "--no-open"],
         env=env,
         stdout=subprocess.PIPE,
         text=True,
-    )
-    url = json.loads(proc.stdout.readline())["data"]["url"]
-    yield urlsplit(url), tmp_path / "v.db", digest
-    proc.terminate()
-    proc.wait(10)
+    ) as proc:
+        url = json.loads(proc.stdout.readline())["data"]["url"]
+        yield urlsplit(url), tmp_path / "v.db", digest
+        proc.terminate()
 
 
 def get(where, path: str, host: str | None = None, method: str = "GET"):

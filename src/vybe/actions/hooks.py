@@ -176,6 +176,13 @@ def compactions(store: Store, session_id: str) -> int:
     return store.read_one(lambda conn: receipts.compactions(conn, session_id))
 
 
+def receipt_open(store: Store, session_id: str, compactor: str) -> bool:
+    """Whether the session has a compaction of ``compactor`` its hooks have not completed."""
+    from vybe.store import receipts
+
+    return store.read_one(lambda conn: receipts.is_open(conn, session_id, compactor))
+
+
 def waits_for_results(store: Store, session_id: str) -> bool:
     """Whether the session's newest reply waits for the results of its tool calls."""
     from vybe.store import record as record_rows

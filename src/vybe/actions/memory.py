@@ -300,10 +300,11 @@ def write(conn: sqlite3.Connection, agent: str, spec: MemoryInput) -> dict:
         source_task_id=spec.source_task_id,
         supersedes=old["id"] if old else None,
     )
-    if old is not None and old["key"] == spec.key:
+    same_key = old is not None and old["key"] == memory_rows.stored_key(spec.key)
+    if old is not None and same_key:
         memory_rows.supersede(conn, old["id"], row.memory_id, at)
     entry = memory_rows.upsert(conn, row, at)
-    if old is not None and old["key"] != spec.key:
+    if old is not None and not same_key:
         memory_rows.supersede(conn, old["id"], entry["id"], at)
     return {"memory": entry, "event_id": _event(conn, agent, "memory_set", entry, task)}
 

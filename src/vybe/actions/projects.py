@@ -4,27 +4,24 @@ from __future__ import annotations
 
 import sqlite3
 
-from vybe import clock, limits
-from vybe.errors import NotFound, UsageError
+from vybe import clock, limits, privacy
+from vybe.errors import UsageError, listed
 from vybe.store import Store
 from vybe.store import agents as agent_rows
 from vybe.store import projects as project_rows
 
 
 def require_project(conn: sqlite3.Connection, project_id: str) -> dict:
-    project = project_rows.get(conn, project_id)
-    if project is None:
-        raise NotFound(
-            f"no project {project_id!r}",
-            context={"entity": "project", "id": project_id},
-            suggested_action="run `vybe project list` to see project ids",
-        )
-    return project
+    return listed(project_rows.get(conn, project_id), "project", project_id)
 
 
 def ensure(conn: sqlite3.Connection, project_id: str, name: str, metadata: object = None) -> dict:
-    """The project with this id, created when missing ("already exists" is success)."""
-    project_rows.add_missing(conn, project_id, name, clock.now_iso(), metadata)
+    """The project with this id, created when missing ("already exists" is success); its
+    typed name and metadata scrubbed as a task's are (the hooks' and a task's project is
+    named after its folder, which its id holds as it is)."""
+    if metadata is not None:
+        metadata = privacy.scrub_value(metadata)
+    project_rows.add_missing(conn, project_id, privacy.scrub(name), clock.now_iso(), metadata)
     return require_project(conn, project_id)
 
 

@@ -84,79 +84,100 @@ def _memories(items: Any) -> list[dict]:
     ]
 
 
+def _log_event(conn: sqlite3.Connection, agent: str, event: dict, task: dict | None) -> int:
+    """The push's event, on its task and the task's project when it names one."""
+    return event_rows.insert(
+        conn,
+        event_rows.NewEvent(
+            kind=event["kind"],
+            agent=agent,
+            message=event.get("message") or "",
+            task_id=task["id"] if task else None,
+            project_id=task["project_id"] if task else None,
+            metadata=event.get("metadata"),
+        ),
+        clock.now_iso(),
+    )
+
+
+def _write_memory(
+    conn: sqlite3.Connection, agent: str, item: dict, task: dict | None, event_id: int | None
+) -> dict:
+    """One memory, its source (the push's event and task) and its scope's id (the task or
+    its project) filled in when it does not say them."""
+    spec = memories.MemoryInput(**item)
+    if spec.source_event_id is None and event_id is not None:
+        spec = spec._replace(source_event_id=event_id)
+    if spec.source_task_id is None and task is not None:
+        spec = spec._replace(source_task_id=task["id"])
+    if spec.scope_id is None and task is not None and spec.scope in ("task", "project"):
+        own = task["id"] if spec.scope == "task" else task["project_id"]
+        spec = spec._replace(scope_id=own)
+    written = memories.write(conn, agent, spec)
+    return {
+        "key": written["memory"]["key"],
+        "memory_id": written["memory"]["id"],
+        "event_id": written["event_id"],
+    }
+
+
+def _link_artifacts(
+    conn: sqlite3.Connection,
+    agent: str,
+    task: dict | None,
+    items: list[dict],
+    contents: list[Any],
+    event_id: int | None,
+) -> list[dict]:
+    """Each artifact linked to the task, with the content read before the transaction."""
+    linked = []
+    for item, content in zip(items, contents, strict=True):
+        assert task is not None  # checked: artifacts and task_status need a task_id
+        linked.append(
+            link_artifact(
+                conn, agent, task, item["file_path"], item.get("content_type"), event_id, content
+            )
+        )
+    return linked
+
+
+def _change_status(conn: sqlite3.Connection, agent: str, task: dict | None, status: dict) -> dict:
+    """The task's new status, with the event that records the change."""
+    assert task is not None
+    changed = change_status(
+        conn,
+        agent,
+        task,
+        status["status"],
+        status.get("blocked_reason"),
+        note=status.get("note") or "",
+        force=status.get("force", False),
+    )
+    return {
+        "task_id": changed["task"]["id"],
+        "status": changed["task"]["status"],
+        "status_event_id": changed["event_id"],
+    }
+
+
 def push(store: Store, agent: str, request_id: str, *, document: Any) -> dict:
     doc = validate(document)
     contents = [content_of(item["file_path"]) for item in doc.get("artifacts", [])]
 
     def run(conn: sqlite3.Connection) -> dict:
         task = require_task(conn, doc["task_id"]) if doc.get("task_id") else None
-        result: dict[str, Any] = {
-            "event_id": None,
-            "memories": [],
-            "artifacts": [],
-            "task_status": None,
+        event_id = _log_event(conn, agent, doc["event"], task) if "event" in doc else None
+        written = [_write_memory(conn, agent, m, task, event_id) for m in doc.get("memories", [])]
+        artifacts = doc.get("artifacts", [])
+        linked = _link_artifacts(conn, agent, task, artifacts, contents, event_id)
+        changed = (
+            _change_status(conn, agent, task, doc["task_status"]) if "task_status" in doc else None
+        )
+        return {
+            "event_id": event_id,
+            "memories": written,
+            "artifacts": linked,
+            "task_status": changed,
         }
-        if "event" in doc:
-            event = doc["event"]
-            result["event_id"] = event_rows.insert(
-                conn,
-                event_rows.NewEvent(
-                    kind=event["kind"],
-                    agent=agent,
-                    message=event.get("message") or "",
-                    task_id=task["id"] if task else None,
-                    project_id=task["project_id"] if task else None,
-                    metadata=event.get("metadata"),
-                ),
-                clock.now_iso(),
-            )
-        for item in doc.get("memories", []):
-            spec = memories.MemoryInput(**item)
-            if spec.source_event_id is None and result["event_id"] is not None:
-                spec = spec._replace(source_event_id=result["event_id"])
-            if spec.source_task_id is None and task is not None:
-                spec = spec._replace(source_task_id=task["id"])
-            if spec.scope_id is None and task is not None and spec.scope in ("task", "project"):
-                own = task["id"] if spec.scope == "task" else task["project_id"]
-                spec = spec._replace(scope_id=own)
-            written = memories.write(conn, agent, spec)
-            result["memories"].append(
-                {
-                    "key": written["memory"]["key"],
-                    "memory_id": written["memory"]["id"],
-                    "event_id": written["event_id"],
-                }
-            )
-        for item, content in zip(doc.get("artifacts", []), contents, strict=True):
-            assert task is not None  # checked: artifacts and task_status need a task_id
-            result["artifacts"].append(
-                link_artifact(
-                    conn,
-                    agent,
-                    task,
-                    item["file_path"],
-                    item.get("content_type"),
-                    result["event_id"],
-                    content,
-                )
-            )
-        if "task_status" in doc:
-            assert task is not None
-            status = doc["task_status"]
-            changed = change_status(
-                conn,
-                agent,
-                task,
-                status["status"],
-                status.get("blocked_reason"),
-                note=status.get("note") or "",
-                force=status.get("force", False),
-            )
-            result["task_status"] = {
-                "task_id": changed["task"]["id"],
-                "status": changed["task"]["status"],
-                "status_event_id": changed["event_id"],
-            }
-        return result
 
     return store.idempotent(agent, request_id, "push", doc, run)

@@ -5,7 +5,7 @@ tokens before and after, the checks that failed, the fallbacks taken) and the ch
 it made: the messages its MEMO ticked are given back verbatim (cut short when the memo was
 over its budget), the unticked ones stay in the record only, and those of the recent tail
 and of the turn in progress stay in the context as they are. Claude Code's and Codex's
-compactions have the receipts their hooks recorded (vybe.integrations.compaction).
+compactions have the receipts their hooks recorded (vybe.integrations.hooks.compaction).
 
 Each receipt lists record numbers (``seq``) under ``verbatim``, ``kept``, ``cut`` and
 ``released``, and reads them back: ``words`` holds the text of each message it kept or gave
@@ -35,7 +35,7 @@ SHORTENED = "memo_over_budget_shortened"
 WORDS_CHARS = 2000
 LINE_CHARS = 100
 GIVEN = ("verbatim", "cut", "kept")
-COMPACTORS = {"vybe": "vybe", "claude": "Claude Code", "codex": "Codex"}
+COMPACTORS = {"vybe": "vybe", "claude": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
 
 def _vybe_receipt(

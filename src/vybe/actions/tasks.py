@@ -7,7 +7,14 @@ import sqlite3
 from datetime import timedelta
 
 from vybe import clock, limits
-from vybe.errors import AlreadyClaimed, BlockedByDependency, InvalidInput, NotFound, VybeError
+from vybe.errors import (
+    AlreadyClaimed,
+    BlockedByDependency,
+    InvalidInput,
+    NotFound,
+    VybeError,
+    listed,
+)
 from vybe.store import SERIAL, Store
 from vybe.store import agents as agent_rows
 from vybe.store import events as event_rows
@@ -38,14 +45,7 @@ def link_session(metadata: Any, session_id: str | None) -> Any:
 
 
 def require_task(conn: sqlite3.Connection, task_id: str) -> dict:
-    task = task_rows.get(conn, task_id)
-    if task is None:
-        raise NotFound(
-            f"no task {task_id!r}",
-            context={"entity": "task", "id": task_id},
-            suggested_action="run `vybe task list` to see task ids",
-        )
-    return task
+    return listed(task_rows.get(conn, task_id), "task", task_id)
 
 
 def _event(

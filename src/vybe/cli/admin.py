@@ -43,7 +43,7 @@ def init(inv, v: dict) -> dict:
     existed = os.path.exists(to_os(inv.settings.db_path)) if on_file else None
     applied = _migrate(inv)["applied"]
     written = config.write_default_agent(inv.flags["agent"]) if "agent" in inv.flags else None
-    from vybe.integrations import manifest
+    from vybe.integrations.setup import manifest
 
     registry = manifest.ensure()
     return {
@@ -183,28 +183,30 @@ def doctor(inv, v: dict) -> dict:
 def _hook_checks(db_path: str) -> list[dict]:
     """Which vybe hooks the agents' settings hold: missing events, stale paths, duplicates;
     what Codex needs besides (trust, its sandbox's writable roots, the MCP entry); whether
-    the Claude Code plugin, setup, or both register vybe."""
+    each agent's plugin, setup, or both register vybe."""
     from pathlib import Path
 
-    from vybe.integrations import install, setup
+    from vybe.integrations.setup import install, steps
 
-    return [*install.health(Path.cwd(), db_path), setup.claude_registration()]
+    checks = install.health(Path.cwd(), db_path)
+    return [*checks, steps.claude_registration(), steps.codex_registration()]
 
 
 def _service_check() -> dict:
     """The local service that runs a server store's hooks (vybe.cli.service): its state is
     said, never a failure, but for a socket folder others may enter."""
-    from vybe.integrations import service_link
+    from vybe.integrations.hooks import service_link
 
     found = service_link.state()
     return {"name": "local_service", "ok": found["state"] != "unavailable", **found}
 
 
 def _proxy_checks() -> list[dict]:
-    """Whether the base URLs Claude Code and Codex use point at a vybe proxy that answers."""
+    """Whether the base URLs Claude Code, Codex and Gemini CLI use point at a vybe proxy that
+    answers."""
     import os
 
-    from vybe.integrations import codex_config
+    from vybe.integrations.setup import codex_config
     from vybe.proxy import doctor
 
     return doctor.checks(dict(os.environ), codex_config.read(codex_config.config_path()))

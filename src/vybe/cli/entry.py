@@ -15,11 +15,11 @@ import os
 import sys
 
 # The hook lines agents run, after ``hook run``: the target (claude when none is given).
-HOOK_TARGETS: tuple[list[str], ...] = ([], ["claude"], ["codex"])
+HOOK_TARGETS: tuple[list[str], ...] = ([], ["claude"], ["codex"], ["gemini"])
 
 
 def is_hook_line(rest: list[str]) -> bool:
-    """``hook run [claude|codex]`` or ``statusline``, global flags taken out."""
+    """``hook run [claude|codex|gemini]`` or ``statusline``, global flags taken out."""
     return rest == ["statusline"] or (rest[:2] == ["hook", "run"] and rest[2:] in HOOK_TARGETS)
 
 
@@ -78,7 +78,7 @@ def main(process_ends: bool = False) -> int:
         from vybe.cli.hook_run import run_handler
 
         return run_handler(rest[2:], process_ends)
-    from vybe.integrations import statusline
+    from vybe.integrations.hooks import statusline
 
     return statusline.run(process_ends)
 
@@ -96,7 +96,7 @@ def start_wanted_service() -> None:
     """The local service this process found missing, started now that its answer is out:
     its start (mostly imports) does not compete with the answer. Loaded only where the
     process asked for it (a server's store)."""
-    link = sys.modules.get("vybe.integrations.service_link")
+    link = sys.modules.get("vybe.integrations.hooks.service_link")
     if link is not None:
         link.start_wanted()
 

@@ -1,4 +1,5 @@
-"""hook install, uninstall, export, run and statusline: wiring vybe into Claude Code and Codex.
+"""hook install, uninstall, export, run and statusline: wiring vybe into Claude Code, Codex and
+Gemini CLI.
 
 ``hook run`` and ``statusline`` are declared here like every command (their help, ``vybe
 schema``, docs/cli.md), but the executable serves the lines agents run without this module
@@ -18,10 +19,11 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import NoReturn
 
-GROUPS = {"hook": "Install vybe's hooks into Claude Code and Codex, and run them."}
+GROUPS = {"hook": "Install vybe's hooks into Claude Code, Codex and Gemini CLI, and run them."}
 TARGET_PARAMS = (
     Param("claude", "boolean", "Claude Code's settings (the default)"),
     Param("codex", "boolean", "OpenAI Codex CLI's settings"),
+    Param("gemini", "boolean", "Google Gemini CLI's settings"),
     Param("project", "boolean", "this folder's settings instead of the user's"),
     Param("dry_run", "boolean", "report what would change, write nothing"),
 )
@@ -41,7 +43,7 @@ def _project(v: dict) -> Path | None:
 def install(inv, v: dict) -> dict:
     from pathlib import Path
 
-    from vybe.integrations import install as installer
+    from vybe.integrations.setup import install as installer
 
     outcomes = {
         t: installer.install(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
@@ -54,7 +56,7 @@ def install(inv, v: dict) -> dict:
 
 
 def uninstall(inv, v: dict) -> dict:
-    from vybe.integrations import install as installer
+    from vybe.integrations.setup import install as installer
 
     outcomes = {
         t: installer.uninstall(t, _project(v), dry_run=v["dry_run"]).as_dict() for t in _targets(v)
@@ -64,8 +66,8 @@ def uninstall(inv, v: dict) -> dict:
 
 def export(inv, v: dict) -> dict:
     """Write the registry to the config dir (unless it is there) so people can edit it."""
-    from vybe.integrations import install as installer
-    from vybe.integrations import manifest
+    from vybe.integrations.setup import install as installer
+    from vybe.integrations.setup import manifest
 
     created = manifest.ensure()
     specs, _ = manifest.load()
@@ -94,7 +96,7 @@ def run(inv, v: dict) -> NoReturn:
 
 
 def statusline(inv, v: dict) -> NoReturn:
-    from vybe.integrations import statusline as line
+    from vybe.integrations.hooks import statusline as line
 
     _served(inv, line.run)
 
@@ -108,7 +110,7 @@ OPERATIONS = (
         writes=True,
         idempotent=True,
         surfaces=CLI_ONLY,
-        result={"dry_run": "boolean", "claude": "object", "codex": "object"},
+        result={"dry_run": "boolean", "claude": "object", "codex": "object", "gemini": "object"},
         examples=("vybe hook install", "vybe hook install --codex --project --dry-run"),
     ),
     Operation(
@@ -120,7 +122,7 @@ OPERATIONS = (
         idempotent=True,
         destructive=True,
         surfaces=CLI_ONLY,
-        result={"dry_run": "boolean", "claude": "object", "codex": "object"},
+        result={"dry_run": "boolean", "claude": "object", "codex": "object", "gemini": "object"},
         examples=("vybe hook uninstall --claude",),
     ),
     Operation(
@@ -134,7 +136,8 @@ OPERATIONS = (
     ),
     Operation(
         "hook run",
-        "Record and answer one Claude Code or Codex hook event (JSON on stdin) in the agent's "
+        "Record and answer one Claude Code, Codex or Gemini CLI hook event (JSON on stdin) in"
+        " the agent's "
         "hook protocol, never an envelope; exit 0 whatever the event holds.",
         run,
         params=(

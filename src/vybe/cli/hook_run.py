@@ -5,9 +5,9 @@ come from VYBE_AGENT / VYBE_DB_URL / VYBE_DB_PATH / the config file (the agent d
 target), which the global flags of the line (``vybe --agent x hook run claude``) set first
 (vybe.cli.flags.as_hooks_read).
 
-A handler (vybe.integrations.session_hooks, claude_code, codex) gets a ``Hook`` and returns
-context text or nothing; whatever goes wrong, the agent sees exit 0 and the output its event
-accepts, and the error goes to ``hooks.log``.
+A handler (vybe.integrations.hooks: claude_code, codex and gemini map an event to one) gets
+a ``Hook`` and returns context text or nothing; whatever goes wrong, the agent sees exit 0
+and the output its event accepts, and the error goes to ``hooks.log``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import time
 
 from vybe import config, jsonio, stdout
 from vybe.errors import acting
-from vybe.integrations.hooks import (
+from vybe.integrations.hooks.hook import (
     MAX_INPUT_BYTES,
     Hook,
     log_failure,
@@ -31,9 +31,9 @@ TYPE_CHECKING = False  # no typing on the start-up paths (tests/cli/test_startup
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from vybe.integrations.hooks import Handler
+    from vybe.integrations.hooks.hook import Handler
 
-TARGETS = ("claude", "codex")
+TARGETS = ("claude", "codex", "gemini")
 # Capture mode: with this set to a folder, every payload an agent sends is kept there as it
 # came (with the handler's own time), to turn real sessions into test fixtures.
 CAPTURE_ENV = "VYBE_HOOK_CAPTURE"
@@ -55,10 +55,14 @@ def run_handler(argv: list[str], process_ends: bool = False) -> int:
 def handlers(target: str) -> Mapping[str, Handler]:
     """The target agent's handlers by event name."""
     if target == "codex":
-        from vybe.integrations import codex
+        from vybe.integrations.hooks import codex
 
         return codex.HANDLERS
-    from vybe.integrations import claude_code
+    if target == "gemini":
+        from vybe.integrations.hooks import gemini
+
+        return gemini.HANDLERS
+    from vybe.integrations.hooks import claude_code
 
     return claude_code.HANDLERS
 
@@ -115,7 +119,7 @@ def by_service(target: str, raw: bytes, invocation: str) -> str | None:
     then replays what it wrote)."""
     if len(raw) > MAX_INPUT_BYTES:
         return None
-    from vybe.integrations import service_link
+    from vybe.integrations.hooks import service_link
 
     if not service_link.enabled():
         return None
@@ -148,7 +152,7 @@ def answer_for(
         hook = Hook(target, event, payload, acting(settings.agent), settings, invocation)
         why = not_recorded(hook)
         if why is not None:
-            from vybe.integrations.session_hooks import unrecorded
+            from vybe.integrations.hooks.unrecorded import unrecorded
 
             return render(target, event, unrecorded(hook, why))
         return render(target, event, handler(hook))

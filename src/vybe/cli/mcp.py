@@ -10,7 +10,7 @@ GROUPS: dict[str, str] = {}
 
 def mcp(inv, v: dict) -> dict:
     require_extra("mcp", "mcp", "vybe mcp")
-    from vybe.integrations import mcp_server
+    from vybe.integrations.mcp import server as mcp_server
 
     mcp_server.serve(inv.settings, _tools)
     # stdout carried JSON-RPC for the whole session: no envelope may follow it.
@@ -19,8 +19,8 @@ def mcp(inv, v: dict) -> dict:
 
 def _tools(settings: object) -> object:
     """The SDK's server with vybe's tools: the SDK is imported only once ``vybe mcp`` has
-    answered ``initialize`` (vybe.integrations.mcp_server)."""
-    from vybe.integrations.mcp_tools import build
+    answered ``initialize`` (vybe.integrations.mcp.server)."""
+    from vybe.integrations.mcp.tools import build
 
     return build(settings)
 

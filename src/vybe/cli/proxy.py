@@ -28,10 +28,10 @@ def proxy(inv, v: dict) -> dict:
     import signal
 
     from vybe import config
-    from vybe.proxy.observer import Recorder
-    from vybe.proxy.recorder import Writer
+    from vybe.proxy.recorder import Recorder
     from vybe.proxy.relay import Options, ProxyServer, note
     from vybe.proxy.rewrite import Rewriter
+    from vybe.proxy.writer import Writer
     from vybe.store import open_store
     from vybe.store.record import SqliteRecord
 

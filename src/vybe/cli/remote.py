@@ -64,7 +64,7 @@ def by_service(argv: list[str]) -> int | None:
         settings = config.load(flags.get("agent"), flags.get("db_path"), flags.get("db_url"))
     except Exception:  # the CLI says what is wrong with the config
         return None
-    from vybe.integrations import service_link
+    from vybe.integrations.hooks import service_link
 
     if settings.db_url is None or not service_link.enabled():
         return None

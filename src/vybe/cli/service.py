@@ -1,7 +1,7 @@
 """The local service: one process a user and config folder that runs the hooks, the status
 line and the store's commands (vybe.cli.remote) of a PostgreSQL store on a warm connection,
 for processes that then need neither psycopg nor a connection of their own (the caller's
-side: vybe.integrations.service_link; docs/architecture.md, the local service).
+side: vybe.integrations.hooks.service_link; docs/architecture.md, the local service).
 
 Started on demand by the first hook that finds none, detached; it takes the folder's lock
 file (a second one exits at once, after asking the one there for its key: one of another
@@ -33,7 +33,7 @@ import struct
 import time
 
 from vybe import config, jsonio
-from vybe.integrations import service_link
+from vybe.integrations.hooks import service_link
 
 TICK_SECONDS = 1.0  # how often an idle service looks at its idle time and config folder
 READ_SECONDS = 5.0  # a caller that connects and sends nothing is dropped after this long
@@ -246,7 +246,7 @@ def run_as_caller(request: dict) -> object:
     import sys
 
     from vybe.cli import hook_run
-    from vybe.integrations import statusline
+    from vybe.integrations.hooks import statusline
 
     saved, saved_argv = dict(os.environ), sys.argv
     sys.argv = [str(request.get("program") or "")]
@@ -336,7 +336,7 @@ def warm_up() -> None:
     import vybe.cli.main
     import vybe.store.postgres  # noqa: F401
     from vybe.cli import hook_run  # noqa: F401
-    from vybe.integrations import claude_code, codex, session_hooks, statusline  # noqa: F401
+    from vybe.integrations.hooks import claude_code, codex, statusline, unrecorded  # noqa: F401
     from vybe.store import keep_server_stores
 
     keep_server_stores()

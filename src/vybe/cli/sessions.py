@@ -85,7 +85,7 @@ def import_(inv, v: dict) -> dict:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
     from vybe.actions.receipts import from_import
-    from vybe.integrations.importers import import_agent_file, not_recorded
+    from vybe.integrations.importers.by_agent import import_agent_file, not_recorded
 
     claude, codex = v["claude_transcript"], v["codex_rollout"]
     if (claude is None) == (codex is None):

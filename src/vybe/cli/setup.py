@@ -1,4 +1,4 @@
-"""setup: wire vybe into the agents found on this machine (Claude Code, Codex) in one
+"""setup: wire vybe into the agents found on this machine (Claude Code, Codex, Gemini CLI) in one
 command, show it as a diff first (--dry-run), or take it all back (--undo)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ GROUPS: dict[str, str] = {}
 
 def setup(inv, v: dict) -> dict:
     from vybe.errors import NotFound, UsageError
-    from vybe.integrations import setup as wiring
+    from vybe.integrations.setup import steps as wiring
 
     if v["undo"]:
-        if v["dry_run"] or v["claude"] or v["codex"] or v["statusline"]:
+        if v["dry_run"] or any(v[a] for a in wiring.AGENTS) or v["statusline"]:
             raise UsageError("--undo takes back everything setup wrote: it takes no other flag")
         return {"undone": wiring.undo()}
     agents = [a for a in wiring.AGENTS if v[a]] or (
@@ -23,16 +23,17 @@ def setup(inv, v: dict) -> dict:
     )
     if not agents:
         raise NotFound(
-            "found neither Claude Code nor Codex (no `claude` or `codex` on PATH, no"
-            " ~/.claude or ~/.codex)",
-            suggested_action="install one, or name it: vybe setup --claude / --codex",
+            "found none of Claude Code, Codex and Gemini CLI (no `claude`, `codex` or `gemini`"
+            " on PATH, no ~/.claude, ~/.codex or ~/.gemini)",
+            suggested_action="install one, or name it: vybe setup --claude / --codex / --gemini",
         )
     changes, manual = wiring.plan(agents, inv.settings, Path.cwd(), v["statusline"])
     plugins = wiring.claude_plugins() if "claude" in agents else []
+    codex_plugins = wiring.codex_plugins() if "codex" in agents else []
     registry = agent_written = None
     if not v["dry_run"]:
         from vybe import config
-        from vybe.integrations import manifest
+        from vybe.integrations.setup import manifest
 
         inv.store.migrate()  # the store made now, not at the agent's first hook
         wiring.apply(changes)
@@ -55,6 +56,11 @@ def setup(inv, v: dict) -> dict:
             for c in changes
         ],
         "claude_plugin": {"installed": plugins, "note": wiring.PLUGIN_LEFT} if plugins else None,
+        "codex_plugin": (
+            {"installed": codex_plugins, "note": wiring.CODEX_PLUGIN_LEFT}
+            if codex_plugins
+            else None
+        ),
         "you_do": manual,
         "hook_registry": registry,
         "default_agent_written": agent_written,
@@ -65,15 +71,16 @@ def setup(inv, v: dict) -> dict:
 OPERATIONS = (
     Operation(
         "setup",
-        "Wire vybe into Claude Code and Codex (those found, or those named): hooks, status "
-        "line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back;"
+        "Wire vybe into Claude Code, Codex and Gemini CLI (those found, or those named): hooks,"
+        " status line, MCP server, Codex's config; --dry-run shows the diff, --undo takes it back;"
         " with --agent NAME, NAME becomes config.yaml's default_agent. Where the vybe plugin"
         " is installed in Claude Code, its settings are left alone (--statusline: the status"
-        " line only).",
+        " line only); in Codex, only the store's writable root is added.",
         setup,
         params=(
             Param("claude", "boolean", "Claude Code (default: every agent found)"),
             Param("codex", "boolean", "OpenAI Codex CLI (default: every agent found)"),
+            Param("gemini", "boolean", "Google Gemini CLI (default: every agent found)"),
             Param("dry_run", "boolean", "show each file's diff, write nothing"),
             Param("undo", "boolean", "put back every file setup wrote, as it was before"),
             Param(

@@ -2,7 +2,7 @@
 compaction of this session; your 7 kept instructions were restored verbatim``.
 
 Shared by the engine's recollection and the context the hooks give Claude Code and Codex
-back after theirs (vybe.integrations.compaction). Standard library only: hooks import it.
+back after theirs (vybe.integrations.hooks.compaction). Standard library only: hooks import it.
 """
 
 from __future__ import annotations

@@ -1,2 +1,2 @@
-"""vybe inside other agents: Claude Code and Codex hooks, their transcript importers, their
-setup, and the MCP server."""
+"""vybe inside other agents: Claude Code's and Codex's hooks (hooks/), the import of their
+transcripts (importers/), the wiring of both into vybe (setup/), and the MCP server (mcp/)."""

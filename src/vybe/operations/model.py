@@ -1,7 +1,7 @@
 """What an operation is: its parameters, whether it writes, what it calls, what it returns.
 
 A declaration is data; the surfaces are built from it: the argparse parsers and ``vybe
-schema`` (vybe.cli), the MCP tools (vybe.integrations.mcp_server), the ``vybe chat`` tools
+schema`` (vybe.cli), the MCP tools (vybe.integrations.mcp.server), the ``vybe chat`` tools
 (vybe.agent) and docs/cli.md. A value from any surface goes through ``Param.accept`` (JSON
 values: MCP and the agent) or ``Param.parse`` (command-line text), which apply the same
 types, bounds and choices and name the parameter as that surface spells it.

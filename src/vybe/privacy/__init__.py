@@ -42,23 +42,52 @@ GATES = {
     "generic-api-key": r"(?i)(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret"
     r"|token)[ \t\w.-]{0,20}[\s'\"]{0,3}(?:=|>|:|\|\||,)[\x60'\"\s=]{0,5}[\w.=+/-]{10}"
 }
+# The gate's tail with str methods: ten characters of a value ([\w.=+/-]) after one of its
+# separators and at most five quotes, spaces or '=' (a superset: one '|' for '||'). A text
+# up to PRECHECKED characters without one closes the gate before ``re`` is imported, so an
+# ordinary prompt naming an api or a token costs the hook no re and enum (~2.5 ms).
+SEPARATORS = "=>:|,"
+SKIPPED = frozenset("`'\"= \t\n\r\f\v")
+VALUE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=+/-")
+PRECHECKED = 8192
+# Rules whose keyword ordinary words hold ("sk" in task, "ey" in they, "s." after a
+# plural, "test_" in a test's name) and the fewest characters their secret runs to, none
+# of them a space: a text up to PRECHECKED characters whose longest word is shorter does
+# not compile them (nor import re). tests/privacy/test_redaction.py holds each figure to
+# its rule's pattern.
+SHORTEST = {
+    "twilio-api-key": 34,
+    "jwt": 40,
+    "lob-api-key": 40,
+    "vault-service-token": 26,
+    "authress-service-client-access-key": 59,
+    "octopus-deploy-api-key": 30,
+}
 PLACEHOLDER = ("***", "xxx", "password", "pass", "secret", "<password>", "${", "$(", "%s")
 
 
 def strip_private(text: str) -> str:
-    """``text`` without its private spans; one that was nothing else is PRIVATE_MARKER."""
-    if "<private" not in text.lower():
+    """``text`` without its private spans; one that was nothing else is PRIVATE_MARKER.
+    Fail closed both ways: an unclosed ``<private>`` keeps everything after it out, and a
+    ``</private>`` with no opening before it everything before it (its span began in an
+    earlier block of the message, or an earlier message)."""
+    lowered = text.lower()
+    if "private>" not in lowered:  # in both tags
         return text
-    lowered, kept, at = text.lower(), [], 0
-    while (start := lowered.find(OPEN, at)) != -1:
+    kept, at = [], 0
+    while True:
+        start, close = lowered.find(OPEN, at), lowered.find(CLOSE, at)
+        if close != -1 and (start == -1 or close < start):
+            at = close + len(CLOSE)  # a stray closing tag: what precedes it stays out
+            continue
+        if start == -1:
+            kept.append(text[at:])
+            break
         kept.append(text[at:start])
         end = lowered.find(CLOSE, start + len(OPEN))
         if end == -1:
-            at = len(text)  # unclosed: the rest stays out
-            break
+            break  # unclosed: the rest stays out
         at = end + len(CLOSE)
-    else:
-        kept.append(text[at:])
     stripped = "".join(kept)
     return stripped if stripped.strip() else PRIVATE_MARKER
 
@@ -226,15 +255,40 @@ def _globally_allowed(secret: str) -> bool:
 
 
 def _gate_open(index: int, text: str) -> bool:
-    """Whether rule ``index`` of gitleaks' may match ``text``: no gate, or its gate matches."""
+    """Whether rule ``index`` of gitleaks' may match ``text``: a word as long as its
+    shortest secret (SHORTEST), else no gate or its gate matches."""
     from vybe.privacy.rules import RULES
 
-    gate = GATES.get(RULES[index][0])
+    name = RULES[index][0]
+    shortest = SHORTEST.get(name)
+    if shortest is not None:
+        return len(text) > PRECHECKED or any(len(word) >= shortest for word in text.split())
+    gate = GATES.get(name)
     if gate is None:
         return True
+    if len(text) <= PRECHECKED and not _value_after_separator(text):
+        return False
     import re
 
     return re.search(gate, text, re.ASCII) is not None
+
+
+def _value_after_separator(text: str) -> bool:
+    """Whether ``text`` has what every text the generic gate matches has: a separator, up
+    to five of SKIPPED, then ten characters of VALUE."""
+    size = len(text)
+    for separator in SEPARATORS:
+        at = text.find(separator)
+        while at != -1:
+            start = at + 1
+            for skip in range(6):
+                run = text[start + skip : start + skip + 10]
+                if len(run) == 10 and all(c in VALUE for c in run):
+                    return True
+                if start + skip >= size or text[start + skip] not in SKIPPED:
+                    break
+            at = text.find(separator, start)
+    return False
 
 
 def _compiled(rule: tuple[str, str]) -> tuple[str, Any]:
@@ -276,6 +330,20 @@ def _scrubbed(text: str, redactor: Redactor | None) -> str:
     return redactor.redact(stripped)[0] if redactor is not None else stripped
 
 
+def scrub_named(name: str, value: str) -> str:
+    """``value`` as the store may keep it when ``name`` names it (a memory's key): scrubbed,
+    and its secrets redacted as in the assignment ``name=value``, since a name alone can be
+    what makes a value a credential (``DEPLOY_TOKEN`` and a random value). ``name`` is
+    taken as already scrubbed."""
+    kept = scrub(value)
+    redactor = current()
+    if redactor is None:
+        return kept
+    named = f"{name}="
+    joined, counts = redactor.redact(named + kept)
+    return joined[len(named) :] if counts and joined.startswith(named) else kept
+
+
 def scrub_json(document: str | None) -> str | None:
     """A JSON document with every string in it scrubbed (keys too); unchanged when no
     keyword, URL or private tag is in its text at all."""
@@ -307,10 +375,10 @@ def _scrubbed_value(value: Any, redactor: Redactor | None) -> Any:
 
 
 def _may_hold(text: str) -> bool:
-    """Whether scrubbing could change ``text``: a private tag, a URL with a user, or any
-    rule's keyword (or user patterns, which have none)."""
+    """Whether scrubbing could change ``text``: a private tag (either), a URL with a user,
+    or any rule's keyword (or user patterns, which have none)."""
     lowered = text.lower()
-    if "<private" in lowered or all(w in text for w in URL_WORDS):
+    if "private>" in lowered or all(w in text for w in URL_WORDS):
         return True
     redactor = current()
     if redactor is None:

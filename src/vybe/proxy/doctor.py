@@ -1,8 +1,9 @@
-"""`vybe doctor`'s view of the proxy's setup: where Claude Code and Codex send their model
-requests, and whether a vybe proxy answers there.
+"""`vybe doctor`'s view of the proxy's setup: where Claude Code, Codex and Gemini CLI send
+their model requests, and whether a vybe proxy answers there.
 
-Claude Code's is ``ANTHROPIC_BASE_URL``; Codex's, each ``[model_providers.<name>]`` entry's
-``base_url`` in its config.toml (the table is read by the caller). Only a base URL on this
+Claude Code's is ``ANTHROPIC_BASE_URL``; Gemini CLI's ``GOOGLE_GEMINI_BASE_URL``; Codex's,
+each ``[model_providers.<name>]`` entry's ``base_url`` in its config.toml (the table is read
+by the caller). Only a base URL on this
 machine is asked (``GET /.vybe-proxy``, a short timeout): the doctor reaches no network. A
 base URL elsewhere, or none, is the person's choice and no failure, and so is a local model
 server that is not a vybe proxy (LiteLLM, Ollama, a company's gateway): it is said, not
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 from vybe.proxy import wire
 
 LOCAL = ("127.0.0.1", "localhost", "::1")
+GEMINI_BASE_URL = "GOOGLE_GEMINI_BASE_URL"
 TIMEOUT = 1.0
 
 
@@ -70,8 +72,12 @@ def _check(name: str, url: str | None, where: str) -> dict[str, Any]:
 
 
 def checks(environ: dict[str, str], codex_config: dict[str, Any]) -> list[dict[str, Any]]:
-    """One check for Claude Code's base URL, one for each Codex provider with a base URL."""
-    found = [_check("proxy_claude", environ.get("ANTHROPIC_BASE_URL"), "ANTHROPIC_BASE_URL")]
+    """One check for Claude Code's base URL, one for Gemini CLI's, one for each Codex provider
+    with a base URL."""
+    found = [
+        _check("proxy_claude", environ.get("ANTHROPIC_BASE_URL"), "ANTHROPIC_BASE_URL"),
+        _check("proxy_gemini", environ.get(GEMINI_BASE_URL), GEMINI_BASE_URL),
+    ]
     providers = codex_config.get("model_providers")
     for name, entry in (providers if isinstance(providers, dict) else {}).items():
         url = entry.get("base_url") if isinstance(entry, dict) else None

@@ -39,6 +39,7 @@ HARNESS_STARTS = (
     ("CRITICAL: Respond with TEXT ONLY", "compaction request"),
     ("Another language model started to solve this problem", "compaction summary"),
     ("<session_context>", "session context"),  # Gemini CLI's date, OS and folders
+    ("<hook_context>", "hook context"),  # what a hook added (vybe's brief, in Gemini CLI)
     ("vybe checkpoint of session ", "compaction summary"),  # vybe's, kept by the client
 )
 # Gemini CLI's canned reply to the summary it keeps after its compression: no model reply.

@@ -1,191 +1,239 @@
-"""The proxy's record: one writer thread appends every session's inputs and replies.
+"""What the proxy does with the traffic it relays: it records each session.
 
-The handlers of the connections only queue what they saw; the writer owns the record (its
-own store connection, opened in its thread) and appends in the order things were queued,
-so a request's new inputs come before its reply, and a reply before the next request's
-inputs. It writes through the engine's recorder (vybe.context.recorder), as the hooks and
-the importers do, each row marked ``data["proxy"]`` with its input's key.
-
-A session's rows are read once, when the proxy first sees the session: the keys of the
-inputs recorded before (a proxy started again records nothing twice), and whether anyone
-else records it (a row without the proxy's mark: the hooks of Claude Code or Codex, or an
-import), in which case the proxy leaves the session to them.
+For each request that asks for a reply, the request's new inputs are queued for the writer
+(vybe.proxy.writer) before it is relayed, and a tee rebuilds the reply as it passes; when
+the relay is done the reply is queued too, whole or as far as it came. A reply with an
+error status is not recorded (the client sends the request again, and its inputs are
+recorded once). Nothing of a request's headers is read but the session's name.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
+import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any
 
-from vybe.context.labels import Dispatch, harness_text, user_text
-from vybe.context.record import MessageRow, Record
-from vybe.context.recorder import record_harness, record_reply, record_tool, record_user
-from vybe.llm.base import Reply, ToolCall
-from vybe.proxy import scaffolding
-from vybe.proxy.inputs import Item, items_of, keyed
+from vybe.context.engine import Prepared
+from vybe.context.record import Record
+from vybe.context.types import check_session_id
+from vybe.errors import InvalidInput, VybeError
+from vybe.proxy import compaction, inputs, wire
+from vybe.proxy import upstream as upstreams
+from vybe.proxy.relay import Answer, note
+from vybe.proxy.rewrite import Rewriter
+from vybe.proxy.tee import UNREADABLE, Tee
+from vybe.proxy.writer import Writer, close_record
 
-MARK = "proxy"
-
-
-class Marked:
-    """The record, each appended row carrying the proxy's mark (and its input's key)."""
-
-    def __init__(self, record: Record, mark: dict[str, Any]) -> None:
-        self.record, self.mark = record, mark
-
-    def append(self, message: MessageRow) -> MessageRow:
-        return self.record.append(message._replace(data={**message.data, MARK: self.mark}))
+WAIT = 30.0  # seconds a compaction waits for the session's earlier writes
+REBUILD = 900.0  # seconds a rebuild may take (its checkpoint turn calls the model)
+CLIENTS = {"claude": "claude", "codex": "codex", "aider": "aider", "gemini": "gemini"}
 
 
-class Seen:
-    """What the proxy knows of one session: the keys recorded, the person's words there, and
-    whether another writer records it."""
-
-    def __init__(self, rows: list[MessageRow]) -> None:
-        self.keys = {r.data[MARK].get("key") for r in rows if isinstance(r.data.get(MARK), dict)}
-        self.texts = {r.text for r in rows if r.type in ("user", "harness")}
-        self.foreign = any(not isinstance(r.data.get(MARK), dict) for r in rows)
+def client_of(session_id: str) -> str:
+    """Who the session's client is, as the harness inputs' source lines name it."""
+    return CLIENTS.get(session_id.split(":", 1)[0], "client")
 
 
-class Writer:
-    """The one thread that writes the record; ``open_record`` is called in it."""
+class Step:
+    """A point in a session's order of writes: what waits for it runs once it is passed."""
 
-    def __init__(self, open_record: Callable[[], Record], on_error: Callable[[str], None]) -> None:
-        self.open_record, self.on_error = open_record, on_error
-        self.jobs: queue.SimpleQueue[Callable[[Record], Any] | None] = queue.SimpleQueue()
-        self.sessions: dict[str, Seen] = {}  # touched by the writer thread only
-        self.thread = threading.Thread(target=self._run, name="vybe-proxy-writer", daemon=True)
-        self.thread.start()
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.passed = False
+        self.waiting: list[Callable[[], None]] = []
+        self.event = threading.Event()
 
-    def _run(self) -> None:
-        record = self.open_record()
+    def then(self, job: Callable[[], None]) -> None:
+        with self.lock:
+            if not self.passed:
+                self.waiting.append(job)
+                return
+        job()
+
+    def passing(self) -> None:
+        with self.lock:
+            self.passed, waiting, self.waiting = True, self.waiting, []
+        for job in waiting:
+            job()
+        self.event.set()
+
+    def wait(self, timeout: float) -> bool:
+        return self.event.wait(timeout)
+
+
+class Recording:
+    """One relayed reply on its way to the record. A session's writes are queued in order:
+    a request's inputs after the reply before it (the client had that reply whole before it
+    asked again, perhaps on another connection, a moment before the relay queued it), and
+    its reply after its inputs."""
+
+    def __init__(self, writer: Writer, session_id: str, api: str) -> None:
+        self.writer, self.session_id, self.api = writer, session_id, api
+        self.tee = Tee(api)
+        self.inputs_queued, self.reply_queued = Step(), Step()
+        self.rewrite: Callable[[bytes], tuple[bytes, dict[str, Any]]] | None = None
+        self.facts: dict[str, Any] | None = None  # the rewritten request's, for the reply
+
+    def request(self, body: bytes) -> bytes:
+        """The body to send upstream: the client's, or in rewrite mode the engine's rebuild
+        (the client's when the rebuild failed: the upstream judges it)."""
+        if self.rewrite is None:
+            return body
         try:
-            while (job := self.jobs.get()) is not None:
-                try:
-                    job(record)
-                except Exception as error:  # one bad write must not stop the record
-                    self.on_error(f"a write to the record failed ({type(error).__name__})")
-        finally:
-            close_record(record)
+            rebuilt, self.facts = self.rewrite(body)
+        except (VybeError, TimeoutError, *UNREADABLE) as error:
+            note(f"{self.session_id}: relayed as the client sent it ({type(error).__name__})")
+            return body
+        return rebuilt
 
-    def submit(self, job: Callable[[Record], Any]) -> None:
-        self.jobs.put(job)
+    def piece(self, data: bytes) -> None:
+        self.tee.piece(data)
 
-    def call(self, job: Callable[[Record], Any], timeout: float) -> Any:
-        """Run ``job`` in the writer, after everything queued so far; its result (or its
-        exception, raised here)."""
-        future: Future[Any] = Future()
+    def done(self, status: int, headers: dict[str, str], cut: str | None) -> None:
+        ok = 200 <= status < 300
+        reply, why = self.tee.result(cut) if ok else (None, None)
 
-        def run(record: Record) -> None:
+        def queue() -> None:
+            if reply is not None:
+                self.writer.reply(self.session_id, self.api, reply, why, self.facts)
+            self.reply_queued.passing()
+
+        self.inputs_queued.then(queue)
+
+
+class Recorder:
+    """The proxy's observer: every session it sees goes into the record."""
+
+    def __init__(
+        self, writer: Writer, upstream: str = "", rewriter: Rewriter | None = None
+    ) -> None:
+        """``upstream`` (its base URL) and ``rewriter``: rewrite mode (vybe.proxy.rewrite)."""
+        self.writer, self.upstream, self.rewriter = writer, upstream, rewriter
+        self.latest: dict[str, Recording] = {}  # each session's newest reply
+        self.lock = threading.Lock()
+
+    def exchange(self, api: str, path: str, headers: Any, body: dict[str, Any]) -> Recording | None:
+        """A tee for the reply; None (relayed, not recorded) for a request with no session or
+        of a shape the proxy cannot read."""
+        try:
+            return self._exchange(api, path, headers, body)
+        except UNREADABLE as error:
+            note(f"a request the proxy cannot read was relayed unrecorded ({type(error).__name__})")
+            return None
+
+    def _exchange(
+        self, api: str, path: str, headers: Any, body: dict[str, Any]
+    ) -> Recording | None:
+        if not wire.is_generation(path):
+            return None
+        session_id = _session(api, headers, body)
+        if session_id is None:
+            return None
+        client = compaction.client_of(api, path, body)
+        if client == compaction.AIDER:
+            return None  # its summary comes back as a harness input of the next request
+        conversation = compaction.without_prompt(client, body) if client else body
+        recording = self._begin(api, session_id, conversation)
+        if self.rewriter is not None and not client:
+            recording.rewrite = self._rewrite(recording, api, path, headers, body)
+        return recording
+
+    def _rewrite(
+        self, recording: Recording, api: str, path: str, headers: Any, body: dict[str, Any]
+    ) -> Callable[[bytes], tuple[bytes, dict[str, Any]]]:
+        """How this request is rebuilt once its inputs are in the record."""
+        rewriter = self.rewriter
+        assert rewriter is not None
+        base = upstreams.base_of(self.upstream, path)
+        name = upstreams.model_name(path, body)
+        session_id = recording.session_id
+
+        def prepare(record: Record) -> Prepared:
+            """The engine's request (in the writer's thread), its model closed after it."""
+            model = upstreams.model_for(api, base, name, headers)
             try:
-                future.set_result(job(record))
-            except BaseException as error:  # handed to the caller, who judges it
-                future.set_exception(error)
+                return rewriter.prepare(record, session_id, api, body, model)
+            finally:
+                model.transport.close()
 
-        self.submit(run)
-        return future.result(timeout)
+        def rebuild(_: bytes) -> tuple[bytes, dict[str, Any]]:
+            if not recording.inputs_queued.wait(WAIT):
+                raise TimeoutError
+            prepared = self.writer.call(prepare, REBUILD)
+            facts = {"tokens": prepared.tokens, "checkpoint_id": prepared.checkpoint_id}
+            return upstreams.rewritten(api, body, prepared.request), facts
 
-    def flush(self, timeout: float = 30.0) -> bool:
-        """Wait until everything queued so far is written."""
-        done = threading.Event()
-        self.jobs.put(lambda record: done.set())
-        return done.wait(timeout)
+        return rebuild
 
-    def close(self) -> None:
-        self.jobs.put(None)
-        self.thread.join(30)
+    def _begin(self, api: str, session_id: str, body: dict[str, Any]) -> Recording:
+        """Queue the request's new inputs in the session's order; its reply is the tee's."""
+        tail = inputs.tail_of(api, body)
+        new, opening = inputs.new_inputs(tail), inputs.opening(tail)
+        recording = Recording(self.writer, session_id, api)
+        with self.lock:
+            previous = self.latest.get(session_id)
+            self.latest[session_id] = recording
 
-    def seen(self, record: Record, session_id: str) -> Seen:
-        if session_id not in self.sessions:
-            self.sessions[session_id] = Seen(record.messages(session_id))
-        return self.sessions[session_id]
+        def queue() -> None:
+            self.writer.inputs(session_id, client_of(session_id), api, body, new, opening)
+            recording.inputs_queued.passing()
 
-    def inputs(
-        self,
-        session_id: str,
-        client: str,
-        api: str,
-        body: dict[str, Any],
-        new: list[tuple[str, Item]],
-        opening: bool,
-    ) -> None:
-        """Queue a request's new inputs (those already recorded are left out in the writer);
-        ``opening``: the request holds no reply (a first request, or one after a compaction).
-        A session the record does not hold yet gets the whole conversation of ``body``, its
-        replies too (a session begun before the proxy was in the way), read here. A client's
-        fixed scaffolding it sends with every request is recorded once, as it first came."""
+        if previous is None:
+            queue()
+        else:
+            previous.reply_queued.then(queue)
+        return recording
 
-        def write(record: Record) -> None:
-            seen = self.seen(record, session_id)
-            if seen.foreign:
-                return
-            for key, item in new if seen.keys else keyed(items_of(api, body)):
-                fixed = opening or item.label in scaffolding.LABELS
-                if key in seen.keys or (fixed and _resent(client, item, seen)):
-                    continue
-                row = _append(Marked(record, {"key": key}), session_id, client, item)
-                seen.keys.add(key)
-                seen.texts.add(row.text)
+    def settle(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` seconds in all) until every reply in flight is queued for
+        the writer: a session's newest reply is queued after all its earlier writes."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            newest = list(self.latest.values())
+        return all(r.reply_queued.wait(max(deadline - time.monotonic(), 0)) for r in newest)
 
-        self.submit(write)
-
-    def reply(
-        self,
-        session_id: str,
-        api: str,
-        reply: Reply,
-        cut: str | None,
-        request: dict[str, Any] | None = None,
-    ) -> None:
-        """Queue a reply (as far as it came: ``cut`` says why it stopped short); ``request``:
-        the rewritten request's estimate and checkpoint, which anchor the engine's next."""
-
-        def write(record: Record) -> None:
-            if self.seen(record, session_id).foreign or not (reply.text or reply.tool_calls):
-                return
-            data: dict[str, Any] = {"cut": cut} if cut else {}
-            if request is not None:
-                data["request"] = request
-            if reply.usage is not None:
-                data["usage"] = {
-                    "input_tokens": reply.usage.input_tokens,
-                    "output_tokens": reply.usage.output_tokens,
-                }
-            marked = Marked(record, {"api": api})
-            record_reply(marked, session_id, reply.text, reply.tool_calls, data)
-
-        self.submit(write)
+    def answer(
+        self, api: str, path: str, headers: Any, body: dict[str, Any], upstream: str
+    ) -> Answer | None:
+        """The client's compaction, answered with a checkpoint; None for any other request,
+        and for a compaction whose checkpoint failed (relayed then, as it came)."""
+        try:
+            client = compaction.client_of(api, path, body)
+            session_id = _session(api, headers, body) if client else None
+        except UNREADABLE:
+            return None  # exchange() says so
+        if client is None or session_id is None:
+            return None
+        recording = self._begin(api, session_id, compaction.without_prompt(client, body))
+        try:
+            if not (recording.inputs_queued.wait(WAIT) and self.writer.flush(WAIT)):
+                return None
+            base = upstreams.base_of(upstream, path)
+            name = upstreams.model_name(path, body)
+            model = upstreams.model_for(compaction.API[client], base, name, headers)
+            record = self.writer.open_record()
+            try:
+                text = compaction.checkpoint(record, session_id, client, model, body)
+            finally:
+                close_record(record)
+                model.transport.close()
+        except VybeError as error:
+            note(f"the checkpoint of {session_id} failed ({error.code}); the client's own ran")
+            return None
+        finally:
+            recording.reply_queued.passing()
+        if text is None:
+            note(f"the checkpoint of {session_id} was not accepted; the client's own ran")
+            return None
+        note(f"answered the compaction of {session_id} with a vybe checkpoint")
+        return compaction.answer(client, text, session_id, body, path)
 
 
-def _resent(client: str, item: Item, seen: Seen) -> bool:
-    """An input a client resends after its compaction, with no reply before it (Codex keeps
-    the user's messages verbatim, and sends its instructions and context again), that the
-    record already holds."""
-    if item.kind == "user":
-        return user_text("user", item.text) in seen.texts
-    return item.kind == "harness" and harness_text(_dispatch(client, item), item.text) in seen.texts
-
-
-def _dispatch(client: str, item: Item) -> Dispatch:
-    return Dispatch("context", client, item.label)
-
-
-def _append(record: Marked, session_id: str, client: str, item: Item) -> MessageRow:
-    if item.kind == "assistant":
-        calls = [ToolCall(i, n, a) for i, n, a in item.calls]
-        return record_reply(record, session_id, item.text, calls)
-    if item.kind == "user":
-        return record_user(record, session_id, item.text)
-    if item.kind == "harness":
-        return record_harness(record, session_id, _dispatch(client, item), item.text)
-    return record_tool(record, session_id, ToolCall(item.call_id, item.name, {}), item.text)
-
-
-def close_record(record: Any) -> None:
-    """Close the store a record was opened on (the writer's, a checkpoint's)."""
-    close = getattr(getattr(record, "store", None), "close", None)
-    if close is not None:
-        close()
+def _session(api: str, headers: Any, body: dict[str, Any]) -> str | None:
+    """The request's session, or None when it has none the record can take (relayed, not
+    recorded)."""
+    try:
+        return check_session_id(wire.session_of(api, headers, body))
+    except InvalidInput:
+        return None

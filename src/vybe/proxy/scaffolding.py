@@ -60,8 +60,9 @@ ACKS = frozenset(
 )
 LABELS = frozenset({EXAMPLES, *(label for _, label in PAIRS)})
 # How vybe's checkpoint names its session when it answers Aider's summary request (or Gemini
-# CLI's compression).
-NAMED = re.compile(r"vybe checkpoint of session ((?:aider|gemini):[0-9a-f]{24})\b")
+# CLI's compression): a session the proxy named (a hash) or Gemini CLI's hooks (its uuid).
+UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+NAMED = re.compile(rf"vybe checkpoint of session ((?:aider|gemini):(?:{UUID}|[0-9a-f]{{24}}))\b")
 
 
 def text_of(message: dict[str, Any]) -> str:

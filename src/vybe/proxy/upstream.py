@@ -15,7 +15,7 @@ from typing import Any
 
 from vybe.llm import anthropic, gemini, openai_compat, responses
 from vybe.llm.anthropic import AnthropicMessages
-from vybe.llm.base import Model, Request, ToolSpec
+from vybe.llm.base import Request, ToolSpec
 from vybe.llm.gemini import Gemini
 from vybe.llm.http import RetryPolicy
 from vybe.llm.openai_compat import OpenAICompatible
@@ -32,6 +32,7 @@ PASSED_HEADERS = (
 )
 PASSED_PREFIXES = ("openai-", "chatgpt-")
 POLICY = RetryPolicy(attempts=2, base_delay=0.5)
+Upstream = AnthropicMessages | Gemini | OpenAICompatible | OpenAIResponses
 
 
 def credentials(headers: Any) -> dict[str, str]:
@@ -61,8 +62,12 @@ def model_name(path: str, body: dict[str, Any]) -> str:
     return str(body.get("model") or "")
 
 
-def model_for(api: str, base: str, name: str, headers: Any) -> Model:
-    """The upstream's model, as the client asked for it, with the client's credentials."""
+def model_for(api: str, base: str, name: str, headers: Any) -> Upstream:
+    """The upstream's model, as the client asked for it, with the client's credentials.
+
+    Its ``transport`` is the caller's to close once the turn is done: the connection it
+    keeps for a next request would otherwise stay open until the garbage collector finds
+    it, one more open file for each turn of a proxy that runs for days."""
     passed = credentials(headers)
     if api == wire.GEMINI:
         return Gemini(name, base_url=base, headers=passed, policy=POLICY)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from vybe.proxy import scaffolding
@@ -21,6 +22,10 @@ GEMINI_METHODS = (":generateContent", ":streamGenerateContent", ":countTokens")
 PROBE_PATH = "/.vybe-proxy"
 # How Gemini CLI's own context (date, OS, folders) starts, the first user turn it sends.
 GEMINI_CONTEXT = "<session_context>"
+# How Gemini CLI wraps the context a hook adds, and the line vybe's hooks end the brief they
+# give with (vybe.integrations.hooks.gemini.SESSION_LINE): the record session they write.
+HOOK_CONTEXT = "<hook_context>"
+HOOKED = re.compile(rf"^vybe session (gemini:{scaffolding.UUID})\b", re.MULTILINE)
 # A header any client may set to name its session (one the proxy cannot recognise otherwise).
 SESSION_HEADER = "x-vybe-session"
 
@@ -93,9 +98,11 @@ def _codex_session(body: dict[str, Any]) -> str | None:
 
 
 def _gemini_session(body: dict[str, Any]) -> str | None:
-    """``gemini:<hash of the first typed prompt>``: Gemini CLI sends no session id. Its side
-    requests (a JSON answer asked for: the routing classifier, the next-speaker check) are
-    no turn of the session (None: relayed, not recorded)."""
+    """The session vybe's hooks named in the brief they gave with the first prompt
+    (``gemini:<session id>``), else ``gemini:<hash of the first typed prompt>``: Gemini CLI
+    sends no session id. Its side requests (a JSON answer asked for: the routing
+    classifier, the next-speaker check) are no turn of the session (None: relayed, not
+    recorded)."""
     config = body.get("generationConfig")
     if isinstance(config, dict) and (
         config.get("responseJsonSchema") or config.get("responseMimeType") == "application/json"
@@ -105,14 +112,23 @@ def _gemini_session(body: dict[str, Any]) -> str | None:
         parts = content.get("parts") if isinstance(content, dict) else None
         if not isinstance(content, dict) or content.get("role") != "user":
             continue
-        for part in parts if isinstance(parts, list) else ():
-            text = part.get("text") if isinstance(part, dict) else None
-            if isinstance(text, str) and text.strip() and not text.startswith(GEMINI_CONTEXT):
-                named = scaffolding.NAMED.match(text)
-                if named and named.group(1).startswith("gemini:"):
-                    return named.group(1)  # the summary it keeps: vybe's, naming the session
-                return "gemini:" + hashlib.sha256(text.strip().encode()).hexdigest()[:24]
+        listed = parts if isinstance(parts, list) else []
+        texts = [
+            p["text"] for p in listed if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
+        for text in texts:
+            if not text.strip() or text.startswith((GEMINI_CONTEXT, HOOK_CONTEXT)):
+                continue
+            named = scaffolding.NAMED.match(text)
+            if named and named.group(1).startswith("gemini:"):
+                return named.group(1)  # the summary it keeps: vybe's, naming the session
+            hooked = [m[1] for t in texts if t.startswith(HOOK_CONTEXT) and (m := HOOKED.search(t))]
+            return hooked[0] if hooked else f"gemini:{_digest(text)}"
     return None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.strip().encode()).hexdigest()[:24]
 
 
 def _first_message(api: str, body: dict[str, Any]) -> Any:

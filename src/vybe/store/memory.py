@@ -67,8 +67,10 @@ def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
         " RETURNING *",
         (
             row.memory_id,
-            row.key,
-            privacy.scrub(row.value) if isinstance(row.value, str) else row.value,
+            stored_key(row.key),
+            privacy.scrub_named(stored_key(row.key), row.value)
+            if isinstance(row.value, str)
+            else row.value,
             row.value_type,
             row.scope,
             row.scope_id,
@@ -86,12 +88,18 @@ def upsert(conn: sqlite3.Connection, row: MemoryRow, at: str) -> dict:
     return to_dict(result, _NO_JSON, _FLAGS)  # type: ignore[return-value]
 
 
+def stored_key(key: str) -> str:
+    """A key as the store keeps it, and so looks it up: scrubbed like any text (a key may
+    be typed with a private span or a credential in it)."""
+    return privacy.scrub(key)
+
+
 def get_live(
     conn: sqlite3.Connection, scope: str, scope_id: str, key: str, now: str
 ) -> dict | None:
     row = conn.execute(
         f"SELECT * FROM memory WHERE scope = ? AND scope_id = ? AND key = ? AND {_LIVE}",
-        (scope, scope_id, key, now),
+        (scope, scope_id, stored_key(key), now),
     ).fetchone()
     return to_dict(row, _NO_JSON, _FLAGS)
 

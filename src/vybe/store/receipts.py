@@ -178,6 +178,16 @@ def compactions(conn: sqlite3.Connection, session_id: str) -> int:
     ).fetchone()[0]
 
 
+def is_open(conn: sqlite3.Connection, session_id: str, compactor: str) -> bool:
+    """Whether a compaction of ``compactor`` was opened and not completed yet."""
+    found = conn.execute(
+        "SELECT 1 FROM compaction_receipts WHERE session_id = ? AND compactor = ?"
+        " AND completed = 0 LIMIT 1",
+        (session_id, compactor),
+    ).fetchone()
+    return found is not None
+
+
 def last_receipt(conn: sqlite3.Connection, session_id: str) -> dict | None:
     """The newest completed harness receipt of a session, if any."""
     row = conn.execute(

@@ -9,7 +9,9 @@ from the scrubbed rows."""
 SCRUBBED = {
     "messages": ("content_text", "content_json"),
     "events": ("message", "metadata"),
-    "memory": ("value",),
+    "memory": ("key", "value"),
+    "artifacts": ("file_path",),
+    "projects": ("name", "metadata"),  # as typed (project create); a folder's name as it is
     "tasks": ("title", "description", "metadata", "blocked_reason"),
     "handoff_context": ("context",),
     "idempotency": ("result_json",),
@@ -21,7 +23,6 @@ KEPT = {
     "artifacts": (
         "id",
         "task_id",
-        "file_path",
         "content_type",
         "project_id",
         "created_at",
@@ -68,7 +69,6 @@ KEPT = {
     "idempotency": ("agent_name", "request_id", "command", "args_sha256", "created_at", "team"),
     "memory": (
         "id",
-        "key",
         "value_type",
         "scope",
         "scope_id",
@@ -84,7 +84,7 @@ KEPT = {
         "team",
     ),
     "messages": ("session_id", "type", "source", "created_at", "team"),
-    "projects": ("id", "name", "metadata", "created_at", "team"),
+    "projects": ("id", "created_at", "team"),
     "schema_migrations": ("name", "applied_at"),
     "session_typed": ("session_id", "team"),
     "sessions": ("id", "created_at", "team"),

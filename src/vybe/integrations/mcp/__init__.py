@@ -1,0 +1,1 @@
+"""`vybe mcp`: vybe's operations as MCP tools over stdio, built from their declarations."""
