@@ -24,12 +24,12 @@ demo: $(STAMP)
 # asserts of every test module it collects again.
 test: export PYTHONDONTWRITEBYTECODE :=
 # The serial phase collects only the files that hold serial tests, not the whole suite again.
-# The last lines say how long each phase took and the CPU all of it used (user, system: on a
-# shared machine the wall time says less), so that a slower suite shows.
+# The last lines say how long each phase after ruff (make lint) took and the CPU they used
+# (user, system: on a shared machine the wall time says less), so that a slower suite shows.
+# No $(MAKE) in the recipe: make -n (tests/cli/test_readme.py) would run it.
 test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
-test: $(STAMP)
+test: lint
 	@set -e; start=$$(date +%s); \
-	$(MAKE) --no-print-directory lint; \
 	$(VENV)/bin/mypy; \
 	checked=$$(date +%s); \
 	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder -m "not serial" \
@@ -37,7 +37,7 @@ test: $(STAMP)
 	parallel=$$(date +%s); \
 	$(PY) -m pytest -m serial $(SERIAL); \
 	end=$$(date +%s); \
-	echo "make test: $$((end - start)) s: lint and mypy $$((checked - start)) s," \
+	echo "make test: $$((end - start)) s after ruff: mypy $$((checked - start)) s," \
 		"parallel phase $$((parallel - checked)) s, serial phase $$((end - parallel)) s"; \
 	echo "CPU used (user, system), by this shell, then by the phases:"; times
 
