@@ -1,6 +1,7 @@
 """`vybe ui`'s pages on SQLite stores of 1k, 10k and 120k messages (benchmarks/search.py's
 work-shaped messages, in sessions of 10,000), with 500 tasks in chains of dependencies and
-10,000 events beside them.
+10,000 events beside them; with ``--store postgres``, the same stores copied (`vybe store
+copy`) onto a PostgreSQL server started here (tests/postgres/server.py) and served from it.
 
 Per page: the time from request to the last byte over real HTTP on 127.0.0.1 (the server in
 this process, each request opening its own read-only store as `vybe ui` does), p50 and p99.
@@ -8,12 +9,13 @@ Then, on the largest store: first contentful paint of the largest session in Deb
 Chromium (when /usr/bin/chromium and playwright are here), and the server's resident memory
 before and after 1,000 page loads.
 
-    python benchmarks/ui.py [--sizes 1000,10000,120000] [--rounds 50]
+    python benchmarks/ui.py [--sizes 1000,10000,120000] [--rounds 50] [--store postgres]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import statistics
 import sys
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks.searc
 from benchmarks.search import build
 
 from vybe.cli.ui import read_only_opener
-from vybe.store import SqliteStore, Store
+from vybe.store import SqliteStore, Store, copy, open_store
 from vybe.ui.server import Viewer
 
 PER_SESSION = 10_000
@@ -87,8 +89,8 @@ def fill_work(store: Store) -> None:
 class Served:
     """A viewer on ``path`` in a thread, and a client of it."""
 
-    def __init__(self, path: Path) -> None:
-        self.server = Viewer(("127.0.0.1", 0), read_only_opener(str(path)))
+    def __init__(self, location: str) -> None:
+        self.server = Viewer(("127.0.0.1", 0), read_only_opener(location))
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
         self.where = urlsplit(self.server.url)
@@ -155,17 +157,36 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,10000,120000")
     parser.add_argument("--rounds", type=int, default=50)
+    parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    with tempfile.TemporaryDirectory(prefix="vybe-ui-bench-") as folder:
+    with contextlib.ExitStack() as stack:
+        folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="vybe-ui-bench-"))
+        server = None
+        if args.store == "postgres":
+            import psycopg
+            from tests.postgres.server import running
+
+            server = stack.enter_context(running())
+            print(server.version)
         for messages in sizes:
             path = Path(folder) / f"ui{messages}.db"
             store = SqliteStore(path)
             took = build(store, messages, per_session=PER_SESSION)
             fill_work(store)
+            location = str(path)
+            if server is not None:
+                server.admin(f"CREATE DATABASE ui{messages}")
+                location = server.url(f"ui{messages}")
+                target = open_store(location)
+                copy.to_server(store, target)
+                target.close()
+                with psycopg.connect(location, autocommit=True) as conn:
+                    conn.execute("ANALYZE")
             store.close()
-            print(f"\n{messages:,} messages (built in {took:.0f} s): page p50 / p99 ms")
-            served = Served(path)
+            built = f"on {args.store} (built in {took:.0f} s)"
+            print(f"\n{messages:,} messages {built}: page p50 / p99 ms")
+            served = Served(location)
             for name, page in PAGES.items():
                 p50, p99 = timed(served, page, args.rounds)
                 print(f"  {name:22} {p50:7.1f} {p99:7.1f}")

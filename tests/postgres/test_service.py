@@ -548,3 +548,34 @@ def test_a_command_the_service_ran_into_a_full_stdout_names_the_request_id_to_re
                                 "a", "--request-id", request_id)  # fmt: skip
     assert code == 0
     assert [i for (i,) in vybe.sql("SELECT id FROM tasks")] == [replayed["data"]["task"]["id"]]
+
+
+def test_one_service_serves_each_teams_role_on_a_connection_of_its_own(vybe, machine):
+    """Two teams' roles through one user's service, the URL naming no user (libpq's PGUSER
+    does, as a service file or .pgpass would): each command runs as its caller's role, so
+    each team writes its own rows and reads none of the other's."""
+    for team in ("team_a", "team_b"):
+        vybe.ok("admin", "team", "create", team)
+        vybe.ok("admin", "grant", f"{team}_agent", "--team", team)
+    machine.env["VYBE_DB_URL"] = vybe.url.replace("postgresql://postgres@", "postgresql://", 1)
+    machine.env["PGUSER"] = "team_a_agent"
+    machine.prompt("warm it up")
+    served = machine.service()["served"]
+    seen = {}
+    for _ in range(2):
+        for team in ("team_a", "team_b"):
+            machine.env["PGUSER"] = f"{team}_agent"
+            code, made, _ = command(machine, "task", "create", "--title", team, "--agent", "a")
+            assert code == 0, made
+            seen[team] = command(machine, "task", "list", "--agent", "a")[1]["data"]["tasks"]
+    assert machine.service()["served"] == served + 8
+    assert {team: {t["title"] for t in tasks} for team, tasks in seen.items()} == {
+        "team_a": {"team_a"},
+        "team_b": {"team_b"},
+    }
+    assert sorted(vybe.sql("SELECT title, team FROM tasks")) == [
+        ("team_a", "team_a"),
+        ("team_a", "team_a"),
+        ("team_b", "team_b"),
+        ("team_b", "team_b"),
+    ]

@@ -47,8 +47,9 @@ ALLOWED = {
     # the model-API proxy records through actions and checkpoints through the engine
     "proxy": ("vybe.actions", "vybe.context", "vybe.llm"),
     "operations": ("vybe.actions", "vybe.store"),  # declarations over actions
-    # business logic over the store; user_words sizes the person's words as the engine does
-    "actions": ("vybe.store", "vybe.context.tokens"),
+    # business logic over the store; user_words sizes the person's words as the engine does,
+    # the viewer knows a harness's input by the engine's source line
+    "actions": ("vybe.store", "vybe.context.tokens", "vybe.context.labels"),
     # the SQLite record builds the engine's row types
     "store": ("vybe.context.types", "vybe.context.checkpoints"),
     "context": ("vybe.llm.base",),  # the engine: a record interface and a model interface

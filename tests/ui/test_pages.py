@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -76,6 +77,30 @@ def test_a_session_shows_its_timeline_checkpoint_and_a_marker_where_it_compacted
     assert INJECTED not in body and "&lt;script&gt;alert(1)&lt;/script&gt;" in body
 
 
+def test_a_checkpoint_shows_its_difference_from_the_one_before(served):
+    vybe, server = served
+    vybe.ok("session", "say", "s1", "now rename the lexer too")
+    vybe.ok("session", "checkpoint", "s1", "--scripted")
+    body = page(server, "/session?id=s1")
+    assert "<section id='cp2'>" in body
+    second = body.split("<section id='cp2'>", 1)[1].split("</section>", 1)[0]
+    assert "difference from checkpoint 1" in second
+    assert "<ins>+ " in second or "<del>- " in second
+    assert "difference from" not in body.split("<section id='cp1'>", 1)[1].split("</section>")[0]
+
+
+def test_a_client_compaction_shows_its_own_summary_beside_what_vybe_gave_back(served):
+    vybe, server = served
+    rollout = Path(__file__).parents[1] / "integrations/fixtures/codex/rollout-compact.jsonl"
+    sid = vybe.ok("session", "import", "--codex-rollout", str(rollout))["session_id"]
+    body = page(server, f"/session?id={sid}")
+    receipts = body.split("<h2>Client compactions</h2>", 1)[1]
+    assert receipts.count("codex's own summary</h4><pre>The session so far, summarised.") == 2
+    assert "what vybe gave back" in receipts and "kept by the client" in receipts
+    claude = page(server, "/session?id=s1")  # no client compaction there: no section
+    assert "Client compactions" not in claude
+
+
 def test_a_session_comes_a_page_at_a_time_from_a_linked_key(served, monkeypatch):
     _, server = served
     from vybe.actions import viewer
@@ -96,6 +121,22 @@ def test_the_board_shows_tasks_by_status_the_holder_and_the_dependency_graph(ser
     assert "<svg" in body and "marker-end" in body
     assert f"href='#t-{migrate}'" in body and f"href='#t-{deploy}'" in body
     assert "deploy &lt;script&gt;" in body and INJECTED not in body
+
+
+def test_the_board_comes_a_column_page_at_a_time_from_a_linked_key(served, monkeypatch):
+    vybe, server = served
+    from vybe.actions import viewer
+
+    monkeypatch.setattr(viewer.tasks, "__defaults__", (None, None, 1))
+    pending = (vybe.tasks[1], vybe.task("write the release notes", agent="alice"))
+    board = page(server, "/tasks")
+    more = board.split("href='/tasks?status=pending&amp;before=", 1)[1].split("'", 1)[0]
+    assert "more pending" in board and "<h2>in progress</h2>" in board
+    (shown,) = [t for t in pending if f"id='t-{t}'" in board]
+    after = page(server, f"/tasks?status=pending&before={more}")
+    assert "<h2>in progress</h2>" not in after  # that column alone, from the key on
+    (rest,) = [t for t in pending if f"id='t-{t}'" in after]
+    assert rest != shown and "more pending" not in after
 
 
 def test_memory_and_events_pages_show_entries_and_filter(served):
@@ -119,6 +160,25 @@ def test_a_search_the_engine_refuses_is_a_page_naming_its_error_code(served):
     _, server = served
     status, body, _ = get(server, "/search?q=" + "x" * 5000)
     assert status == 400 and "INVALID_INPUT" in body
+
+
+def test_no_page_shows_private_text_or_a_planted_secret(served):
+    from tests.privacy.planted import needles, planted
+
+    vybe, server = served
+    secrets_ = [(secret, line) for _, secret, line in planted()[::4]]
+    for n, (_, line) in enumerate(secrets_):
+        said = f"step {n}: {line} <private>the private word{n}</private> done"
+        vybe.ok("session", "say", "s2", said)
+        vybe.ok("memory", "set", "-k", f"k{n}", "-v", said, agent="alice")
+    vybe.ok("task", "note", vybe.tasks[0], "--message", secrets_[0][1], agent="bob")
+    shown = "".join(
+        page(server, path)
+        for path in ("/", "/session?id=s2", "/memory", "/events", "/search?q=step")
+    )
+    assert "step 1" in shown and "[REDACTED:" in shown
+    assert "private word" not in shown
+    assert not [n for secret, _ in secrets_ for n in needles(secret) if n in shown]
 
 
 def test_every_page_sends_the_strict_policy_and_no_cors(served):
@@ -163,6 +223,21 @@ def test_the_live_feed_sends_a_change_within_a_second_of_a_write(served):
     assert reply.fp.readline() == b"event: change\n"
     assert time.monotonic() - wrote < 1.0
     conn.close()
+
+
+def test_a_closed_page_ends_its_live_feed_and_closes_its_store(served):
+    _, server = served
+    where = urlsplit(server.url)
+    before = threading.active_count()
+    for _ in range(5):  # five pages opened and closed on a quiet store
+        conn = http.client.HTTPConnection(where.hostname, where.port, timeout=5)
+        conn.request("GET", f"/live?token={server.token}", headers={"Host": where.netloc})
+        assert conn.getresponse().fp.readline() == b": open\n"
+        conn.close()
+    deadline = time.monotonic() + 5
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert threading.active_count() <= before
 
 
 def test_without_the_ui_extra_vybe_ui_names_the_missing_dependency(vybe, monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from vybe.context.labels import HARNESS_PREFIX
 from vybe.store import Store, viewer
 
 PAGE = 50
@@ -30,6 +31,8 @@ def session(store: Store, session_id: str, after: int, limit: int = PAGE) -> dic
         marks = viewer.checkpoints(conn, session_id)
         tried = viewer.attempts(conn, session_id)
         receipts = [_receipt(conn, session_id, r) for r in viewer.receipts(conn, session_id)]
+        if receipts:
+            _summaries(conn, session_id, receipts)
     more = len(rows) > limit
     return {
         "messages": rows[:limit],
@@ -51,12 +54,39 @@ def _receipt(conn: Any, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, "messages": [(name, seq, texts.get(seq, "")) for seq, name in fates]}
 
 
-def tasks(store: Store, limit: int = PAGE) -> dict[str, Any]:
-    """The board: up to ``limit`` tasks of each status and the dependencies among them."""
+# The source line of a client's own compaction summary, where the record has it (a Codex
+# rollout's, imported: vybe.integrations.importers.codex_rollout.COMPACTION).
+SUMMARY_SOURCE = f"{HARNESS_PREFIX} compaction "
+
+
+def _summaries(conn: Any, session_id: str, receipts: list[dict[str, Any]]) -> None:
+    """Each receipt's ``summary``: the client's own summary recorded last at or before it
+    (its text without the source line), or None where the record has none."""
+    found = viewer.harness_inputs(conn, session_id, SUMMARY_SOURCE)
+    for receipt in receipts:
+        before = [m for m in found if m["created_at"] <= receipt["created_at"]]
+        receipt["summary"] = before[-1]["content_text"].partition("\n")[2] if before else None
+
+
+def tasks(
+    store: Store, status: str | None = None, before: str | None = None, limit: int = PAGE
+) -> dict[str, Any]:
+    """The board: up to ``limit`` tasks of each status (of ``status`` alone, after the task
+    ``before`` names, when given), the dependencies among them, and for each status the key
+    of its next page (``updated_at|id`` of its last task shown) where there is one."""
     with store.snapshot() as conn:
-        rows = viewer.task_board(conn, limit)
-        edges = viewer.dependencies(conn, [r["id"] for r in rows])
-    return {"tasks": rows, "dependencies": edges}
+        rows = viewer.task_board(conn, limit + 1, status, before)
+        by_status: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            by_status.setdefault(row["status"], []).append(row)
+        shown = [r for group in by_status.values() for r in group[:limit]]
+        edges = viewer.dependencies(conn, [r["id"] for r in shown])
+    following = {
+        s: f"{group[limit - 1]['updated_at']}|{group[limit - 1]['id']}"
+        for s, group in by_status.items()
+        if len(group) > limit
+    }
+    return {"tasks": shown, "dependencies": edges, "next": following}
 
 
 def memory(

@@ -111,6 +111,19 @@ def receipts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def harness_inputs(
+    conn: sqlite3.Connection, session_id: str, source_prefix: str
+) -> list[dict[str, Any]]:
+    """The session's inputs no person typed whose source line starts with
+    ``source_prefix``, in record order."""
+    rows = conn.execute(
+        "SELECT context_seq, content_text, created_at FROM messages WHERE session_id = ?"
+        " AND type = 'harness' AND substr(source, 1, ?) = ? ORDER BY context_seq",
+        (session_id, len(source_prefix), source_prefix),
+    ).fetchall()
+    return [dict(r) for r in rows]
+
+
 def attempts(conn: sqlite3.Connection, session_id: str) -> list[dict[str, Any]]:
     """The session's checkpoint attempts, accepted or failed, oldest first."""
     rows = conn.execute(
@@ -141,14 +154,19 @@ TASK_COLUMNS = (
 )
 
 
-def task_board(conn: sqlite3.Connection, limit: int) -> list[dict[str, Any]]:
-    """Up to ``limit`` tasks of each status, the most recently changed first."""
+def task_board(
+    conn: sqlite3.Connection, limit: int, status: str | None = None, before: str | None = None
+) -> list[dict[str, Any]]:
+    """Up to ``limit`` tasks of each status (of ``status`` alone when given), the most
+    recently changed first; ``before`` (``updated_at|id`` of a task) starts after that one."""
+    key = before.split("|", 1) if before and "|" in before else None
     found: list[dict[str, Any]] = []
-    for status in ("pending", "in_progress", "blocked", "completed"):
+    for each in (status,) if status else ("pending", "in_progress", "blocked", "completed"):
+        after = " AND (updated_at < ? OR (updated_at = ? AND id > ?))" if key else ""
         rows = conn.execute(
-            f"SELECT {TASK_COLUMNS} FROM tasks WHERE status = ?"
+            f"SELECT {TASK_COLUMNS} FROM tasks WHERE status = ?{after}"
             " ORDER BY updated_at DESC, id LIMIT ?",
-            (status, limit),
+            (each, *((key[0], key[0], key[1]) if key else ()), limit),
         ).fetchall()
         found.extend(dict(r) for r in rows)
     return found

@@ -162,11 +162,14 @@ def graph(tasks: list[dict[str, Any]], edges: list[tuple[str, str]]) -> dict[str
 
 
 def tasks_page(store: Any, query: dict[str, str]) -> bytes:
-    found = viewer.tasks(store)
+    status = query.get("status") if query.get("status") in STATUSES else None
+    found = viewer.tasks(store, status, query.get("before") if status else None)
     cards = [{**t, "lease": _lease_left(t["lease_expires_at"])} for t in found["tasks"]]
-    board = [(s, [t for t in cards if t["status"] == s]) for s in STATUSES]
+    board = [
+        (s, [t for t in cards if t["status"] == s]) for s in ((status,) if status else STATUSES)
+    ]
     layout = graph(found["tasks"], found["dependencies"])
-    return render("tasks.html", "Tasks", live=True, board=board, graph=layout)
+    return render("tasks.html", "Tasks", live=True, board=board, graph=layout, next=found["next"])
 
 
 def memory_page(store: Any, query: dict[str, str]) -> bytes:

@@ -31,6 +31,9 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 LIVE_POLL_S = 0.25  # how often the feed reads the high-water mark: a write shows within 1 s
+# How often a quiet feed sends a comment line: a page closed since fails the next write or
+# the one after, so its thread and its store (a server connection, on PostgreSQL) go.
+LIVE_KEEPALIVE_S = 1.0
 STATIC = {"/static/live.js": "text/javascript; charset=utf-8"}
 
 
@@ -111,12 +114,18 @@ class Handler(BaseHTTPRequestHandler):
         try:
             self.wfile.write(b": open\n\n")
             self.wfile.flush()
+            said = time.monotonic()
             while True:
                 time.sleep(LIVE_POLL_S)
                 now = viewer.high_water(store)
                 if now != mark:
                     mark = now
                     self.wfile.write(f"event: change\ndata: {list(now)}\n\n".encode())
-                    self.wfile.flush()
-        except OSError:
+                elif time.monotonic() - said >= LIVE_KEEPALIVE_S:
+                    self.wfile.write(b": quiet\n\n")
+                else:
+                    continue
+                self.wfile.flush()
+                said = time.monotonic()
+        except (OSError, VybeError):  # the page went, or the store did
             return
