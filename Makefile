@@ -15,7 +15,8 @@ $(STAMP): $(PY) pyproject.toml
 demo: $(STAMP)
 	$(PY) demo/run.py
 
-# The suite on every core, a test file per worker (module fixtures are built once); then
+# The suite on every core, a test file per worker (module fixtures are built once), in the
+# order tests/conftest.py gives (the longest files first); then
 # the tests that race N OS processes for the store, with the machine to themselves.
 # Python's bytecode cache stays on for the suite even where the environment turns it off
 # (PYTHONDONTWRITEBYTECODE): without it every `vybe` process a test starts compiles the
@@ -23,11 +24,22 @@ demo: $(STAMP)
 # asserts of every test module it collects again.
 test: export PYTHONDONTWRITEBYTECODE :=
 # The serial phase collects only the files that hold serial tests, not the whole suite again.
+# The last lines say how long each phase after ruff (make lint) took and the CPU they used
+# (user, system: on a shared machine the wall time says less), so that a slower suite shows.
+# No $(MAKE) in the recipe: make -n (tests/cli/test_readme.py) would run it.
 test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
 test: lint
-	$(VENV)/bin/mypy
-	$(PY) -m pytest -n auto --dist loadfile -m "not serial" --ignore=tests/postgres
-	$(PY) -m pytest -m serial $(SERIAL)
+	@set -e; start=$$(date +%s); \
+	$(VENV)/bin/mypy; \
+	checked=$$(date +%s); \
+	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder -m "not serial" \
+		--ignore=tests/postgres; \
+	parallel=$$(date +%s); \
+	$(PY) -m pytest -m serial $(SERIAL); \
+	end=$$(date +%s); \
+	echo "make test: $$((end - start)) s after ruff: mypy $$((checked - start)) s," \
+		"parallel phase $$((parallel - checked)) s, serial phase $$((end - parallel)) s"; \
+	echo "CPU used (user, system), by this shell, then by the phases:"; times
 
 # The suite again on a real PostgreSQL server (pgserver's binaries): every test that opens a
 # store (the `vybe`, `store` and `store_location` fixtures) runs with --store=postgres, those

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,6 +111,16 @@ def _text_stream(buffer: io.BytesIO) -> io.TextIOWrapper:
     return io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape", write_through=True)
 
 
+def _environ_becomes(env: dict[str, str]) -> None:
+    """Make the process's environment ``env``, changing only the variables that differ
+    (a test's differs in a few; clearing and refilling all costs a putenv each)."""
+    for name in [name for name in os.environ if name not in env]:
+        del os.environ[name]
+    for name, value in env.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
+
+
 @contextlib.contextmanager
 def in_process(
     env: dict[str, str], stdin: bytes = b"", cwd: Path | None = None, argv: list[str] | None = None
@@ -123,8 +134,7 @@ def in_process(
     saved_streams, saved_argv = (sys.stdin, sys.stdout, sys.stderr), sys.argv
     sys.argv = [VYBE, *(argv or [])]
     streams = Streams(io.BytesIO(), io.BytesIO())
-    os.environ.clear()
-    os.environ.update(env)
+    _environ_becomes(env)
     if cwd is not None:
         os.chdir(cwd)
     sys.stdin = _text_stream(io.BytesIO(stdin))
@@ -140,8 +150,7 @@ def in_process(
                 wrapper.flush()
                 wrapper.detach()
         os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_env)
+        _environ_becomes(saved_env)
 
 
 class Vybe:
@@ -298,10 +307,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 POSTGRES_ONLY = Path(__file__).with_name("postgres")
 
 
+# The files that take longest for how few tests they hold (measured: a test of many
+# seconds, a browser or model session per test) run first, longest first. xdist's --dist
+# loadfile would hand out the files with the most tests first, so these came last and one
+# worker finished the run alone on them (make test passes --no-loadscope-reorder).
+LONG_FILES = (
+    "context/test_fidelity.py",
+    "ui/test_browser.py",
+    "integrations/test_mcp_server.py",
+    "agent/test_replay.py",
+    "integrations/test_killed_writes.py",
+    "proxy/test_rewrite_sdk.py",
+    "cli/test_chat_checkpoints.py",
+    "cli/test_readme.py",
+    "privacy/test_planted_paths.py",
+    "proxy/test_gemini.py",
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On PostgreSQL, the tests that open no store (none of the fixtures ``store_location``
-    feeds) ran on SQLite already and are left out; ``sqlite_only`` tests are skipped with
-    the reason they give."""
+    """The LONG_FILES first, in their order, then the files with the most tests first (a
+    file's tests together, in their order). On PostgreSQL, the tests that open no store
+    (none of the fixtures ``store_location`` feeds) ran on SQLite already and are left out;
+    ``sqlite_only`` tests are skipped with the reason they give."""
+    here = Path(__file__).parent
+    rank = {here / name: place for place, name in enumerate(LONG_FILES)}
+    assert all(path.is_file() for path in rank), "a file of LONG_FILES is gone"
+    per_file = Counter(item.path for item in items)
+    items.sort(key=lambda item: (rank.get(item.path, len(rank)), -per_file[item.path]))
     if config.getoption("store") != "postgres":
         return
     kept, left_out = [], []
@@ -346,10 +379,23 @@ def pg_pooler(request: pytest.FixtureRequest, pg_server: Any) -> Iterator[Any]:
         yield started
 
 
+@pytest.fixture(scope="session")
+def made_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite store as the first write makes it (every migration applied), made once per
+    worker: each test's store starts as a copy of it (0.1 ms), not migrated again (20 ms
+    of CPU, some 1,400 times in a run)."""
+    from vybe.store import open_store
+
+    path = tmp_path_factory.mktemp("made") / "vybe.db"
+    open_store(str(path)).close()
+    return path
+
+
 @pytest.fixture
 def store_location(request: pytest.FixtureRequest, store_kind: str, tmp_path: Path) -> str:
     """A fresh store's location: a SQLite file's path, or the emptied server database's URL
-    (through the pooler with ``--pooler=pgbouncer``)."""
+    (through the pooler with ``--pooler=pgbouncer``). The SQLite file is there already,
+    as the first write would have made it, unless the test is marked ``no_store``."""
     if store_kind == "postgres":
         from tests.postgres.database import emptied
 
@@ -357,7 +403,11 @@ def store_location(request: pytest.FixtureRequest, store_kind: str, tmp_path: Pa
         if request.config.getoption("pooler") == "pgbouncer":
             return request.getfixturevalue("pg_pooler").through(url)
         return url
-    return str(tmp_path / "vybe.db")
+    path = tmp_path / "vybe.db"
+    if request.node.get_closest_marker("no_store") is None:
+        shutil.copyfile(request.getfixturevalue("made_store"), path)
+        path.chmod(0o600)  # as vybe makes it
+    return str(path)
 
 
 @pytest.fixture

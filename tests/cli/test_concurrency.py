@@ -93,6 +93,7 @@ def test_sixteen_cli_writers_with_replays_log_each_event_exactly_once(vybe):
     assert vybe.event_count() == baseline + PROCESSES * 4
 
 
+@pytest.mark.no_store
 def test_sixteen_processes_creating_the_store_at_once_all_succeed(vybe):
     envelopes = run_all(vybe, [["task", "create", "--title", f"t{n}"] for n in range(PROCESSES)])
     assert [e for e in envelopes if not e["success"]] == []

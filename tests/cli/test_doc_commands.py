@@ -7,9 +7,13 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import Vybe
 
 ROOT = Path(__file__).parents[2]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -55,15 +59,31 @@ def _whole(line: str) -> bool:
 EVERY = [(page.name, line, refused) for page in PAGES for line, refused in commands(page)]
 
 
+TASKS = ("MIGRATE", "DEPLOY", "TASK", "T")
+
+
+@pytest.fixture(scope="module")
+def tasks_made_once(store_kind, tmp_path_factory) -> tuple[Path, dict[str, str]] | None:
+    """On SQLite, a store holding the tasks, made once for the file: each test starts from
+    a copy of it instead of making them again (four commands, for each of ~170 tests)."""
+    if store_kind != "sqlite":
+        return None
+    maker = Vybe(tmp_path_factory.mktemp("doc-tasks"))
+    made = {name: maker.ok("task", "create", "--title", name)["task"]["id"] for name in TASKS}
+    return maker.db_path, made
+
+
 @pytest.fixture
-def tasks(vybe) -> dict[str, str]:
+def tasks(vybe, tasks_made_once) -> dict[str, str]:
     """The shell variables the pages use, as ids of real tasks; Claude Code's folder in the
     scratch HOME, for `vybe setup` to find."""
     (vybe.home / ".claude").mkdir()
-    made = {
-        name: vybe.ok("task", "create", "--title", name)["task"]["id"]
-        for name in ("MIGRATE", "DEPLOY", "TASK", "T")
-    }
+    if tasks_made_once is None:
+        made = {name: vybe.ok("task", "create", "--title", name)["task"]["id"] for name in TASKS}
+    else:
+        source, made = tasks_made_once
+        with closing(sqlite3.connect(source)) as read, closing(sqlite3.connect(vybe.db_path)) as to:
+            read.backup(to)
     return {**made, "PWD": str(vybe.home)}
 
 

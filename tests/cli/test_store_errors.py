@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 
 import pytest
+
+from vybe.store.db import migration_files
 
 WRITE = ["task", "create", "--title", "t"]
 READ = ["task", "list"]
@@ -132,6 +135,15 @@ def test_status_of_a_missing_store_reports_it_does_not_exist(vybe, tmp_path):
 def test_status_of_a_folder_is_not_ok(vybe, tmp_path):
     db = vybe.ok("status", "--db-path", str(tmp_path))["db"]
     assert (db["exists"], db["ok"]) == (False, False)
+
+
+@pytest.mark.no_store
+def test_init_makes_the_store_with_every_migration_and_says_so_once(vybe):
+    first = vybe.ok("init")
+    every = [os.path.basename(f) for f in migration_files()]
+    assert (first["database_created"], first["migrations_applied"]) == (True, every)
+    again = vybe.ok("init")
+    assert (again["database_created"], again["migrations_applied"]) == (False, [])
 
 
 def test_a_write_creates_a_missing_store_and_its_folder(vybe, tmp_path):

@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 
 import pytest
 from hypothesis import given
@@ -114,7 +115,7 @@ def test_a_real_compacted_session_gives_back_its_first_prompt_verbatim(agent, tm
     shutil.copy(source, agent.transcript)
     assert agent.send("claude", "pre_compact").code == 0
     # An import cut at its time budget (a loaded machine) is finished by the next hook's.
-    _drain(lambda: agent.send("claude", "pre_compact"), lambda: _user_rows(agent))
+    _settled(lambda: agent.send("claude", "pre_compact"), lambda: _user_rows(agent))
     typed = [r[0] for r in _user_rows(agent)]
     assert len(typed) == 14
     context = agent.send("claude", "session_start_compact").context
@@ -319,31 +320,32 @@ def test_overlapping_stop_imports_append_each_transcript_row_once(agent, tmp_pat
     for process in stops:
         process.join()
     counts = "SELECT type, COUNT(*) FROM messages GROUP BY type ORDER BY type"
+    together = _settled(lambda: agent.raw("claude", stop), lambda: agent.rows(counts))
     alone = tmp_path / "alone.db"
     env = {k: v for k, v in agent.vybe.env.items() if k != "VYBE_DB_URL"}
     env["VYBE_DB_PATH"] = str(alone)  # imports alone, on SQLite: what the eight must equal
 
-    def read_alone() -> list:
-        with sqlite3.connect(alone) as conn:
+    def alone_counts() -> list[tuple]:
+        with closing(sqlite3.connect(alone)) as conn:
             return conn.execute(counts).fetchall()
 
-    # A Stop's import stops at its time budget and the next Stop goes on from its cursor: on
-    # a loaded machine both stores are brought to the transcript's end before they are compared.
     hook = [VYBE, "hook", "run", "claude"]
-    _drain(lambda: subprocess.run(hook, input=stop, env=env, check=True), read_alone)
-    _drain(lambda: agent.send_process("claude", "stop"), lambda: agent.rows(counts))
-    assert agent.rows(counts) == read_alone() != []
+    by_one = _settled(lambda: subprocess.run(hook, input=stop, env=env, check=True), alone_counts)
+    assert together == by_one != []
 
 
-def _drain(stop: Callable[[], object], counted: Callable[[], list]) -> None:
-    """Run ``stop`` until a run adds no row (at most 10 runs)."""
-    before: list | None = None
-    for _ in range(10):
-        stop()
-        now = counted()
-        if now == before:
-            return
-        before = now
+def _settled(stop_import: Callable[[], object], counts: Callable[[], list]) -> list:
+    """Stop imports run until one adds nothing, and the counts then: each import ends at its
+    time budget (2 s), which a loaded machine reaches before the transcript's end, and the
+    next goes on from there (duplicates or rows skipped by the eight would stay)."""
+    stop_import()
+    seen = counts()
+    while True:
+        stop_import()
+        now = counts()
+        if now == seen:
+            return now
+        seen = now
 
 
 def _prompt_while_importing(agent, hold: float) -> tuple[list[str], float]:

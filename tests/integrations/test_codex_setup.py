@@ -35,6 +35,7 @@ def roots(vybe) -> str:
     return f'[sandbox_workspace_write]\nwritable_roots = ["{vybe.home}"]\n'
 
 
+@pytest.mark.no_store
 @pytest.mark.sqlite_only("Codex's sandbox and MCP entry name the SQLite file (VYBE_DB_PATH)")
 def test_doctor_right_after_install_reports_the_hooks_and_that_codex_has_not_trusted_them(codex):
     installed = codex.ok("hook", "install", "--codex")["codex"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.fakes.servers import FakeServer, scripted
 from vybe.errors import InvalidInput, ModelError
 from vybe.llm.anthropic import AnthropicMessages
-from vybe.llm.http import RetryPolicy
+from vybe.llm.http import RetryPolicy, Transport
 from vybe.llm.openai_compat import OpenAICompatible
 from vybe.llm.providers import Choice, connect, settle
 
@@ -105,3 +107,13 @@ def test_a_base_url_an_http_client_cannot_use_is_invalid_input_naming_it(url):
 def test_a_plain_base_url_is_taken_as_given():
     _, url, _ = settle(Choice(model="m", base_url="http://127.0.0.1:8/v1"), {})
     assert url == "http://127.0.0.1:8/v1"
+
+
+def test_clients_after_the_first_load_no_ca_bundle_again():
+    """Loading the CA bundle costs ~20 ms of CPU; `vybe proxy` builds a client for every
+    checkpoint it asks for: ten clients after the first take a fraction of one load each."""
+    Transport("anthropic", {}, FAST).close()
+    started = time.process_time()
+    for _ in range(10):
+        Transport("anthropic", {}, FAST).close()
+    assert time.process_time() - started < 0.1

@@ -12,6 +12,7 @@ from vybe.store import SqliteStore, open_store
 from vybe.store.db import migration_files
 
 
+@pytest.mark.no_store
 @pytest.mark.sqlite_only("SQLite's journal mode and user_version")
 def test_a_new_store_is_migrated_and_in_wal_mode(store):
     assert store.pending_migrations() == []

@@ -31,17 +31,36 @@ def missing() -> str | None:
     return None
 
 
+def _flags(extra: tuple[str, ...]) -> list[str]:
+    return [*FLAGS, *extra, *(["--no-sandbox"] if os.geteuid() == 0 else [])]
+
+
 @contextmanager
 def chromium(profile: Path, *extra: str) -> Iterator[Any]:
     """A headless Chromium browser with its own user-data folder and ``extra`` flags."""
     from playwright.sync_api import sync_playwright
 
-    flags = [*FLAGS, *extra, *(["--no-sandbox"] if os.geteuid() == 0 else [])]
     with sync_playwright() as driver:
         context = driver.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=flags
+            str(profile), executable_path=CHROMIUM, headless=True, args=_flags(extra)
         )
         try:
             yield context
         finally:
             context.close()
+
+
+@contextmanager
+def launched(*extra: str) -> Iterator[Any]:
+    """A headless Chromium browser with ``extra`` flags, for many tests: each
+    ``new_context()`` in it starts as a fresh profile would, with no cookies or storage."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=_flags(extra)
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()

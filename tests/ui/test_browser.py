@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.ui.browser import chromium, missing
+from tests.ui.browser import launched, missing
 from tests.ui.conftest import INJECTED
 from vybe.cli.ui import read_only_opener
 from vybe.ui.server import Viewer
@@ -24,17 +24,25 @@ if missing() and os.environ.get("VYBE_UI_BROWSER") == "required":
 pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
 
+@pytest.fixture(scope="module")
+def chromium_process() -> Iterator[Any]:
+    """One Chromium for the file (a start costs about a second of CPU); every test has a
+    context of its own in it, as fresh as a new profile."""
+    # evil.example resolves to this machine, as a rebinding attacker's name would.
+    with launched("--host-resolver-rules=MAP evil.example 127.0.0.1") as started:
+        yield started
+
+
 @pytest.fixture
-def browser(filled: Any, tmp_path) -> Iterator[tuple[Any, Viewer, Any]]:
+def browser(filled: Any, chromium_process: Any) -> Iterator[tuple[Any, Viewer, Any]]:
     server = Viewer(("127.0.0.1", 0), read_only_opener(filled.location))
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
+    context = chromium_process.new_context()
     try:
-        # evil.example resolves to this machine, as a rebinding attacker's name would.
-        rules = "--host-resolver-rules=MAP evil.example 127.0.0.1"
-        with chromium(tmp_path / "profile", rules) as context:
-            yield filled, server, context.new_page()
+        yield filled, server, context.new_page()
     finally:
+        context.close()
         server.shutdown()
         server.server_close()
         thread.join()

@@ -11,6 +11,7 @@ module's top level.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import time
@@ -182,6 +183,19 @@ def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+# The TLS context of every client in the process, per CA setting (httpx reads these two
+# variables): loading the CA bundle costs ~20 ms of CPU, which `vybe proxy` would otherwise
+# pay for every checkpoint it asks a model for, and each chat turn's client again.
+_TLS: dict[tuple[str | None, str | None], Any] = {}
+
+
+def _tls(httpx: Any) -> Any:
+    key = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    if key not in _TLS:
+        _TLS[key] = httpx.create_ssl_context()
+    return _TLS[key]
+
+
 class Transport:
     """An HTTP client for one provider: JSON in, JSON or events out, retries inside.
 
@@ -198,6 +212,7 @@ class Transport:
         self.client = httpx.Client(
             headers=headers,
             timeout=httpx.Timeout(policy.timeout, connect=policy.connect_timeout),
+            verify=_tls(httpx),
         )
 
     def post(self, url: str, payload: dict[str, Any], watch: Watch | None = None) -> dict[str, Any]:

@@ -335,8 +335,11 @@ def current() -> Redactor | None:
 
 def scrub(text: str) -> str:
     """``text`` as the store may keep it: private spans out, secrets redacted."""
+    return _scrubbed(text, current())
+
+
+def _scrubbed(text: str, redactor: Redactor | None) -> str:
     stripped = strip_private(text)
-    redactor = current()
     return redactor.redact(stripped)[0] if redactor is not None else stripped
 
 
@@ -369,13 +372,18 @@ def scrub_json(document: str | None) -> str | None:
 
 
 def scrub_value(value: Any) -> Any:
-    """A decoded JSON value with every string in it scrubbed."""
+    """A decoded JSON value with every string in it scrubbed; the config is looked up once
+    for the whole value, not once per string (a stat each)."""
+    return _scrubbed_value(value, current())
+
+
+def _scrubbed_value(value: Any, redactor: Redactor | None) -> Any:
     if isinstance(value, str):
-        return scrub(value)
+        return _scrubbed(value, redactor)
     if isinstance(value, list):
-        return [scrub_value(v) for v in value]
+        return [_scrubbed_value(v, redactor) for v in value]
     if isinstance(value, dict):
-        return {scrub(k): scrub_value(v) for k, v in value.items()}
+        return {_scrubbed(k, redactor): _scrubbed_value(v, redactor) for k, v in value.items()}
     return value
 
 
