@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -430,3 +430,20 @@ def vybe(store_kind: str, store_location: str, tmp_path: Path) -> Iterator[Vybe]
         made = Vybe(tmp_path)
     yield made
     made.close()
+
+
+@pytest.fixture
+def mcp_tools() -> Iterator[Callable[[Any], Any]]:
+    """Makes vybe's MCP tools (vybe.integrations.mcp.tools.Tools) for a store's settings; each
+    closes the stores it opened when the test ends."""
+    from vybe.integrations.mcp.tools import Tools
+
+    made: list[Tools] = []
+
+    def make(settings: Any) -> Tools:
+        made.append(Tools(settings))
+        return made[-1]
+
+    yield make
+    for tools in made:
+        tools.close()

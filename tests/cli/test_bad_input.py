@@ -134,11 +134,9 @@ def test_an_agent_name_that_could_forge_a_line_in_a_brief_is_invalid_input(vybe,
     vybe.refused("INVALID_INPUT", "--agent", name, "status")
 
 
-def test_the_mcp_hand_off_refuses_a_forging_name_and_changes_nothing(vybe, task_id):
-    from vybe.integrations.mcp.tools import Tools
-
+def test_the_mcp_hand_off_refuses_a_forging_name_and_changes_nothing(vybe, task_id, mcp_tools):
     before = vybe.dump()
-    answer = Tools(vybe.settings("claude")).call(
+    answer = mcp_tools(vybe.settings("claude")).call(
         "task_assign", {"task_id": task_id, "to": FORGING_NAMES[0]}
     )
     assert answer["isError"] and answer["structuredContent"]["error_code"] == "INVALID_INPUT"

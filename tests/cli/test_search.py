@@ -62,10 +62,8 @@ def test_bad_flags_are_usage_errors(recorded, args):
     recorded.refused("USAGE_ERROR", "search", *args, exit_code=2)
 
 
-def test_the_mcp_tool_and_the_agent_tool_find_what_the_cli_finds(recorded):
-    from vybe.integrations.mcp.tools import Tools  # the MCP SDK: only where it is used
-
-    tools = Tools(recorded.settings("mcp-agent"))
+def test_the_mcp_tool_and_the_agent_tool_find_what_the_cli_finds(recorded, mcp_tools):
+    tools = mcp_tools(recorded.settings("mcp-agent"))
     cli = recorded.ok("search", "billing", "--session-id", "s1")
     mcp = tools.call("search", {"query": "billing", "session_id": "s1"})
     assert not mcp["isError"] and mcp["structuredContent"]["hits"] == cli["hits"]
@@ -79,10 +77,8 @@ def test_the_mcp_tool_and_the_agent_tool_find_what_the_cli_finds(recorded):
     assert not outcome.is_error and "**billing**" in outcome.text
 
 
-def test_the_mcp_and_agent_tools_refuse_bad_queries_naming_the_argument(recorded):
-    from vybe.integrations.mcp.tools import Tools  # the MCP SDK: only where it is used
-
-    tools = Tools(recorded.settings("mcp-agent"))
+def test_the_mcp_and_agent_tools_refuse_bad_queries_naming_the_argument(recorded, mcp_tools):
+    tools = mcp_tools(recorded.settings("mcp-agent"))
     for arguments, field in [
         ({"query": '"open'}, "query"),
         ({"query": "billing", "limit": 0}, "limit"),

@@ -258,11 +258,9 @@ def test_a_failed_checkpoint_has_a_receipt_naming_its_failed_checks_repair_and_f
     assert data["compactions"] == 0  # a failed attempt compacted nothing
 
 
-def test_receipts_over_mcp_and_bad_input(vybe):
-    from vybe.integrations.mcp.tools import Tools
-
+def test_receipts_over_mcp_and_bad_input(vybe, mcp_tools):
     vybe.ok("session", "say", "s1", RULE)
-    tools = Tools(vybe.settings("mcp-agent"))
+    tools = mcp_tools(vybe.settings("mcp-agent"))
     found = tools.call("session_receipts", {"session_id": "s1"})
     assert not found["isError"] and found["structuredContent"]["count"] == 0
     missing = tools.call("session_receipts", {"session_id": "nope"})

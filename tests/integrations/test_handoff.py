@@ -125,12 +125,10 @@ def test_bad_hand_offs_are_refused_and_change_nothing(vybe):
     vybe.refused("NOT_FOUND", "task", "assign", "--task-id", "task_0_nope", "--to", "codex")
 
 
-def test_the_mcp_tool_hands_over_with_context(vybe):
-    from vybe.integrations.mcp.tools import Tools
-
+def test_the_mcp_tool_hands_over_with_context(vybe, mcp_tools):
     vybe.ok("session", "say", "s1", GOAL)
     task = vybe.task("Port billing")
-    tools = Tools(vybe.settings("claude"))
+    tools = mcp_tools(vybe.settings("claude"))
     result = tools.call("task_assign", {"task_id": task, "to": "codex", "session_id": "s1"})
     assert not result["isError"] and result["structuredContent"]["context"]["user_words"] == 1
     missing = tools.call("task_assign", {"task_id": task, "to": "codex", "session_id": "nope"})
@@ -333,8 +331,8 @@ def _received(agent, vybe, task: str) -> dict[str, str]:
     """Everything the receiver and the record show of the hand-off, by where it shows."""
     from vybe.integrations.mcp.tools import Tools
 
-    tools = Tools(vybe.settings("codex"))
-    peek = tools.call("resume_brief", {"peek": True})["structuredContent"]
+    with Tools(vybe.settings("codex")) as tools:
+        peek = tools.call("resume_brief", {"peek": True})["structuredContent"]
     return {
         "brief": json.dumps(vybe.ok("brief", "--task-id", task, agent="codex")),
         "session_start": agent.send("codex", "session_start_startup").context,

@@ -41,6 +41,19 @@ class Tools:
         self.settings = settings
         self.operations = {op.tool: op for op in catalog().on(MCP)}
         self._local = threading.local()
+        self._opened: list[Any] = []
+
+    def __enter__(self) -> Tools:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the store of every thread that opened one (a server's connection is not
+        left for the garbage collector)."""
+        while self._opened:
+            self._opened.pop().close()
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A CallToolResult as a dict: structured content, or vybe's error envelope."""
@@ -91,6 +104,7 @@ class Tools:
 
             store = open_store(self.settings.location, self.settings.busy_timeout_ms, create=create)
             self._local.store = store
+            self._opened.append(store)
         return store
 
 
