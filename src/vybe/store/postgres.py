@@ -272,15 +272,20 @@ class PgStore(Store):
         )
         self._raw: Any = None
         self.conn = self._connect()
-        if not create and "0001_foundation.sql" in self.pending_migrations():
-            self.close()
-            raise DatabaseUnavailable(
-                f"no vybe store at {self.path}; run `vybe init` or any write command",
-                context={"database": self.path},
-                suggested_action="run `vybe init`, or pass --db-url to an existing store",
-            )
-        if migrate:
-            self.migrate()
+        try:
+            if not create and "0001_foundation.sql" in self.pending_migrations():
+                raise DatabaseUnavailable(
+                    f"no vybe store at {self.path}; run `vybe init` or any write command",
+                    context={"database": self.path},
+                    suggested_action="run `vybe init`, or pass --db-url to an existing store",
+                )
+            if migrate:
+                self.migrate()
+        except BaseException:
+            # A store refused at its opening (NOT_A_MEMBER, STORE_NEEDS_UPGRADE, none there)
+            # leaves no connection behind: the local service's workers live on.
+            self.conn.raw.close()
+            raise
 
     def _connect(self) -> Any:  # a Connection, standing in for sqlite3's
         """A connection that keeps no state of its own between transactions, so that a
