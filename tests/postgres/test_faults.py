@@ -34,20 +34,20 @@ for k in range(count):
 
 def test_a_server_restarted_mid_loop_loses_no_acknowledged_write(vybe, pg_server):
     task = vybe.task("written through a crash")
-    writer = subprocess.Popen(
+    attempts = []
+    with subprocess.Popen(
         [sys.executable, "-c", WRITER, task, str(WRITES)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=vybe.env,
         text=True,
-    )
-    attempts = []
-    for line in writer.stdout:  # restart once a third of the writes were acknowledged
-        attempts.append(json.loads(line))
-        if len(attempts) == WRITES // 3:
-            pg_server.restart_immediately()
-    writer.wait()
-    assert "Traceback" not in writer.stderr.read()
+    ) as writer:
+        for line in writer.stdout:  # restart once a third of the writes were acknowledged
+            attempts.append(json.loads(line))
+            if len(attempts) == WRITES // 3:
+                pg_server.restart_immediately()
+        writer.wait()
+        assert "Traceback" not in writer.stderr.read()
     acknowledged = {k for k, code, _ in attempts if code == 0}
     errors = {error for _, code, error in attempts if code != 0}
     assert acknowledged == set(range(WRITES))  # every write recovered after the restart
@@ -76,16 +76,16 @@ def test_a_client_killed_mid_transaction_leaves_no_partial_write_and_no_lock(vyb
     store = open_store(vybe.url, busy_timeout_ms=5000)
     task = tasks.create(store, "a", "create", title="t")["task"]
     events = vybe.event_count()
-    client = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", HANGS, vybe.url, task["id"]],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env=vybe.env,
-    )
-    assert client.stdout.readline().strip() == "holding"
-    os.kill(client.pid, signal.SIGKILL)
-    client.wait()
+    ) as client:
+        assert client.stdout.readline().strip() == "holding"
+        os.kill(client.pid, signal.SIGKILL)
+        client.wait()
     claimed = tasks.claim(
         store, "b", "claim", task_id=task["id"], project_id=None, lease=parse_duration("5m")
     )

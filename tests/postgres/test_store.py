@@ -3,6 +3,7 @@ error codes, event ids in commit order, reads that write nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 
@@ -76,7 +77,8 @@ def test_migrations_apply_once_even_when_two_stores_start_together(pg_server):
         thread.join()
     names = sorted(p.name for p in MIGRATIONS.glob("*.sql"))
     assert sorted(applied, key=len) == [[], [], [], names]
-    assert PgStore(url).pending_migrations() == []
+    with contextlib.closing(PgStore(url)) as store:
+        assert store.pending_migrations() == []
 
 
 def test_upgrade_and_doctor_work_on_the_server(vybe):
@@ -158,7 +160,8 @@ def test_event_ids_are_handed_out_in_commit_order(pg_url):
     assert second_id == []
     first.commit()
     thread.join()
-    rows = psycopg.connect(pg_url).execute("SELECT agent_name, id FROM events ORDER BY id")
+    with psycopg.connect(pg_url) as conn:
+        rows = conn.execute("SELECT agent_name, id FROM events ORDER BY id").fetchall()
     assert [r[0] for r in rows] == ["first", "second"]
     first.close()
 
