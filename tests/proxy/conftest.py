@@ -43,8 +43,9 @@ class Recorded:
         while True:
             assert self.writer.flush()
             rows = self.record.messages(session_id)
-            if len(rows) >= count or time.monotonic() > deadline:
+            if len(rows) >= count:
                 break
+            assert time.monotonic() < deadline, f"{len(rows)} rows of {count}: {rows}"
             time.sleep(0.02)
         time.sleep(0.1)
         assert self.writer.flush()
