@@ -25,3 +25,32 @@ def test_an_ordinary_prompt_with_a_rules_keyword_imports_no_re(vybe, tmp_path, p
     assert "vybe.privacy.keywords" in modules  # redaction is on, and looked
     assert heavy_in(modules, {"re", "enum"}) == set()
     assert vybe.sql("SELECT content_text FROM messages WHERE type = 'user'") == [(prompt,)]
+
+
+ALLOW_CASES = [
+    "$HOME", "${VAR}", "$1", "${{ secrets.TOKEN }}", "{{ api_key }}", "{0}", "%s", "%APPDATA%",
+    "@KEY@", "/usr/local/bin/tool", "/Users/me/src/app", "true", "NULL", "aaaaaaaa", "*****",
+    "github_pat_11ABCDEFG0abcdefghijklmnop", "sk-live-0123456789abcdef", "/opt/app", "$",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("secret", ALLOW_CASES)
+def test_the_allow_list_answers_as_if_every_pattern_were_tried(secret):
+    """A pattern skipped by its first character is one that could not have matched."""
+    import re
+
+    from vybe import privacy
+    from vybe.privacy.rules import ALLOW, STOPWORDS
+
+    tried = any(re.search(p, secret) for p in ALLOW) or any(w in secret.lower() for w in STOPWORDS)
+    assert privacy._globally_allowed(secret) is tried
+
+
+def test_a_token_of_a_rules_own_prefix_compiles_only_the_allow_patterns_it_could_match():
+    from vybe import privacy
+    from vybe.privacy.rules import ALLOW
+
+    privacy._GLOBAL.clear()
+    privacy._globally_allowed("github_pat_11ABCDEFG0abcdefghijklmnop")
+    assert 0 < len(privacy._GLOBAL) < len(ALLOW)
+    assert all(privacy._first_character(p) is None for p in privacy._GLOBAL)

@@ -252,18 +252,40 @@ def _walk_back(text: str, start: int, lead: int) -> int:
     return at
 
 
-_GLOBAL: list[Any] = []
+# gitleaks' global allow-list, each pattern compiled the first time a secret could match it.
+_GLOBAL: dict[str, Any] = {}
+# What a pattern of it that begins ``^`` then one literal character (``\$``, ``%``, ``/``)
+# needs a secret to begin with: most of them, so a secret of another first character costs
+# no compile (a prompt holding a token pays for the rules it matched, not the whole list).
+_LITERAL = frozenset("$%@/{}")
+
+
+def _first_character(pattern: str) -> str | None:
+    if pattern[:2] == "^\\" and pattern[2:3] in _LITERAL:
+        return pattern[2]
+    if pattern[:1] == "^" and pattern[1:2] in _LITERAL - {"{", "}"}:
+        return pattern[1]
+    return None
 
 
 def _globally_allowed(secret: str) -> bool:
     from vybe.privacy.rules import ALLOW, STOPWORDS
 
-    if not _GLOBAL:
-        import re
-
-        _GLOBAL.extend(re.compile(p) for p in ALLOW)
     lowered = secret.lower()
-    return any(p.search(secret) for p in _GLOBAL) or any(w in lowered for w in STOPWORDS)
+    if any(w in lowered for w in STOPWORDS):
+        return True
+    for pattern in ALLOW:
+        first = _first_character(pattern)
+        if first is not None and not secret.startswith(first):
+            continue
+        compiled = _GLOBAL.get(pattern)
+        if compiled is None:
+            import re
+
+            compiled = _GLOBAL[pattern] = re.compile(pattern)
+        if compiled.search(secret):
+            return True
+    return False
 
 
 def _gate_open(index: int, text: str) -> bool:
