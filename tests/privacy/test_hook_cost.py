@@ -54,3 +54,21 @@ def test_a_token_of_a_rules_own_prefix_compiles_only_the_allow_patterns_it_could
     privacy._globally_allowed("github_pat_11ABCDEFG0abcdefghijklmnop")
     assert 0 < len(privacy._GLOBAL) < len(ALLOW)
     assert all(privacy._first_character(p) is None for p in privacy._GLOBAL)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "first"),
+    [
+        (r"^\$(?:\d+)$", "$"),
+        (r"^%[a-z]%$", "%"),
+        (r"^/(?:bin|usr)/x$", "/"),
+        (r"^$", None),  # an end anchor, not a dollar sign
+        (r"^/bin|usr", None),  # matches "usr" anywhere
+        (r"^@(?:a|b)[|]\|x", "@"),  # every other | is grouped, in a class or escaped
+        (r"(?i)^true|false", None),
+    ],
+)
+def test_a_pattern_is_skipped_by_its_first_character_only_when_every_match_has_it(pattern, first):
+    from vybe import privacy
+
+    assert privacy._first_character(pattern) == first

@@ -261,11 +261,34 @@ _LITERAL = frozenset("$%@/{}")
 
 
 def _first_character(pattern: str) -> str | None:
+    """The character every match of ``pattern`` begins with, where its ``^`` and a literal
+    character open it and no ``|`` outside a group offers another start; else None."""
     if pattern[:2] == "^\\" and pattern[2:3] in _LITERAL:
-        return pattern[2]
-    if pattern[:1] == "^" and pattern[1:2] in _LITERAL - {"{", "}"}:
-        return pattern[1]
-    return None
+        first = pattern[2]
+    elif pattern[:1] == "^" and pattern[1:2] in _LITERAL - {"$", "{", "}"}:
+        first = pattern[1]
+    else:
+        return None
+    return None if _alternates_at_top(pattern) else first
+
+
+def _alternates_at_top(pattern: str) -> bool:
+    """Whether ``pattern`` has a ``|`` outside every group and character class."""
+    depth, escaped, in_class = 0, False, False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char in "()":
+            depth += 1 if char == "(" else -1
+        elif char == "|" and depth == 0:
+            return True
+    return False
 
 
 def _globally_allowed(secret: str) -> bool:
