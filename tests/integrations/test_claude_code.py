@@ -340,12 +340,13 @@ def _settled(stop_import: Callable[[], object], counts: Callable[[], list]) -> l
     next goes on from there (duplicates or rows skipped by the eight would stay)."""
     stop_import()
     seen = counts()
-    while True:
+    for _ in range(20):  # an import that never stops adding rows fails, not hangs
         stop_import()
         now = counts()
         if now == seen:
             return now
         seen = now
+    raise AssertionError(f"imports still adding rows after 20 runs: {seen}")
 
 
 def _prompt_while_importing(agent, hold: float) -> tuple[list[str], float]:
