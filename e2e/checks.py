@@ -24,5 +24,7 @@ class Checks:
     def summary(self, seconds: float) -> int:
         total = len(self.passed) + len(self.failed)
         verdict = "OK" if not self.failed else "FAILED"
+        for name in self.failed:  # again at the end, where a log's tail shows them
+            print(f"failed: {name}")
         print(f"e2e {verdict}: {len(self.passed)}/{total} checks passed in {seconds:.0f} s")
         return 1 if self.failed else 0
