@@ -100,3 +100,31 @@ def test_the_server_counts_each_sessions_typed_messages_as_the_copy_inserts_them
     server = vybe._store()
     with server.snapshot() as conn:
         assert [typed_messages(conn, s) for s in ("s0", "s1")] == [4, 3]
+
+
+def test_rows_recorded_before_the_filter_reach_the_server_scrubbed(tmp_path, vybe):
+    """A file written with redaction off (and a private span put in by hand, as a store from
+    before private tags holds it): once redaction is on, its copy on the server holds no
+    planted secret nor the private words, in any table, and the file is left as it was."""
+    from tests.privacy.planted import needles, planted
+
+    local = Vybe(tmp_path / "file")
+    config = local.config_dir / "config.yaml"
+    config.write_text("default_agent: default\nprivacy:\n  redact: false\n")
+    secrets = planted()[:10]
+    for n, (_, _, line) in enumerate(secrets):
+        task = local.ok("task", "create", "--title", f"deploy {n}", "--description", line)
+        local.ok("note", task["task"]["id"], line, "--request-id", f"note-{n}")
+        local.ok("memory", "set", "-k", f"env-{n}", "-v", line)
+    local.ok("session", "say", "s1", secrets[0][2])
+    local.sql("UPDATE tasks SET description = description || ' <private>my own words</private>'")
+    before = local.db_path.read_bytes()
+    assert all(n.encode() in before for _, s, _ in secrets for n in needles(s))
+    config.write_text("default_agent: default\n")
+    moved = local.ok("store", "copy", "--to", vybe.url)
+    assert moved["tables"]["memory"]["copied"] == len(secrets)
+    dump = vybe.pg_dump()
+    left = [shape for shape, s, _ in secrets if any(n.encode() in dump for n in needles(s))]
+    assert left == [] and b"my own words" not in dump
+    assert b"[REDACTED:" in dump
+    assert local.db_path.read_bytes() == before

@@ -11,7 +11,7 @@ import pytest
 
 from vybe.privacy import generate
 from vybe.store.db import SqliteStore
-from vybe.store.scrubbed import KEPT, SCRUBBED
+from vybe.store.scrubbed import JSON, KEPT, SCRUBBED
 
 ROOT = Path(__file__).parents[2]
 
@@ -43,6 +43,7 @@ def test_every_text_column_is_scrubbed_or_kept_on_purpose(tmp_path):
         (t, c) for t, cs in KEPT.items() for c in cs
     }
     assert both == set()
+    assert JSON - {(t, c) for t, cs in SCRUBBED.items() for c in cs} == set()
 
 
 def test_the_rules_are_regenerated_unchanged_from_gitleaks_config(tmp_path):

@@ -3,13 +3,20 @@ messages, checkpoints, the idempotency ledger in its written order), then every 
 set past the largest id, so the server hands out no id the file had used. Each row keeps
 its team, and the teams and their members come along first.
 
-A row whose key the server already holds is left alone, so a second copy moves nothing
-twice; the whole copy is one transaction on the server: all of it lands or none.
+Every row goes through the privacy filter on its way (the columns vybe.store.scrubbed
+names), so what was recorded before a rule existed, or before redaction did, lands on the
+server as vybe would write it today. A row whose key the server already holds is left
+alone, so a second copy moves nothing twice; the whole copy is one transaction on the
+server: all of it lands or none.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+from vybe import privacy
 from vybe.store.base import Store
+from vybe.store.scrubbed import JSON, SCRUBBED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,6 +58,24 @@ def _columns(source: Store, table: str) -> list[str]:
     return [*names, "rowid"] if table == "idempotency" else names
 
 
+def _scrubbed(table: str, columns: list[str], row: Any) -> tuple[Any, ...]:
+    """``row`` with each column the store scrubs on writing scrubbed as that write does (a
+    memory's value as the value of its key)."""
+    values = list(row)
+    for name in SCRUBBED.get(table, ()):
+        at = columns.index(name)
+        value = values[at]
+        if not isinstance(value, str):
+            continue
+        if (table, name) in JSON:
+            values[at] = privacy.scrub_json(value)
+        elif (table, name) == ("memory", "value"):
+            values[at] = privacy.scrub_named(privacy.scrub(values[columns.index("key")]), value)
+        else:
+            values[at] = privacy.scrub(value)
+    return tuple(values)
+
+
 def _copy_table(source: Store, conn: object, table: str, order: str) -> dict[str, int]:
     columns = _columns(source, table)
     listed = ", ".join(columns)
@@ -62,6 +87,8 @@ def _copy_table(source: Store, conn: object, table: str, order: str) -> dict[str
     seen = copied = 0
     while batch := rows.fetchmany(BATCH):
         seen += len(batch)
+        if table in SCRUBBED:
+            batch = [_scrubbed(table, columns, row) for row in batch]
         copied += conn.executemany(insert, batch).rowcount  # type: ignore[attr-defined]
     return {"rows": seen, "copied": copied, "already_there": seen - copied}
 

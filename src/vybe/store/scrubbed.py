@@ -4,7 +4,9 @@ names vybe, an agent or the store's owner chose, such as a team, times, enumerat
 digests, lists of numbers). A test
 (tests/privacy/test_store_scrubbing.py) holds every text column of the schema to one of
 the two, so a new column is a decision, never forgotten; the search indexes are filled
-from the scrubbed rows."""
+from the scrubbed rows. ``vybe store copy`` scrubs the same columns of every row it moves
+(``JSON`` says which of them hold a JSON document), so rows recorded before a rule existed
+reach the server as the filter would write them today."""
 
 SCRUBBED = {
     "messages": ("content_text", "content_json"),
@@ -17,6 +19,19 @@ SCRUBBED = {
     "idempotency": ("result_json",),
     "checkpoints": ("mind", "now", "files"),
     "checkpoint_attempts": ("problems", "flagged_references", "error"),
+}
+# The scrubbed columns that hold a JSON document: every string in it is scrubbed, and it
+# stays a document (``privacy.scrub_json``).
+JSON = {
+    ("messages", "content_json"),
+    ("events", "metadata"),
+    ("projects", "metadata"),
+    ("tasks", "metadata"),
+    ("handoff_context", "context"),
+    ("idempotency", "result_json"),
+    ("checkpoints", "files"),
+    ("checkpoint_attempts", "problems"),
+    ("checkpoint_attempts", "flagged_references"),
 }
 KEPT = {
     "agent_state": ("agent_name", "focus_task_id", "focus_project_id", "last_active_at", "team"),
