@@ -806,4 +806,5 @@ ALL: dict[str, Callable[[Checks], Sandbox]] = {
     "gemini-hooks-proxy": gemini.gemini_hooks_proxy,
     "opencode-proxy": opencode.opencode_proxy,
     "aider-to-claude": cross_agent.aider_to_claude,
+    "opencode-to-gemini-to-codex": cross_agent.opencode_to_gemini_to_codex,
 }
