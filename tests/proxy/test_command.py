@@ -40,6 +40,11 @@ def test_the_command_relays_records_and_stops_on_sigterm(vybe):
     rows = SqliteRecord(store).messages(f"claude:{CLAUDE}")
     store.close()
     assert [(r.type, r.text) for r in rows] == [("user", "hi"), ("assistant", "hello")]
+    # The session is the client's it recognised; no request names the folder it runs in.
+    started = vybe.sql(
+        "SELECT agent_name, project_id FROM sessions WHERE id = ?", (rows[0].session_id,)
+    )
+    assert started == [("claude", None)]
 
 
 def test_an_upstream_that_is_not_an_http_url_is_refused(vybe):

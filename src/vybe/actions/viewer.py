@@ -10,16 +10,23 @@ from vybe.context.labels import HARNESS_PREFIX
 from vybe.store import Store, viewer
 
 PAGE = 50
+ORIGINS = 100  # the agents and the projects the sessions page offers as filters, each
 
 
 def sessions(
-    store: Store, before: str | None, client: str | None = None, limit: int = PAGE
+    store: Store, before: str | None, filters: dict[str, str], limit: int = PAGE
 ) -> dict[str, Any]:
-    """A page of sessions, newest first, of one client when given (claude, codex, proxy,
-    chat); ``next`` is the key of the page after it."""
+    """A page of sessions, newest first, of the ``filters`` given (client: claude, codex,
+    gemini, opencode, aider, proxy or chat; agent; project); ``next`` is the key of the page
+    after it; ``agents`` and ``projects`` what the filters offer."""
     with store.snapshot() as conn:
-        rows = viewer.session_page(conn, before, limit + 1, client)
-    return {"sessions": rows[:limit], "next": rows[limit - 1]["id"] if len(rows) > limit else None}
+        rows = viewer.session_page(conn, before, limit + 1, filters)
+        origins = viewer.session_origins(conn, ORIGINS)
+    return {
+        "sessions": rows[:limit],
+        "next": rows[limit - 1]["id"] if len(rows) > limit else None,
+        **origins,
+    }
 
 
 def session(store: Store, session_id: str, after: int, limit: int = PAGE) -> dict[str, Any]:

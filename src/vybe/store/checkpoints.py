@@ -8,6 +8,7 @@ import sqlite3
 from vybe import clock, jsonio, privacy
 from vybe.context.checkpoints import Attempt, Checkpoint, MemoMark
 from vybe.store.base import Store
+from vybe.store.sessions import start_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -120,10 +121,7 @@ def save_attempt(
 
     def body(conn: sqlite3.Connection) -> tuple[Attempt, Checkpoint | None]:
         now = clock.now_iso()
-        conn.execute(
-            "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-            (attempt.session_id, now),
-        )
+        start_session(conn, attempt.session_id, now, None)  # its messages made it, with theirs
         stored_cp = None
         if checkpoint is not None:
             stored_cp = checkpoint._replace(

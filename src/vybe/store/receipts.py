@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from vybe import clock, jsonio
+from vybe.store.sessions import Origin, start_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
     from vybe.store.base import Store
 
 LISTS = ("verbatim", "kept", "cut", "released")
-_SESSION = "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
 
 
 def open_receipt(
@@ -26,13 +26,15 @@ def open_receipt(
     trigger: str,
     tokens_before: int | None,
     once: tuple[str, str] | None = None,
+    project: str | None = None,
 ) -> int:
     """A compaction the harness is about to do (PreCompact): its id. ``once``: (agent,
-    request id) it is opened once by (``Store.transact_once``)."""
+    request id) it is opened once by (``Store.transact_once``); ``project``: the session's,
+    kept when the receipt starts the session."""
 
     def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
-        conn.execute(_SESSION, (session_id, now))
+        start_session(conn, session_id, now, Origin(agent, project))
         opened = conn.execute(
             "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
             " tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -52,15 +54,17 @@ def complete(
     messages: dict[str, list[int]],
     tokens: tuple[int | None, int | None],
     once: tuple[str, str] | None = None,
+    project: str | None = None,
 ) -> JSONObject:
     """What the compaction kept and what vybe gave back (SessionStart(compact)), on the
     newest receipt PreCompact opened; a new one (trigger unknown) when none is open.
     ``tokens``: before and after, where the harness says (None keeps what PreCompact saw);
-    ``once``: (agent, request id) it is completed once by (``Store.transact_once``)."""
+    ``once``: (agent, request id) it is completed once by (``Store.transact_once``);
+    ``project`` as ``open_receipt``'s."""
 
     def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
-        conn.execute(_SESSION, (session_id, now))
+        start_session(conn, session_id, now, Origin(agent, project))
         found = conn.execute(
             "SELECT id FROM compaction_receipts WHERE session_id = ? AND compactor = ?"
             " AND completed = 0 ORDER BY id DESC LIMIT 1",
@@ -104,7 +108,7 @@ def imported(
     ).fetchone()
     if covered is not None:
         return False
-    conn.execute(_SESSION, (session_id, found.at))
+    start_session(conn, session_id, found.at, Origin(agent))
     encoded = [jsonio.dumps(sorted(lists.get(name, []))) for name in LISTS]
     added = conn.execute(
         "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import gc
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from vybe import clock, jsonio, privacy
 from vybe.context.types import MessageRow
 from vybe.store.base import Store
+from vybe.store.sessions import Origin, start_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,18 +78,19 @@ def _read_messages(
 
 
 def append_message(
-    store: Store, message: MessageRow, once: tuple[str, str] | None = None
+    store: Store,
+    message: MessageRow,
+    once: tuple[str, str] | None = None,
+    origin: Origin | None = None,
 ) -> MessageRow:
     """Append one row; its context_seq is the session's next, taken under the write lock.
     ``once``: (agent, request id) the row is written once by, in the idempotency ledger;
-    a second call with it returns the row the first wrote."""
+    a second call with it returns the row the first wrote. ``origin``: who started the
+    session and where, kept when this row starts it."""
 
     def body(conn: sqlite3.Connection) -> MessageRow:
         now = clock.now_iso()
-        conn.execute(
-            "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-            (message.session_id, now),
-        )
+        start_session(conn, message.session_id, now, origin)
         seq = conn.execute(
             "SELECT COALESCE(MAX(context_seq), 0) + 1 FROM messages WHERE session_id = ?",
             (message.session_id,),
@@ -267,13 +269,20 @@ def messages_at(conn: sqlite3.Connection, session_id: str, seqs: Iterable[int]) 
 
 
 class SqliteRecord:
-    """The record in a vybe store."""
+    """The record in a vybe store; ``origin``: who starts the sessions it writes first, and
+    where (a function of the session id for a writer of many clients' sessions: the proxy)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, origin: Origin | Callable[[str], Origin] | None = None
+    ) -> None:
         self.store = store
+        self.origin = origin
 
     def append(self, message: MessageRow) -> MessageRow:
-        return append_message(self.store, message)
+        origin = self.origin
+        if callable(origin):
+            origin = origin(message.session_id)
+        return append_message(self.store, message, origin=origin)
 
     def messages(
         self, session_id: str, from_seq: int = 1, to_seq: int | None = None
