@@ -100,6 +100,29 @@ def test_raw_sql_as_team_b_sees_none_of_team_a_rows(teams):
             )
 
 
+def test_team_b_sees_neither_who_started_team_a_sessions_nor_where(teams):
+    """A session's agent and project (0025) are its row's: the team policies hide them, from
+    raw SQL and from `vybe ui`'s sessions page and its filters alike."""
+    from vybe.actions import viewer
+    from vybe.store import open_store
+
+    a, b = teams
+    agent = f"{SECRET}-agent"
+    a.ok("session", "say", "--session-id", "sess-a", "--text", "words", agent=agent)
+    assert a.owner.sql("SELECT agent_name FROM sessions") == [(agent,)]
+    with psycopg.connect(b.url, autocommit=True) as raw:
+        assert raw.execute("SELECT agent_name, project_id FROM sessions").fetchall() == []
+    for member, sees in ((a, [agent]), (b, [])):
+        store = open_store(member.url)
+        try:
+            page = viewer.sessions(store, None, {})
+            chosen = viewer.sessions(store, None, {"agent": agent})
+        finally:
+            store.close()
+        assert page["agents"] == sees and len(page["projects"]) == len(sees)
+        assert [s["agent_name"] for s in chosen["sessions"]] == sees
+
+
 # --- the cross-team matrix ---------------------------------------------------------------
 # Every declared operation that reads or writes the record, aimed by team B's role at team
 # A's rows: its parameters (the same on the command line and as an MCP tool's arguments;
