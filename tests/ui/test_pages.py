@@ -187,6 +187,60 @@ def test_a_client_compaction_shows_its_own_summary_beside_what_vybe_gave_back(se
     assert "Client compactions" not in claude
 
 
+def test_claude_codes_own_compaction_shows_its_summary_beside_what_vybe_gave_back(served):
+    from tests.conftest import TRANSCRIPTS
+
+    vybe, server = served
+    compacted = TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl"
+    sid = vybe.ok("session", "import", "--claude-transcript", str(compacted))["session_id"]
+    body = page(server, f"/session?id={sid}")
+    receipts = body.split("<h2>Client compactions</h2>", 1)[1]
+    own = "claude's own summary</h4><pre>This session is being continued from a previous"
+    assert receipts.count(own) == 1 and "not in the record" not in receipts
+
+
+def test_each_client_compaction_shows_the_summary_nearest_it_of_its_own_client(served):
+    """Claude Code writes its summary after the compaction its hooks' receipt opened before
+    it; two compactions, and a Codex summary between them that is neither's."""
+    from vybe.context.recorder import record_harness
+    from vybe.integrations.importers import claude_transcript, codex_rollout
+    from vybe.store import open_store
+    from vybe.store.record import append_message
+
+    class At:
+        """The record, each row written at the time the test gives."""
+
+        def __init__(self, store: Any, at: str) -> None:
+            self.store, self.at = store, at
+
+        def append(self, message: Any) -> Any:
+            return append_message(self.store, message._replace(created_at=self.at))
+
+    vybe, server = served
+    store = open_store(vybe.location)
+    said = [
+        (claude_transcript.COMPACTION, "the first summary", "2026-08-01T10:00:05.000000Z"),
+        (codex_rollout.COMPACTION, "codex's summary", "2026-08-01T11:00:00.000000Z"),
+        (claude_transcript.COMPACTION, "the second summary", "2026-08-01T12:00:05.000000Z"),
+    ]
+    try:
+        for dispatch, text, at in said:
+            record_harness(At(store, at), "claude:two", dispatch, text)
+        store.transact(
+            lambda conn: conn.execute(
+                "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
+                " created_at) VALUES ('claude:two', 'claude', 'claude', 'auto', ?),"
+                " ('claude:two', 'claude', 'claude', 'auto', ?)",
+                ("2026-08-01T10:00:00.000000Z", "2026-08-01T12:00:00.000000Z"),
+            )
+        )
+    finally:
+        store.close()
+    receipts = page(server, "/session?id=claude:two").split("<h2>Client compactions</h2>")[1]
+    shown = [part.split("</pre>")[0] for part in receipts.split("own summary</h4><pre>")[1:]]
+    assert shown == ["the first summary", "the second summary"]
+
+
 def test_a_session_comes_a_page_at_a_time_from_a_linked_key(served, monkeypatch):
     _, server = served
     from vybe.actions import viewer

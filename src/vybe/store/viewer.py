@@ -142,8 +142,9 @@ def harness_inputs(
     """The session's inputs no person typed whose source line starts with
     ``source_prefix``, in record order."""
     rows = conn.execute(
-        "SELECT context_seq, content_text, created_at FROM messages WHERE session_id = ?"
-        " AND type = 'harness' AND substr(source, 1, ?) = ? ORDER BY context_seq",
+        "SELECT context_seq, source, content_text, created_at FROM messages"
+        " WHERE session_id = ? AND type = 'harness' AND substr(source, 1, ?) = ?"
+        " ORDER BY context_seq",
         (session_id, len(source_prefix), source_prefix),
     ).fetchall()
     return [dict(r) for r in rows]
