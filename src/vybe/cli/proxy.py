@@ -54,9 +54,11 @@ def proxy(inv: Invocation, v: JSONObject) -> JSONObject:
 
     def origin(session_id: str) -> Origin:
         """A session the proxy starts: the agent is the client it recognised by the session
-        (claude, codex, gemini, opencode, aider); no request names its working folder."""
+        (claude, codex, gemini, opencode, aider), the project the folder its first request
+        named, where it named one."""
         client = session_id.partition(":")[0]
-        return Origin(client if client in CLIENTS else None)
+        folder = writer.folder(session_id) if writer is not None else None
+        return Origin(client if client in CLIENTS else None, folder)
 
     def open_record() -> SqliteRecord:
         return SqliteRecord(open_store(settings.location, settings.busy_timeout_ms), origin)
