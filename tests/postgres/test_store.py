@@ -197,18 +197,13 @@ def test_sessions_made_before_0025_take_the_agent_and_project_their_rows_name(
     pg_server, monkeypatch
 ):
     """0025 on a server store with sessions in it, as on SQLite (tests/store/test_migrations)."""
+    from tests.postgres.database import made_before
     from tests.store.test_migrations import OLD_ORIGINS, OLD_SESSIONS
     from vybe.actions import health
-    from vybe.store import postgres as pg
 
     name = "vybe_before_origins"
-    pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    pg_server.admin(f"CREATE DATABASE {name}")
+    old = made_before(pg_server, monkeypatch, name, "0025_session_origin.sql")
     url = pg_server.url(name)
-    files = db.migration_files()
-    at = [p.rsplit("/", 1)[-1] for p in files].index("0025_session_origin.sql")
-    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
-    old = open_store(url, 5000)
 
     def fill(conn) -> None:
         for statement in db.split_statements(OLD_SESSIONS):
@@ -216,7 +211,6 @@ def test_sessions_made_before_0025_take_the_agent_and_project_their_rows_name(
 
     old.transact(fill)
     old.close()
-    monkeypatch.undo()
     assert "0025_session_origin.sql" in health.migrate(url, 5000)["applied"]
     with psycopg.connect(url) as conn:
         rows = conn.execute("SELECT id, agent_name, project_id FROM sessions").fetchall()

@@ -701,19 +701,14 @@ def test_a_server_store_made_before_teams_keeps_every_row_in_team_default(
     lost, the owner's commands go on as before, and a new team's member sees none of them."""
     from datetime import timedelta
 
-    from tests.actions.test_search import find, log, say
+    from tests.actions.test_search import find, log
+    from tests.postgres.database import made_before, old_message
     from vybe.actions import health, tasks
-    from vybe.store import db, open_store
-    from vybe.store import postgres as pg
+    from vybe.store import open_store
 
     name = "vybe_before_teams"
-    pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    pg_server.admin(f"CREATE DATABASE {name}")
+    old = made_before(pg_server, monkeypatch, name, "0020_teams.sql")
     url = pg_server.url(name)
-    files = db.migration_files()
-    at = [p.rsplit("/", 1)[-1] for p in files].index("0020_teams.sql")
-    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
-    old = open_store(url, 5000)
     made = old.transact(
         lambda conn: conn.execute(
             "INSERT INTO tasks (id, title, status, priority, created_at, updated_at)"
@@ -731,14 +726,13 @@ def test_a_server_store_made_before_teams_keeps_every_row_in_team_default(
             "INSERT INTO agent_state (agent_name, last_active_at) VALUES ('alice', 't')"
         )
     )
-    say(old, "s-old", "user", "the old words about billing")
+    old_message(old, "s-old", "user", "the old words about billing")
     log(old, "progress", "the old billing event", agent="alice")
     before = {
         t: old.read_one(lambda c, t=t: c.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
         for t in ("tasks", "memory", "agent_state", "sessions", "messages", "events")
     }
     old.close()
-    monkeypatch.undo()
     try:
         assert health.migrate(url, 5000)["applied"][0] == "0020_teams.sql"
         owner = open_store(url, 5000)
