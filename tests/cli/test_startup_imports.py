@@ -315,12 +315,10 @@ def test_session_end_and_pre_compact_load_no_heavy_module(vybe, tmp_path, target
     assert not (vybe.home / "config" / "hooks.log").exists()
 
 
-# What a SessionStart after a compaction loads beyond a startup's: the record's rows (and
-# the session's row they and the receipt start a session with), the choice of the person's
-# words, the compaction's receipt and its line. Nothing else (a hand-off's context, the
-# receipts' reports) unless the brief has one to show.
+# What a SessionStart after a compaction loads beyond a startup's: the record's rows, the
+# choice of the person's words, the compaction's receipt and its line. Nothing else (a
+# hand-off's context, the receipts' reports) unless the brief has one to show.
 COMPACT_ONLY = {
-    "vybe.store.sessions",
     "vybe.context",
     "vybe.context.receipt",
     "vybe.context.tokens",

@@ -70,8 +70,7 @@ def test_the_sessions_page_filters_by_client_by_the_session_id(served):
 def started(location: str, sessions: dict[str, tuple[str | None, str | None]]) -> None:
     """Sessions started, each with one typed prompt, by (agent, project) as a hook does."""
     from vybe.store import open_store
-    from vybe.store.record import MessageRow, append_message
-    from vybe.store.sessions import Origin
+    from vybe.store.record import MessageRow, Origin, append_message
 
     store = open_store(location)
     try:

@@ -18,8 +18,7 @@ from vybe.context.budget import ModelLimits
 from vybe.llm.base import Watch
 from vybe.llm.models import ModelInfo
 from vybe.llm.providers import Choice, connect, settle
-from vybe.store.record import SqliteRecord
-from vybe.store.sessions import Origin
+from vybe.store.record import Origin, SqliteRecord
 
 
 @dataclass

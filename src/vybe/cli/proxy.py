@@ -38,8 +38,7 @@ def proxy(inv: Invocation, v: JSONObject) -> JSONObject:
     from vybe.proxy.rewrite import Rewriter
     from vybe.proxy.writer import Writer
     from vybe.store import open_store
-    from vybe.store.record import SqliteRecord
-    from vybe.store.sessions import Origin
+    from vybe.store.record import Origin, SqliteRecord
 
     try:
         options = Options(v["upstream"], v["token"], v["max_body_mb"] * 1024 * 1024)

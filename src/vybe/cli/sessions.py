@@ -36,7 +36,7 @@ def _record(inv: Any, origin: Any = None) -> Any:
 
 def _here(agent: str | None) -> Any:
     """A session this command starts: ``agent``'s, in the project of the working folder."""
-    from vybe.store.sessions import Origin
+    from vybe.store.record import Origin
 
     return Origin(agent, os.getcwd())
 
@@ -94,7 +94,7 @@ def import_(inv: Invocation, v: JSONObject) -> JSONObject:
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
     from vybe.actions.receipts import from_import
     from vybe.integrations.importers.by_agent import folder_of, import_agent_file, not_recorded
-    from vybe.store.sessions import Origin
+    from vybe.store.record import Origin
 
     claude, codex = v["claude_transcript"], v["codex_rollout"]
     if (claude is None) == (codex is None):

@@ -8,7 +8,6 @@ import sqlite3
 from vybe import clock, jsonio, privacy
 from vybe.context.checkpoints import Attempt, Checkpoint, MemoMark
 from vybe.store.base import Store
-from vybe.store.sessions import start_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -121,7 +120,10 @@ def save_attempt(
 
     def body(conn: sqlite3.Connection) -> tuple[Attempt, Checkpoint | None]:
         now = clock.now_iso()
-        start_session(conn, attempt.session_id, now, None)  # its messages made it, with theirs
+        conn.execute(
+            "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+            (attempt.session_id, now),
+        )
         stored_cp = None
         if checkpoint is not None:
             stored_cp = checkpoint._replace(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from vybe import clock, jsonio
-from vybe.store.sessions import Origin, start_session
+from vybe.store.record import Origin, start_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,4 +1,5 @@
-"""The session record in SQL: its messages (the checkpoints are vybe.store.checkpoints).
+"""The session record in SQL: each session's row (who started it, in which project) and its
+messages (the checkpoints are vybe.store.checkpoints).
 
 ``SqliteRecord`` is the engine's record interface (vybe.context.record.Record) over a vybe
 store; the row types are the engine's own (vybe.context.types). The hooks, which write and
@@ -13,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from vybe import clock, jsonio, privacy
 from vybe.context.types import MessageRow
 from vybe.store.base import Store
-from vybe.store.sessions import Origin, start_session
+from vybe.tuples import Row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MessageRow",
+    "Origin",
     "SqliteRecord",
     "append_message",
     "first_and_newest",
@@ -36,6 +38,7 @@ __all__ = [
     "messages_of_type",
     "newest_of_type",
     "stamps",
+    "start_session",
     "waits_for_results",
 ]
 
@@ -75,6 +78,30 @@ def _read_messages(
     finally:
         if collecting:
             gc.enable()
+
+
+class Origin(Row):
+    """Who starts a session (an agent's name: the hook's agent, the client `vybe proxy`
+    recognised) and the project its working folder resolves to (the folder's absolute path,
+    as the hooks' projects are named); None where the writer does not know."""
+
+    __slots__ = ()
+    agent: str | None = None
+    project: str | None = None
+
+
+def start_session(
+    conn: sqlite3.Connection, session_id: str, at: str, origin: Origin | None
+) -> None:
+    """The session's row, when it has none yet, with its origin (a session already made
+    keeps its own): written in the statement that makes the row, so a session's writes cost
+    no statement more (the hooks' per-prompt budget)."""
+    agent, project = origin or (None, None)
+    conn.execute(
+        "INSERT INTO sessions (id, created_at, agent_name, project_id) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (id) DO NOTHING",
+        (session_id, at, agent, project),
+    )
 
 
 def append_message(

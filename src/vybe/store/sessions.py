@@ -1,41 +1,9 @@
-"""The SQL of sessions: the row a session starts with (who started it, in which project),
-and listings, one summary row per session of the record."""
+"""The SQL of session listings: one summary row per session of the record."""
 
 from __future__ import annotations
 
 import sqlite3
-
-from vybe.tuples import Row
-
-# The hooks write a session's row: typing stays off their path.
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
-
-
-class Origin(Row):
-    """Who starts a session (an agent's name: the hook's agent, the client `vybe proxy`
-    recognised) and the project its working folder resolves to (the folder's absolute path,
-    as the hooks' projects are named); None where the writer does not know."""
-
-    __slots__ = ()
-    agent: str | None = None
-    project: str | None = None
-
-
-def start_session(
-    conn: sqlite3.Connection, session_id: str, at: str, origin: Origin | None
-) -> None:
-    """The session's row, when it has none yet, with its origin (a session already made
-    keeps its own): written in the statement that makes the row, so a session's writes cost
-    no statement more (the hooks' per-prompt budget)."""
-    agent, project = origin or (None, None)
-    conn.execute(
-        "INSERT INTO sessions (id, created_at, agent_name, project_id) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (id) DO NOTHING",
-        (session_id, at, agent, project),
-    )
-
+from typing import Any
 
 # A session's summary beside its id (``s``): tokens, last activity, checkpoints and its first
 # typed words; a listing and the viewer's pages select it after their own counts.

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from vybe.store import Store
-    from vybe.store.sessions import Origin
+    from vybe.store.record import Origin
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024  # what ``parse`` accepts
 CONTEXT_LIMIT = 10_000
@@ -105,7 +105,7 @@ class Hook:
     def origin(self) -> Origin:
         """Who starts the session (this hook's agent) and in which project: what the row
         that starts it keeps."""
-        from vybe.store.sessions import Origin
+        from vybe.store.record import Origin
 
         return Origin(self.agent, self.project)
 

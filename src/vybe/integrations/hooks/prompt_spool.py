@@ -75,8 +75,7 @@ def drain(store: Any, location: str, log_event: Any) -> int:
     forget its file; how many. Hooks that drain at once add each prompt once (the ledger,
     by the prompt's request id), in the files' order."""
     from vybe.store import record as record_rows
-    from vybe.store.record import MessageRow
-    from vybe.store.sessions import Origin
+    from vybe.store.record import MessageRow, Origin
 
     added = 0
     for path in pending(place(location)):
