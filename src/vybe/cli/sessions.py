@@ -106,8 +106,9 @@ def import_(inv: Invocation, v: JSONObject) -> JSONObject:
     limits.text("path", given, limits.PATH_MAX, required=True)
     kind = "codex" if codex is not None else "claude"
     path = os.path.expanduser(given)
-    folder = folder_of(kind, path) if os.path.isfile(path) else None
-    why = not_recorded(folder) if os.path.isfile(path) else None
+    there = os.path.isfile(path)  # a missing file is the import's NOT_FOUND
+    folder = folder_of(kind, path) if there else None
+    why = not_recorded(folder) if there else None
     if why is not None:
         return {"session_id": v["session_id"], "lines": 0, "imported": {}, "not_recorded": why}
     # The session is the agent's that wrote the file, in the project of the folder it names.

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sqlite3
 
 from vybe import clock, jsonio
-from vybe.store.record import Origin, start_session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,6 +30,8 @@ def open_receipt(
     """A compaction the harness is about to do (PreCompact): its id. ``once``: (agent,
     request id) it is opened once by (``Store.transact_once``); ``project``: the session's,
     kept when the receipt starts the session."""
+
+    from vybe.store.record import Origin, start_session  # a writer's: statusline reads only
 
     def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
@@ -61,6 +62,8 @@ def complete(
     ``tokens``: before and after, where the harness says (None keeps what PreCompact saw);
     ``once``: (agent, request id) it is completed once by (``Store.transact_once``);
     ``project`` as ``open_receipt``'s."""
+
+    from vybe.store.record import Origin, start_session  # a writer's: statusline reads only
 
     def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
@@ -108,6 +111,8 @@ def imported(
     ).fetchone()
     if covered is not None:
         return False
+    from vybe.store.record import Origin, start_session
+
     start_session(conn, session_id, found.at, Origin(agent))
     encoded = [jsonio.dumps(sorted(lists.get(name, []))) for name in LISTS]
     added = conn.execute(
