@@ -1,4 +1,4 @@
--- Who started each session and in which project (vybe.store.sessions.start): the agent's
+-- Who started each session and in which project (vybe.store.record.start_session): the agent's
 -- name and the project its working folder resolves to, written with the session's row by
 -- whoever makes it (the hooks, the importers, `vybe proxy`, `vybe chat`, `vybe session`);
 -- NULL where that writer does not know. `vybe ui`'s sessions page shows and filters them.
