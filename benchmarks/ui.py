@@ -36,6 +36,8 @@ from vybe.ui.server import Viewer
 PER_SESSION = 10_000
 PAGES = {
     "sessions": "/",
+    "sessions of an agent": "/?agent=claude",
+    "sessions of a project": "/?project=/work/p1",
     "session, first page": "/session?id=claude:s0",
     "session, middle page": "/session?id=claude:s0&after=5000",
     "tasks": "/tasks",
@@ -48,9 +50,14 @@ PAGES = {
 
 def fill_work(store: Store) -> None:
     """500 tasks (each waiting on the one before in chains of five), 10,000 events, 500
-    memory entries."""
+    memory entries; each session started by claude in one of three projects."""
 
     def body(conn) -> None:
+        for n, (sid,) in enumerate(conn.execute("SELECT id FROM sessions ORDER BY id").fetchall()):
+            conn.execute(
+                "UPDATE sessions SET agent_name = 'claude', project_id = ? WHERE id = ?",
+                (f"/work/p{n % 3}", sid),
+            )
         statuses = ("pending", "in_progress", "blocked", "completed")
         conn.executemany(
             "INSERT INTO tasks (id, title, status, priority, claimed_by, created_at, updated_at)"

@@ -11,6 +11,7 @@ checkpoint; the client goes on working; the record holds every typed prompt once
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -90,9 +91,23 @@ def harness_and_replies(box: Sandbox, session: str) -> tuple[list[str], list[str
     return kinds[0], kinds[1]
 
 
+def started_here(checks: Checks, who: str, box: Sandbox, session: str) -> None:
+    """The session's row names the client the proxy recognised as its agent, and as its
+    project the folder the client ran in, which its first request named (#38)."""
+    rows = box.query("SELECT agent_name, project_id FROM sessions WHERE id = ?", session)
+    found = [(r["agent_name"], r["project_id"]) for r in rows]
+    here = os.path.realpath(box.project)
+    checks.that(
+        f"{who} #38: the proxied session is {who}'s, in the project the client ran in",
+        [(agent, project and os.path.realpath(project)) for agent, project in found]
+        == [(who, here)],
+        found,
+    )
+
+
 def one_session(checks: Checks, who: str, box: Sandbox, session: str, words: list[str]) -> None:
-    """The record holds ``words`` as the typed prompts of ``session``, once each, and no
-    other session was made of the client's requests."""
+    """The record holds ``words`` as the typed prompts of ``session``, once each, no other
+    session was made of the client's requests, and the session is the client's, here."""
     sessions = [r["session_id"] for r in box.query("SELECT DISTINCT session_id FROM messages")]
     checks.that(
         f"{who} #40: the record holds every typed prompt exactly once under {who}:<id>",
@@ -102,6 +117,7 @@ def one_session(checks: Checks, who: str, box: Sandbox, session: str, words: lis
     checks.that(
         f"{who} #40: no other session is made of its requests", sessions == [session], sessions
     )
+    started_here(checks, who, box, session)
 
 
 def kept_after(server: Any, start: int, mark: str) -> str:
@@ -167,6 +183,7 @@ def claude_proxy(checks: Checks) -> Sandbox:
             auto,
         )
         kept_checks(checks, "claude", "auto-compaction", kept, session)
+        started_here(checks, "claude", box, session)
         words = [MISSION, *FILLER, "what is the mission?", "[[too-long]] go on with the parser"]
         checks.that(
             "claude #22: the record holds every typed prompt exactly once, no harness text as"
@@ -260,6 +277,7 @@ def codex_proxy(checks: Checks) -> Sandbox:
             typed(box, session) == [MISSION, *FILLER],
             typed(box, session),
         )
+        started_here(checks, "codex", box, session)
     finally:
         code, out, _ = proxy.stop()
     checks.that("codex #22: vybe proxy stops on SIGTERM with its envelope", code == 0, out)

@@ -222,6 +222,7 @@ def claude_receipt_and_search(box: Sandbox, claude: Claude, session: str, checks
         len(tokens) == 1 and all(isinstance(n, int) and n > 0 for n in tokens[0]),
         tokens,
     )
+    claude_summary_beside_receipt(box, session, checks)
     after = said_to(box.server)[before:]
     line = f"1st compaction of this session; your {len(users)} kept instructions were restored"
     checks.that(
@@ -243,6 +244,29 @@ def claude_receipt_and_search(box: Sandbox, claude: Claude, session: str, checks
         " early tool output the compaction let go",
         bool(early) and (early[0], "tool") in hits,
         (early, hits, results[-1:]),
+    )
+
+
+def claude_summary_beside_receipt(box: Sandbox, session: str, checks: Checks) -> None:
+    """Claude Code's own summary (its transcript's isCompactSummary line), brought in by the
+    hooks' import, is the client's summary `vybe ui` shows beside the receipt (#38)."""
+    from vybe.actions import viewer
+    from vybe.store import open_store
+
+    kept = box.query(
+        "SELECT content_text FROM messages WHERE session_id = ? AND type = 'harness'"
+        " AND source LIKE '[Harness: compaction claude %'",
+        session,
+    )
+    store = open_store(str(box.db))
+    try:
+        shown = [r["summary"] for r in viewer.session(store, session, 0)["receipts"]]
+    finally:
+        store.close()
+    checks.that(
+        "claude #38: its own compaction summary is in the record, shown beside the receipt",
+        len(kept) == 1 and shown == [kept[0]["content_text"].partition("\n")[2]] and shown[0],
+        (len(kept), shown),
     )
 
 

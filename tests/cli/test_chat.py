@@ -51,6 +51,8 @@ def test_interactive_chat_prints_the_streamed_reply_on_stdout(vybe, tmp_path):
     assert f"vibey> {text}\n" in shown.stdout
     assert json.loads(shown.stdout.splitlines()[-1])["data"]["turns"] == 1
     assert server.posts[0].body["stream"] is True
+    # The session is the chatting agent's, in the project of the folder it runs in.
+    assert vybe.sql("SELECT agent_name, project_id FROM sessions") == [("default", str(tmp_path))]
 
 
 def test_interactive_chat_says_on_one_line_that_a_broken_stream_is_retried(vybe, tmp_path):

@@ -190,3 +190,40 @@ def test_a_budgeted_import_stops_between_messages_and_the_next_goes_on_losing_no
     assert runs > COMPACTION.stat().st_size // 200_000 // 2  # it did stop, many times
     shape = [(r.type, r.text, r.data.get("tool_call_id")) for r in whole.messages("s")]
     assert [(r.type, r.text, r.data.get("tool_call_id")) for r in parts.messages("s")] == shape
+
+
+def test_claude_codes_own_compaction_summary_is_kept_as_the_clients_summary():
+    record = MemoryRecord()
+    result = import_transcript(record, "s", COMPACTION)
+    kept = [r for r in record.messages("s") if r.type == "harness"]
+    assert result.counts["harness"] == len(kept) == 1
+    source, _, summary = kept[0].text.partition("\n")
+    assert source.startswith("[Harness: compaction claude ")
+    assert summary.startswith("This session is being continued from a previous conversation")
+    boundary = json.loads(COMPACTION.read_text().splitlines()[157])
+    assert boundary["subtype"] == "compact_boundary"  # the summary is the line after it
+    assert kept[0].created_at >= boundary["timestamp"][:19]
+
+
+def test_a_compaction_summary_is_written_through_the_privacy_filter(tmp_path):
+    from tests.privacy.planted import needles, planted
+    from vybe.store import SqliteStore
+
+    _, secret, line = planted()[3]
+    said = f"Summary: {line} and <private>the private plan</private>, then the tests."
+    summary = {
+        "type": "user",
+        "isCompactSummary": True,
+        "timestamp": "2026-08-01T10:05:01.000Z",
+        "message": {"role": "user", "content": said},
+    }
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(summary) + "\n")
+    store = SqliteStore(tmp_path / "vybe.db")
+    import_transcript(SqliteRecord(store), "claude:s", path)
+    [row] = SqliteRecord(store).messages("claude:s")
+    store.close()
+    assert row.type == "harness" and "[REDACTED:" in row.text and "then the tests" in row.text
+    written = b"".join(p.read_bytes() for p in tmp_path.glob("vybe.db*"))
+    assert b"the private plan" not in written
+    assert not [n for n in needles(secret) if n.encode() in written]

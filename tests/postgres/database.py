@@ -7,6 +7,7 @@ psycopg."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.conftest import Vybe
 from tests.postgres.server import Server
@@ -32,6 +33,44 @@ def prepare(server: Server) -> None:
     PgStore(server.url(DATABASE)).close()
     with psycopg.connect(server.url(DATABASE)) as conn:
         _migrated[:] = [tuple(conn.execute(SCHEMA).fetchone())]
+
+
+def made_before(server: Server, monkeypatch: Any, name: str, migration: str) -> Any:
+    """A fresh database ``name`` as a vybe that knew every migration before ``migration``
+    left it, opened (the caller fills it, closes it, and migrates it the rest of the way)."""
+    from vybe.store import db, open_store
+    from vybe.store import postgres as pg
+
+    server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    server.admin(f"CREATE DATABASE {name}")
+    files = db.migration_files()
+    at = [p.rsplit("/", 1)[-1] for p in files].index(migration)
+    with monkeypatch.context() as patched:
+        patched.setattr(pg, "migration_files", lambda: files[:at])
+        return open_store(server.url(name), 5000)
+
+
+def old_message(store: Any, session: str, kind: str, text: str, data: Any = None) -> None:
+    """A message of ``session`` written as a vybe before 0025 wrote it, into a store
+    ``made_before`` opened (today's writer names columns such a store does not have yet)."""
+    import json
+
+    def body(conn: Any) -> None:
+        conn.execute(
+            "INSERT INTO sessions (id, created_at) VALUES (?, 't') ON CONFLICT (id) DO NOTHING",
+            (session,),
+        )
+        seq = conn.execute(
+            "SELECT COALESCE(MAX(context_seq), 0) + 1 FROM messages WHERE session_id = ?",
+            (session,),
+        ).fetchone()[0]
+        conn.execute(
+            "INSERT INTO messages (session_id, context_seq, type, source, content_text,"
+            " content_json, tokens, created_at) VALUES (?, ?, ?, 'test', ?, ?, ?, 't')",
+            (session, seq, kind, text, json.dumps(data) if data else None, len(text) // 4),
+        )
+
+    store.transact(body)
 
 
 def emptied(server: Server) -> str:

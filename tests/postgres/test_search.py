@@ -137,22 +137,18 @@ def test_a_server_store_made_before_tool_calls_were_indexed_finds_them_after_upg
     pg_server, monkeypatch
 ):
     """0012 on the server indexes again, under its advisory lock, the rows already there."""
-    from tests.actions.test_search_tool_calls import bash, call
+    from tests.actions.test_search_tool_calls import bash
     from tests.actions.test_search_tool_calls import find as find_calls
+    from tests.postgres.database import made_before, old_message
     from vybe.actions import health
     from vybe.store import db, open_store
-    from vybe.store import postgres as pg
 
-    pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0012 WITH (FORCE)")
-    pg_server.admin("CREATE DATABASE vybe_before_0012")
+    old = made_before(pg_server, monkeypatch, "vybe_before_0012", "0012_search_tool_calls.sql")
     url = pg_server.url("vybe_before_0012")
     files = db.migration_files()
     at = [os.path.basename(p) for p in files].index("0012_search_tool_calls.sql")
-    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
-    old = open_store(url, 5000)
-    call(old, bash("ls -la ~/.claude/"), "listing")  # indexed as its text alone
+    old_message(old, "s1", "assistant", "listing", bash("ls -la ~/.claude/"))  # its text alone
     old.close()
-    monkeypatch.undo()
     try:
         applied = health.migrate(url, 5000)["applied"]
         assert applied == [os.path.basename(p) for p in files[at:]]
@@ -170,21 +166,15 @@ def test_a_server_store_indexed_before_whole_messages_finds_the_middle_after_upg
 ):
     """0014 on the server makes the literal index again over whole messages."""
     from tests.actions.test_search_long_messages import _at
+    from tests.postgres.database import made_before, old_message
     from vybe.actions import health
-    from vybe.store import db, open_store
-    from vybe.store import postgres as pg
+    from vybe.store import open_store
 
-    pg_server.admin("DROP DATABASE IF EXISTS vybe_before_0014 WITH (FORCE)")
-    pg_server.admin("CREATE DATABASE vybe_before_0014")
+    old = made_before(pg_server, monkeypatch, "vybe_before_0014", "0014_search_whole_messages.sql")
     url = pg_server.url("vybe_before_0014")
-    files = db.migration_files()
-    at = [os.path.basename(p) for p in files].index("0014_search_whole_messages.sql")
-    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
-    old = open_store(url, 5000)
-    say(old, "s1", "tool", _at(7_000, "needle-in-the-middle"))
+    old_message(old, "s1", "tool", _at(7_000, "needle-in-the-middle"))
     assert find(old, "needle-in-the-middle", mode="literal")["count"] == 0
     old.close()
-    monkeypatch.undo()
     try:
         assert health.migrate(url, 5000)["applied"][0] == "0014_search_whole_messages.sql"
         store = open_store(url, 5000)

@@ -191,3 +191,28 @@ def test_search_on_the_server_finds_what_was_written_and_maintain_has_nothing_to
     found = search.search(store, SearchQuery("findable"))
     assert (found["count"], found["index_complete"]) == (1, True)
     assert vybe.ok("maintain")["search_index"] == {"indexed": 0, "complete": True}
+
+
+def test_sessions_made_before_0025_take_the_agent_and_project_their_rows_name(
+    pg_server, monkeypatch
+):
+    """0025 on a server store with sessions in it, as on SQLite (tests/store/test_migrations)."""
+    from tests.postgres.database import made_before
+    from tests.store.test_migrations import OLD_ORIGINS, OLD_SESSIONS
+    from vybe.actions import health
+
+    name = "vybe_before_origins"
+    old = made_before(pg_server, monkeypatch, name, "0025_session_origin.sql")
+    url = pg_server.url(name)
+
+    def fill(conn) -> None:
+        for statement in db.split_statements(OLD_SESSIONS):
+            conn.execute(statement)
+
+    old.transact(fill)
+    old.close()
+    assert "0025_session_origin.sql" in health.migrate(url, 5000)["applied"]
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT id, agent_name, project_id FROM sessions").fetchall()
+    pg_server.admin(f"DROP DATABASE {name} WITH (FORCE)")
+    assert {r[0]: (r[1], r[2]) for r in rows} == OLD_ORIGINS

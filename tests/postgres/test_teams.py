@@ -100,6 +100,29 @@ def test_raw_sql_as_team_b_sees_none_of_team_a_rows(teams):
             )
 
 
+def test_team_b_sees_neither_who_started_team_a_sessions_nor_where(teams):
+    """A session's agent and project (0025) are its row's: the team policies hide them, from
+    raw SQL and from `vybe ui`'s sessions page and its filters alike."""
+    from vybe.actions import viewer
+    from vybe.store import open_store
+
+    a, b = teams
+    agent = f"{SECRET}-agent"
+    a.ok("session", "say", "--session-id", "sess-a", "--text", "words", agent=agent)
+    assert a.owner.sql("SELECT agent_name FROM sessions") == [(agent,)]
+    with psycopg.connect(b.url, autocommit=True) as raw:
+        assert raw.execute("SELECT agent_name, project_id FROM sessions").fetchall() == []
+    for member, sees in ((a, [agent]), (b, [])):
+        store = open_store(member.url)
+        try:
+            page = viewer.sessions(store, None, {})
+            chosen = viewer.sessions(store, None, {"agent": agent})
+        finally:
+            store.close()
+        assert page["agents"] == sees and len(page["projects"]) == len(sees)
+        assert [s["agent_name"] for s in chosen["sessions"]] == sees
+
+
 # --- the cross-team matrix ---------------------------------------------------------------
 # Every declared operation that reads or writes the record, aimed by team B's role at team
 # A's rows: its parameters (the same on the command line and as an MCP tool's arguments;
@@ -678,19 +701,14 @@ def test_a_server_store_made_before_teams_keeps_every_row_in_team_default(
     lost, the owner's commands go on as before, and a new team's member sees none of them."""
     from datetime import timedelta
 
-    from tests.actions.test_search import find, log, say
+    from tests.actions.test_search import find, log
+    from tests.postgres.database import made_before, old_message
     from vybe.actions import health, tasks
-    from vybe.store import db, open_store
-    from vybe.store import postgres as pg
+    from vybe.store import open_store
 
     name = "vybe_before_teams"
-    pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-    pg_server.admin(f"CREATE DATABASE {name}")
+    old = made_before(pg_server, monkeypatch, name, "0020_teams.sql")
     url = pg_server.url(name)
-    files = db.migration_files()
-    at = [p.rsplit("/", 1)[-1] for p in files].index("0020_teams.sql")
-    monkeypatch.setattr(pg, "migration_files", lambda: files[:at])
-    old = open_store(url, 5000)
     made = old.transact(
         lambda conn: conn.execute(
             "INSERT INTO tasks (id, title, status, priority, created_at, updated_at)"
@@ -708,14 +726,13 @@ def test_a_server_store_made_before_teams_keeps_every_row_in_team_default(
             "INSERT INTO agent_state (agent_name, last_active_at) VALUES ('alice', 't')"
         )
     )
-    say(old, "s-old", "user", "the old words about billing")
+    old_message(old, "s-old", "user", "the old words about billing")
     log(old, "progress", "the old billing event", agent="alice")
     before = {
         t: old.read_one(lambda c, t=t: c.execute(f"SELECT count(*) FROM {t}").fetchone()[0])
         for t in ("tasks", "memory", "agent_state", "sessions", "messages", "events")
     }
     old.close()
-    monkeypatch.undo()
     try:
         assert health.migrate(url, 5000)["applied"][0] == "0020_teams.sql"
         owner = open_store(url, 5000)

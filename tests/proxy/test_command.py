@@ -28,6 +28,8 @@ def test_the_command_relays_records_and_stops_on_sigterm(vybe):
             assert lines[-1] and len(lines) < 20, lines  # a line before it (a warning) is let by
             lines.append(process.stderr.readline())
         body = claude_body([user("hi")], stream=False)
+        folder = "# Environment\n - Primary working directory: /home/user/proj"
+        body["system"].append({"type": "text", "text": folder})
         _, response = post(url.group(1), "/v1/messages", body, HEADERS)
         assert json.loads(response.read())["content"][0]["text"] == "hello"
         process.send_signal(signal.SIGTERM)
@@ -40,6 +42,11 @@ def test_the_command_relays_records_and_stops_on_sigterm(vybe):
     rows = SqliteRecord(store).messages(f"claude:{CLAUDE}")
     store.close()
     assert [(r.type, r.text) for r in rows] == [("user", "hi"), ("assistant", "hello")]
+    # The session is the client's it recognised, in the folder its first request named.
+    started = vybe.sql(
+        "SELECT agent_name, project_id FROM sessions WHERE id = ?", (rows[0].session_id,)
+    )
+    assert started == [("claude", "/home/user/proj")]
 
 
 def test_an_upstream_that_is_not_an_http_url_is_refused(vybe):

@@ -162,3 +162,72 @@ def test_aider_asking_to_summarise_vybes_checkpoint_again_gets_it_again_with_no_
     _, response = post(proxy.url, PATH, {**body, "messages": again}, timeout=60)
     assert json.loads(response.read())["choices"][0]["message"]["content"] == text
     assert len(upstream.posts) == turns
+
+
+def _fixture(name: str) -> dict:
+    return json.loads((FIXTURES / f"{name}.json").read_text())["body"]
+
+
+CODEX_CONTEXT = "<environment_context>\n  <cwd>/home/user/cx</cwd>\n  <shell>bash</shell>\n"
+FOLDERS = {
+    # Claude Code 2.1.197's system prompt: its environment section's bullets
+    "claude": (
+        {
+            "system": [
+                {"type": "text", "text": "You are Claude Code."},
+                {
+                    "type": "text",
+                    "text": "# Environment\nYou have been invoked in the following environment:"
+                    " \n - Primary working directory: /home/user/cc\n - Is a git repository: true",
+                },
+            ],
+            "messages": [{"role": "user", "content": "hi"}],
+        },
+        "/home/user/cc",
+    ),
+    # OpenCode 1.18.33's system message: its <env> block
+    "opencode": (
+        {
+            "messages": [
+                {
+                    "role": "system",
+                    "content": "You are opencode.\n<env>\n  Working directory: /home/user/oc\n"
+                    "  Workspace root folder: /home/user/oc\n</env>",
+                },
+                {"role": "user", "content": "hi"},
+            ]
+        },
+        "/home/user/oc",
+    ),
+    # Codex's environment context, the first user item of its input
+    "codex": (
+        {
+            "instructions": "You are Codex.",
+            "input": [
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": CODEX_CONTEXT}],
+                },
+                {"type": "message", "role": "user", "content": "hi"},
+            ],
+        },
+        "/home/user/cx",
+    ),
+    # Gemini CLI 0.61.0's session context, as the pinned client sent it
+    "gemini": (_fixture("gemini-0.61.0-turn"), "/home/user/project"),
+    # Aider 0.86.2's first request names no folder
+    "aider": (_fixture("aider-0.86.2-first"), None),
+}
+
+
+@pytest.mark.parametrize("client", sorted(FOLDERS))
+def test_a_request_names_the_folder_its_client_works_in(client):
+    body, folder = FOLDERS[client]
+    assert scaffolding.folder(body) == folder
+
+
+def test_a_folder_a_person_types_later_in_the_conversation_is_not_the_clients():
+    typed = [{"role": "user", "content": f"turn {n}"} for n in range(6)]
+    typed.append({"role": "user", "content": "Working directory: /etc"})
+    assert scaffolding.folder({"messages": typed}) is None

@@ -16,8 +16,8 @@ pytestmark = pytest.mark.sqlite_only(
 )
 
 
-def store_at(path, version: int) -> None:
-    """A database as a vybe that knew only the first ``version`` migrations left it."""
+def schema_at(path, version: int) -> sqlite3.Connection:
+    """A database with the first ``version`` migrations and no row, open."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
@@ -27,6 +27,12 @@ def store_at(path, version: int) -> None:
                 conn.execute(statement)
         conn.execute("INSERT INTO schema_migrations VALUES (?, 't')", (os.path.basename(file),))
     conn.execute(f"PRAGMA user_version={version}")
+    return conn
+
+
+def store_at(path, version: int) -> None:
+    """A database as a vybe that knew only the first ``version`` migrations left it."""
+    conn = schema_at(path, version)
     conn.executescript(
         """
         INSERT INTO tasks (id, title, created_at, updated_at) VALUES ('task_1', 'a', 't', 't');
@@ -115,3 +121,35 @@ def test_upgrading_to_teams_puts_every_row_in_the_default_team_and_loses_none(up
         3,
     )
     assert [r[0] for r in conn.execute("SELECT name FROM teams")] == ["default"]
+
+
+# Sessions made before 0025: a hooked one (its first prompt's event names it), a proxied one
+# (its id's prefix names the client), vybe chat's (nothing names its agent).
+OLD_SESSIONS = """
+    INSERT INTO sessions (id, created_at) VALUES ('claude:u-1', 't'), ('codex:u-2', 't'),
+        ('opencode:o-1', 't'), ('aider:a-1', 't'), ('ses_chat', 't');
+    INSERT INTO events (kind, agent_name, project_id, metadata, created_at) VALUES
+        ('user_prompt', 'reviewer', '/work/one', '{"session_id": "u-1", "record_seq": 1}', 't'),
+        ('user_prompt', 'other', '/work/two', '{"session_id": "u-1", "record_seq": 2}', 't'),
+        ('user_prompt', 'codex', '/work/two', '{"session_id": "u-2", "record_seq": 1}', 't'),
+        ('note', 'alice', '/work/three', '{"session_id": "ses_chat"}', 't');
+"""
+OLD_ORIGINS = {
+    "claude:u-1": ("reviewer", "/work/one"),
+    "codex:u-2": ("codex", "/work/two"),
+    "opencode:o-1": ("opencode", None),
+    "aider:a-1": ("aider", None),
+    "ses_chat": (None, None),
+}
+
+
+def test_sessions_made_before_take_the_agent_and_project_their_rows_name(tmp_path):
+    path = tmp_path / "vybe.db"
+    names = [os.path.basename(f) for f in migration_files()]
+    conn = schema_at(path, names.index("0025_session_origin.sql"))
+    conn.executescript(OLD_SESSIONS)
+    conn.close()
+    store = SqliteStore(path)
+    rows = store.conn.execute("SELECT id, agent_name, project_id FROM sessions").fetchall()
+    store.close()
+    assert {r[0]: (r[1], r[2]) for r in rows} == OLD_ORIGINS

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -67,6 +67,91 @@ def test_the_sessions_page_filters_by_client_by_the_session_id(served):
     assert all(s in every for s in ("claude:c1", "codex:x1", "id=s1'"))
 
 
+def started(location: str, sessions: dict[str, tuple[str | None, str | None]]) -> None:
+    """Sessions started, each with one typed prompt, by (agent, project) as a hook does."""
+    from vybe.store import open_store
+    from vybe.store.record import MessageRow, Origin, append_message
+
+    store = open_store(location)
+    try:
+        for sid, (agent, project) in sessions.items():
+            row = MessageRow(sid, 0, "user", f"a prompt of {sid}")
+            append_message(store, row, origin=Origin(agent, project))
+    finally:
+        store.close()
+
+
+STARTED = {
+    "claude:c1": ("claude", "/work/one"),
+    "gemini:g1": ("gem", "/work/two"),
+    "opencode:o1": ("opencode", "/work/two"),
+    "aider:a1": ("aider", "/work/one"),
+    "proxy:p1": (None, None),
+}
+
+
+def test_the_sessions_page_shows_each_sessions_agent_and_project_or_a_dash(served):
+    vybe, server = served
+    started(vybe.location, STARTED)
+    body = page(server, "/")
+    assert "<th>agent<th>project" in body
+    claude = body[body.index("id=claude%3Ac1'") :].split("</tr>")[0]
+    assert ">claude</a>" in claude and ">/work/one</a>" in claude and ">Claude Code</a>" in claude
+    unknown = body[body.index("id=proxy%3Ap1'") :].split("</tr>")[0]
+    assert "<td>-</td><td>-</td>" in unknown
+    said = body[body.index("id=s1'") :].split("</tr>")[0]
+    assert ">default</a>" in said  # `vybe session say` as the configured agent
+
+
+@pytest.mark.parametrize(
+    ("query", "shown"),
+    [
+        ("agent=gem", {"gemini:g1"}),
+        ("project=/work/two", {"gemini:g1", "opencode:o1"}),
+        ("agent=aider&project=/work/one", {"aider:a1"}),
+        ("client=gemini", {"gemini:g1"}),
+        ("client=opencode", {"opencode:o1"}),
+        ("client=aider", {"aider:a1"}),
+        ("client=proxy", {"proxy:p1"}),
+        ("client=chat", {"s1"}),
+        ("client=claude&project=/work/two", set()),
+    ],
+)
+def test_the_sessions_page_filters_by_agent_project_and_client(served, query, shown):
+    vybe, server = served
+    started(vybe.location, STARTED)
+    body = page(server, f"/?{query}")
+    listed = {sid for sid in [*STARTED, "s1"] if f"id={quote(sid, safe='')}'" in body}
+    assert listed == shown, query
+
+
+def test_the_filters_offer_every_agent_and_project_and_keep_the_one_chosen(served):
+    vybe, server = served
+    started(vybe.location, STARTED)
+    body = page(server, "/?agent=gem&client=gemini")
+    assert "<option selected>gem</option>" in body
+    assert "<option value='gemini' selected>Gemini CLI</option>" in body
+    for offered in ("claude", "aider", "default", "/work/one", "/work/two"):
+        assert f"<option>{offered}</option>" in body
+    # a link names an agent the store has none of: chosen, and nothing listed
+    assert "<option selected>nobody</option>" in page(server, "/?agent=nobody")
+
+
+def test_older_sessions_come_a_page_at_a_time_keeping_the_filters(served, monkeypatch):
+    vybe, server = served
+    started(vybe.location, STARTED)
+    from vybe.actions import viewer
+
+    monkeypatch.setattr(viewer.sessions, "__defaults__", (1,))
+    first = page(server, "/?project=/work/two")
+    assert "id=opencode%3Ao1'" in first and "id=gemini%3Ag1'" not in first
+    older = "href='/?before=opencode%3Ao1&amp;project=%2Fwork%2Ftwo'"
+    assert older in first
+    second = page(server, "/?before=opencode:o1&project=/work/two")
+    assert "id=gemini%3Ag1'" in second and "id=opencode%3Ao1'" not in second
+    assert "older" not in second.split("</table>")[1]
+
+
 def test_a_session_shows_its_timeline_checkpoint_and_a_marker_where_it_compacted(served):
     _, server = served
     body = page(server, "/session?id=s1")
@@ -99,6 +184,60 @@ def test_a_client_compaction_shows_its_own_summary_beside_what_vybe_gave_back(se
     assert "what vybe gave back" in receipts and "kept by the client" in receipts
     claude = page(server, "/session?id=s1")  # no client compaction there: no section
     assert "Client compactions" not in claude
+
+
+def test_claude_codes_own_compaction_shows_its_summary_beside_what_vybe_gave_back(served):
+    from tests.conftest import TRANSCRIPTS
+
+    vybe, server = served
+    compacted = TRANSCRIPTS / "claude-codemie-code-624a4a58-compaction.jsonl"
+    sid = vybe.ok("session", "import", "--claude-transcript", str(compacted))["session_id"]
+    body = page(server, f"/session?id={sid}")
+    receipts = body.split("<h2>Client compactions</h2>", 1)[1]
+    own = "claude's own summary</h4><pre>This session is being continued from a previous"
+    assert receipts.count(own) == 1 and "not in the record" not in receipts
+
+
+def test_each_client_compaction_shows_the_summary_nearest_it_of_its_own_client(served):
+    """Claude Code writes its summary after the compaction its hooks' receipt opened before
+    it; two compactions, and a Codex summary between them that is neither's."""
+    from vybe.context.recorder import record_harness
+    from vybe.integrations.importers import claude_transcript, codex_rollout
+    from vybe.store import open_store
+    from vybe.store.record import append_message
+
+    class At:
+        """The record, each row written at the time the test gives."""
+
+        def __init__(self, store: Any, at: str) -> None:
+            self.store, self.at = store, at
+
+        def append(self, message: Any) -> Any:
+            return append_message(self.store, message._replace(created_at=self.at))
+
+    vybe, server = served
+    store = open_store(vybe.location)
+    said = [
+        (claude_transcript.COMPACTION, "the first summary", "2026-08-01T10:00:05.000000Z"),
+        (codex_rollout.COMPACTION, "codex's summary", "2026-08-01T11:00:00.000000Z"),
+        (claude_transcript.COMPACTION, "the second summary", "2026-08-01T12:00:05.000000Z"),
+    ]
+    try:
+        for dispatch, text, at in said:
+            record_harness(At(store, at), "claude:two", dispatch, text)
+        store.transact(
+            lambda conn: conn.execute(
+                "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
+                " created_at) VALUES ('claude:two', 'claude', 'claude', 'auto', ?),"
+                " ('claude:two', 'claude', 'claude', 'auto', ?)",
+                ("2026-08-01T10:00:00.000000Z", "2026-08-01T12:00:00.000000Z"),
+            )
+        )
+    finally:
+        store.close()
+    receipts = page(server, "/session?id=claude:two").split("<h2>Client compactions</h2>")[1]
+    shown = [part.split("</pre>")[0] for part in receipts.split("own summary</h4><pre>")[1:]]
+    assert shown == ["the first summary", "the second summary"]
 
 
 def test_a_session_comes_a_page_at_a_time_from_a_linked_key(served, monkeypatch):

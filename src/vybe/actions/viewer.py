@@ -4,22 +4,30 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from vybe.context.labels import HARNESS_PREFIX
 from vybe.store import Store, viewer
 
 PAGE = 50
+ORIGINS = 100  # the agents and the projects the sessions page offers as filters, each
 
 
 def sessions(
-    store: Store, before: str | None, client: str | None = None, limit: int = PAGE
+    store: Store, before: str | None, filters: dict[str, str], limit: int = PAGE
 ) -> dict[str, Any]:
-    """A page of sessions, newest first, of one client when given (claude, codex, proxy,
-    chat); ``next`` is the key of the page after it."""
+    """A page of sessions, newest first, of the ``filters`` given (client: claude, codex,
+    gemini, opencode, aider, proxy or chat; agent; project); ``next`` is the key of the page
+    after it; ``agents`` and ``projects`` what the filters offer."""
     with store.snapshot() as conn:
-        rows = viewer.session_page(conn, before, limit + 1, client)
-    return {"sessions": rows[:limit], "next": rows[limit - 1]["id"] if len(rows) > limit else None}
+        rows = viewer.session_page(conn, before, limit + 1, filters)
+        origins = viewer.session_origins(conn, ORIGINS)
+    return {
+        "sessions": rows[:limit],
+        "next": rows[limit - 1]["id"] if len(rows) > limit else None,
+        **origins,
+    }
 
 
 def session(store: Store, session_id: str, after: int, limit: int = PAGE) -> dict[str, Any]:
@@ -55,17 +63,37 @@ def _receipt(conn: Any, session_id: str, row: dict[str, Any]) -> dict[str, Any]:
 
 
 # The source line of a client's own compaction summary, where the record has it (a Codex
-# rollout's, imported: vybe.integrations.importers.codex_rollout.COMPACTION).
+# rollout's and a Claude Code transcript's, imported: the COMPACTION of
+# vybe.integrations.importers.codex_rollout and of claude_transcript), then its client.
 SUMMARY_SOURCE = f"{HARNESS_PREFIX} compaction "
 
 
+def _moment(at: str) -> datetime:
+    return datetime.fromisoformat(at.replace("Z", "+00:00"))
+
+
 def _summaries(conn: Any, session_id: str, receipts: list[dict[str, Any]]) -> None:
-    """Each receipt's ``summary``: the client's own summary recorded last at or before it
-    (its text without the source line), or None where the record has none."""
+    """Each receipt's ``summary``: its compactor's own summary (the text without the source
+    line) recorded nearest in time to it, of those nearer to it than to any other receipt
+    of that compactor; None where the record has none. Nearest, not before: Codex writes
+    its summary just before the compaction's line, Claude Code just after its boundary,
+    and a receipt the hooks open (PreCompact) comes before either."""
     found = viewer.harness_inputs(conn, session_id, SUMMARY_SOURCE)
-    for receipt in receipts:
-        before = [m for m in found if m["created_at"] <= receipt["created_at"]]
-        receipt["summary"] = before[-1]["content_text"].partition("\n")[2] if before else None
+    nearest: dict[int, tuple[float, str]] = {}  # receipt's place: (seconds away, summary)
+    for summary in found:
+        client = summary["source"][len(SUMMARY_SOURCE) :].partition(" ")[0]
+        at = _moment(summary["created_at"])
+        gaps = [
+            (abs((at - _moment(r["created_at"])).total_seconds()), n)
+            for n, r in enumerate(receipts)
+            if r["compactor"] == client
+        ]
+        if gaps:
+            gap, place = min(gaps)
+            if place not in nearest or gap < nearest[place][0]:
+                nearest[place] = (gap, summary["content_text"].partition("\n")[2])
+    for n, receipt in enumerate(receipts):
+        receipt["summary"] = nearest[n][1] if n in nearest else None
 
 
 def tasks(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from vybe.context.budget import ModelLimits
 from vybe.llm.base import Watch
 from vybe.llm.models import ModelInfo
 from vybe.llm.providers import Choice, connect, settle
-from vybe.store.record import SqliteRecord
+from vybe.store.record import Origin, SqliteRecord
 
 
 @dataclass
@@ -44,10 +45,16 @@ def model_info(choice: Choice, config_file: str | None) -> tuple[ModelInfo, Any,
 
 
 def engine_for(
-    store: Any, choice: Choice, config_file: str | None, scripted: bool, agent: str
+    store: Any,
+    choice: Choice,
+    config_file: str | None,
+    scripted: bool,
+    agent: str,
+    workdir: Path | None = None,
 ) -> tuple[Any, ModelInfo]:
     """An engine over the store's record: the connected model, or the offline consolidator;
-    its recollections' commands run as ``agent`` from this vybe.
+    its recollections' commands run as ``agent`` from this vybe. A session it starts is
+    ``agent``'s, in the project of ``workdir`` (the working folder) when given.
 
     Connecting probes the server, so a bad key or a dead server fails here, before any turn.
     """
@@ -57,7 +64,8 @@ def engine_for(
 
     info, base_url, key_env = model_info(choice, config_file)
     model = Consolidator() if scripted else connect(info, base_url, key_env)
-    record = SqliteRecord(store)
+    project = os.path.abspath(workdir) if workdir is not None else None
+    record = SqliteRecord(store, Origin(agent, project))
     return Engine(record, model, limits(info), vybe=config.command_line(agent)), info
 
 
@@ -76,7 +84,7 @@ def start(
 ) -> Run:
     """Connect the model and wire the runner of one session; ``watch`` sees replies stream;
     ``read_anywhere`` (the person's say) lets read go outside the working folder."""
-    engine, info = engine_for(store, choice, config_file, False, agent)
+    engine, info = engine_for(store, choice, config_file, False, agent, workdir)
     session = session_id or clock.new_id("ses")
     toolbox = Toolbox(
         workdir, discover(workdir), bash, TaskTools(store, agent, session), read_anywhere

@@ -33,12 +33,12 @@ def proxy(inv: Invocation, v: JSONObject) -> JSONObject:
     import signal
 
     from vybe import config
-    from vybe.proxy.recorder import Recorder
+    from vybe.proxy.recorder import CLIENTS, Recorder
     from vybe.proxy.relay import Options, ProxyServer, note
     from vybe.proxy.rewrite import Rewriter
     from vybe.proxy.writer import Writer
     from vybe.store import open_store
-    from vybe.store.record import SqliteRecord
+    from vybe.store.record import Origin, SqliteRecord
 
     try:
         options = Options(v["upstream"], v["token"], v["max_body_mb"] * 1024 * 1024)
@@ -51,8 +51,16 @@ def proxy(inv: Invocation, v: JSONObject) -> JSONObject:
     host, port = listen_address(v["listen"])
     settings = inv.settings
 
+    def origin(session_id: str) -> Origin:
+        """A session the proxy starts: the agent is the client it recognised by the session
+        (claude, codex, gemini, opencode, aider), the project the folder its first request
+        named, where it named one."""
+        client = session_id.partition(":")[0]
+        folder = writer.folder(session_id) if writer is not None else None
+        return Origin(client if client in CLIENTS else None, folder)
+
     def open_record() -> SqliteRecord:
-        return SqliteRecord(open_store(settings.location, settings.busy_timeout_ms))
+        return SqliteRecord(open_store(settings.location, settings.busy_timeout_ms), origin)
 
     # VYBE_RECORD=off: every request relayed as it came, nothing of it recorded.
     writer = None if config.recording_off() else Writer(open_record, note)

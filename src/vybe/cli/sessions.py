@@ -28,15 +28,22 @@ ENGINE = (
 )
 
 
-def _record(inv: Any) -> Any:
+def _record(inv: Any, origin: Any = None) -> Any:
     from vybe.store.record import SqliteRecord
 
-    return SqliteRecord(inv.store)
+    return SqliteRecord(inv.store, origin)
+
+
+def _here(agent: str | None) -> Any:
+    """A session this command starts: ``agent``'s, in the project of the working folder."""
+    from vybe.store.record import Origin
+
+    return Origin(agent, os.getcwd())
 
 
 class _Once:
     """A record that appends one row once per (agent, request id): a replayed ``say``
-    returns the row the first call wrote."""
+    returns the row the first call wrote. A session it starts is the agent's, here."""
 
     def __init__(self, store: Any, once: tuple[str, str]) -> None:
         self.store, self.once = store, once
@@ -44,7 +51,7 @@ class _Once:
     def append(self, message: Any) -> Any:
         from vybe.store.record import append_message
 
-        return append_message(self.store, message, once=self.once)
+        return append_message(self.store, message, self.once, _here(self.once[0]))
 
 
 def list_(inv: Invocation, v: JSONObject) -> JSONObject:
@@ -86,7 +93,8 @@ def import_(inv: Invocation, v: JSONObject) -> JSONObject:
     """A Claude Code transcript or a Codex rollout, by default into the session its hooks
     record into (``claude:<id>``, ``codex:<id>``), without what the hooks recorded there."""
     from vybe.actions.receipts import from_import
-    from vybe.integrations.importers.by_agent import import_agent_file, not_recorded
+    from vybe.integrations.importers.by_agent import folder_of, import_agent_file, not_recorded
+    from vybe.store.record import Origin
 
     claude, codex = v["claude_transcript"], v["codex_rollout"]
     if (claude is None) == (codex is None):
@@ -98,12 +106,17 @@ def import_(inv: Invocation, v: JSONObject) -> JSONObject:
     limits.text("path", given, limits.PATH_MAX, required=True)
     kind = "codex" if codex is not None else "claude"
     path = os.path.expanduser(given)
-    why = not_recorded(kind, path) if os.path.isfile(path) else None
+    there = os.path.isfile(path)  # a missing file is the import's NOT_FOUND
+    folder = folder_of(kind, path) if there else None
+    why = not_recorded(folder) if there else None
     if why is not None:
         return {"session_id": v["session_id"], "lines": 0, "imported": {}, "not_recorded": why}
-    imported = import_agent_file(_record(inv), kind, given, v["session_id"])
+    # The session is the agent's that wrote the file, in the project of the folder it names.
+    agent = inv.named or kind
+    origin = Origin(agent, os.path.abspath(folder) if folder else None)
+    imported = import_agent_file(_record(inv, origin), kind, given, v["session_id"])
     result = imported.result
-    receipts = from_import(inv.store, result.session_id, inv.named or kind, result.compactions)
+    receipts = from_import(inv.store, result.session_id, agent, result.compactions)
     return {
         "session_id": result.session_id,
         "lines": result.lines,

@@ -231,3 +231,31 @@ def opencode_session(headers: Any, body: dict[str, Any]) -> str | None:
     if any(t.lstrip().startswith(OPENCODE_TITLE) for t in systems(body)):
         return ""
     return f"{OPENCODE}:{named}"
+
+
+# Where a client's request names the folder it works in: Claude Code's system prompt (its
+# environment's " - Primary working directory: …", 2.1.197), OpenCode's (its <env> block's
+# "Working directory: …", 1.18.33), Codex's environment context (``<cwd>…</cwd>``), Gemini
+# CLI's session context (its first workspace directory, 0.61.0). Aider's requests name none.
+FOLDER = re.compile(
+    r"(?m)^\s*(?:- )?(?:Primary w|W)orking directory: (/[^\n]*?)\s*$"
+    r"|<cwd>(/[^<\n]*)</cwd>"
+    r"|\*\*Workspace Directories:\*\*\n\s*- (/[^\n]*?)\s*$"
+)
+FOLDER_ENTRIES = 4  # the first entries of a conversation, where the contexts above stand
+
+
+def folder(body: dict[str, Any]) -> str | None:
+    """The folder (an absolute path) a request says its client works in, or None: a session
+    the proxy starts is in that folder's project."""
+    texts = systems(body)
+    listed = body.get("messages") or body.get("input") or body.get("contents")
+    for entry in (listed if isinstance(listed, list) else ())[:FOLDER_ENTRIES]:
+        if isinstance(entry, dict):
+            parts = entry.get("parts")
+            texts.append(text_of({"content": parts}) if isinstance(parts, list) else text_of(entry))
+    for text in texts:
+        found = FOLDER.search(text)
+        if found:
+            return next(group for group in found.groups() if group)
+    return None

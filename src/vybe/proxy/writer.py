@@ -57,6 +57,8 @@ class Writer:
         self.open_record, self.on_error = open_record, on_error
         self.jobs: queue.SimpleQueue[Callable[[Record], Any] | None] = queue.SimpleQueue()
         self.sessions: dict[str, Seen] = {}  # touched by the writer thread only
+        # the folder each session's first request named (scaffolding.folder), where it did
+        self.folders: dict[str, str | None] = {}
         self.thread = threading.Thread(target=self._run, name="vybe-proxy-writer", daemon=True)
         self.thread.start()
 
@@ -98,6 +100,12 @@ class Writer:
         self.jobs.put(None)
         self.thread.join(30)
 
+    def folder(self, session_id: str) -> str | None:
+        """The folder the session's first request the proxy saw named (in the writer's
+        thread, once that request's inputs are being written): a session it starts is in
+        that folder's project."""
+        return self.folders.get(session_id)
+
     def seen(self, record: Record, session_id: str) -> Seen:
         if session_id not in self.sessions:
             self.sessions[session_id] = Seen(record.messages(session_id))
@@ -122,6 +130,8 @@ class Writer:
             seen = self.seen(record, session_id)
             if seen.foreign:
                 return
+            if session_id not in self.folders:
+                self.folders[session_id] = scaffolding.folder(body)
             for key, item in new if seen.keys else keyed(items_of(api, body)):
                 fixed = opening or item.label in scaffolding.LABELS
                 if key in seen.keys or (fixed and _resent(client, item, seen)):

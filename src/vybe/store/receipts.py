@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from vybe.store.base import Store
 
 LISTS = ("verbatim", "kept", "cut", "released")
-_SESSION = "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING"
 
 
 def open_receipt(
@@ -26,13 +25,17 @@ def open_receipt(
     trigger: str,
     tokens_before: int | None,
     once: tuple[str, str] | None = None,
+    project: str | None = None,
 ) -> int:
     """A compaction the harness is about to do (PreCompact): its id. ``once``: (agent,
-    request id) it is opened once by (``Store.transact_once``)."""
+    request id) it is opened once by (``Store.transact_once``); ``project``: the session's,
+    kept when the receipt starts the session."""
+
+    from vybe.store.record import Origin, start_session  # a writer's: statusline reads only
 
     def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
-        conn.execute(_SESSION, (session_id, now))
+        start_session(conn, session_id, now, Origin(agent, project))
         opened = conn.execute(
             "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"
             " tokens_before, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -52,15 +55,19 @@ def complete(
     messages: dict[str, list[int]],
     tokens: tuple[int | None, int | None],
     once: tuple[str, str] | None = None,
+    project: str | None = None,
 ) -> JSONObject:
     """What the compaction kept and what vybe gave back (SessionStart(compact)), on the
     newest receipt PreCompact opened; a new one (trigger unknown) when none is open.
     ``tokens``: before and after, where the harness says (None keeps what PreCompact saw);
-    ``once``: (agent, request id) it is completed once by (``Store.transact_once``)."""
+    ``once``: (agent, request id) it is completed once by (``Store.transact_once``);
+    ``project`` as ``open_receipt``'s."""
+
+    from vybe.store.record import Origin, start_session  # a writer's: statusline reads only
 
     def body(conn: sqlite3.Connection) -> JSONObject:
         now = clock.now_iso()
-        conn.execute(_SESSION, (session_id, now))
+        start_session(conn, session_id, now, Origin(agent, project))
         found = conn.execute(
             "SELECT id FROM compaction_receipts WHERE session_id = ? AND compactor = ?"
             " AND completed = 0 ORDER BY id DESC LIMIT 1",
@@ -104,7 +111,9 @@ def imported(
     ).fetchone()
     if covered is not None:
         return False
-    conn.execute(_SESSION, (session_id, found.at))
+    from vybe.store.record import Origin, start_session
+
+    start_session(conn, session_id, found.at, Origin(agent))
     encoded = [jsonio.dumps(sorted(lists.get(name, []))) for name in LISTS]
     added = conn.execute(
         "INSERT INTO compaction_receipts (session_id, agent_name, compactor, trigger,"

@@ -1,4 +1,5 @@
-"""The session record in SQL: its messages (the checkpoints are vybe.store.checkpoints).
+"""The session record in SQL: each session's row (who started it, in which project) and its
+messages (the checkpoints are vybe.store.checkpoints).
 
 ``SqliteRecord`` is the engine's record interface (vybe.context.record.Record) over a vybe
 store; the row types are the engine's own (vybe.context.types). The hooks, which write and
@@ -8,11 +9,12 @@ from __future__ import annotations
 
 import gc
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from vybe import clock, jsonio, privacy
 from vybe.context.types import MessageRow
 from vybe.store.base import Store
+from vybe.tuples import Row
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MessageRow",
+    "Origin",
     "SqliteRecord",
     "append_message",
     "first_and_newest",
@@ -35,6 +38,7 @@ __all__ = [
     "messages_of_type",
     "newest_of_type",
     "stamps",
+    "start_session",
     "waits_for_results",
 ]
 
@@ -76,19 +80,44 @@ def _read_messages(
             gc.enable()
 
 
+class Origin(Row):
+    """Who starts a session (an agent's name: the hook's agent, the client `vybe proxy`
+    recognised) and the project its working folder resolves to (the folder's absolute path,
+    as the hooks' projects are named); None where the writer does not know."""
+
+    __slots__ = ()
+    agent: str | None = None
+    project: str | None = None
+
+
+def start_session(
+    conn: sqlite3.Connection, session_id: str, at: str, origin: Origin | None
+) -> None:
+    """The session's row, when it has none yet, with its origin (a session already made
+    keeps its own): written in the statement that makes the row, so a session's writes cost
+    no statement more (the hooks' per-prompt budget)."""
+    agent, project = origin or (None, None)
+    conn.execute(
+        "INSERT INTO sessions (id, created_at, agent_name, project_id) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (id) DO NOTHING",
+        (session_id, at, agent, project),
+    )
+
+
 def append_message(
-    store: Store, message: MessageRow, once: tuple[str, str] | None = None
+    store: Store,
+    message: MessageRow,
+    once: tuple[str, str] | None = None,
+    origin: Origin | None = None,
 ) -> MessageRow:
     """Append one row; its context_seq is the session's next, taken under the write lock.
     ``once``: (agent, request id) the row is written once by, in the idempotency ledger;
-    a second call with it returns the row the first wrote."""
+    a second call with it returns the row the first wrote. ``origin``: who started the
+    session and where, kept when this row starts it."""
 
     def body(conn: sqlite3.Connection) -> MessageRow:
         now = clock.now_iso()
-        conn.execute(
-            "INSERT INTO sessions (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-            (message.session_id, now),
-        )
+        start_session(conn, message.session_id, now, origin)
         seq = conn.execute(
             "SELECT COALESCE(MAX(context_seq), 0) + 1 FROM messages WHERE session_id = ?",
             (message.session_id,),
@@ -267,13 +296,20 @@ def messages_at(conn: sqlite3.Connection, session_id: str, seqs: Iterable[int]) 
 
 
 class SqliteRecord:
-    """The record in a vybe store."""
+    """The record in a vybe store; ``origin``: who starts the sessions it writes first, and
+    where (a function of the session id for a writer of many clients' sessions: the proxy)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(
+        self, store: Store, origin: Origin | Callable[[str], Origin] | None = None
+    ) -> None:
         self.store = store
+        self.origin = origin
 
     def append(self, message: MessageRow) -> MessageRow:
-        return append_message(self.store, message)
+        origin = self.origin
+        if callable(origin):
+            origin = origin(message.session_id)
+        return append_message(self.store, message, origin=origin)
 
     def messages(
         self, session_id: str, from_seq: int = 1, to_seq: int | None = None

@@ -102,7 +102,7 @@ KEPT = {
     "projects": ("id", "created_at", "team"),
     "schema_migrations": ("name", "applied_at"),
     "session_typed": ("session_id", "team"),
-    "sessions": ("id", "created_at", "team"),
+    "sessions": ("id", "created_at", "team", "agent_name", "project_id"),
     "task_dependencies": ("task_id", "depends_on_task_id", "created_at", "team"),
     "team_members": ("team", "role", "created_at"),
     "teams": ("name", "created_at"),

@@ -12,7 +12,9 @@ TIMELINE_COLUMNS = "context_seq, type, source, content_text, tokens, created_at"
 CHECKPOINT_COLUMNS = "id, mode, first_kept_seq, summarized_to_seq, mind, memo, now, created_at"
 
 
-CLIENTS = ("claude", "codex", "proxy")  # the prefixes of their session ids; chat has none
+# The prefixes of their session ids (Claude Code, Codex, Gemini CLI, OpenCode, Aider, and
+# the proxy's sessions of a client it does not recognise); vybe chat's have none.
+CLIENTS = ("claude", "codex", "gemini", "opencode", "aider", "proxy")
 
 
 def _client_range(client: str | None) -> tuple[list[str], list[object]]:
@@ -26,17 +28,22 @@ def _client_range(client: str | None) -> tuple[list[str], list[object]]:
 
 
 def session_page(
-    conn: sqlite3.Connection, before: str | None, limit: int, client: str | None = None
+    conn: sqlite3.Connection, before: str | None, limit: int, filters: dict[str, str]
 ) -> list[dict[str, Any]]:
     """Up to ``limit`` sessions by id, descending, those before ``before`` when given and of
-    ``client`` (claude, codex, proxy, chat) when given: the session ids carry their start,
-    so this order is newest first without a sort of the summaries."""
-    where, params = _client_range(client)
+    the ``filters`` given: ``client`` (a prefix of CLIENTS, or chat), ``agent``, ``project``
+    (each an index's, with the id after it): the session ids carry their start, so this
+    order is newest first without a sort of the summaries."""
+    where, params = _client_range(filters.get("client"))
+    for name, column in (("agent", "agent_name"), ("project", "project_id")):
+        if filters.get(name):
+            where.append(f"s.{column} = ?")
+            params.append(filters[name])
     if before:
         where.append("s.id < ?")
         params.append(before)
     rows = conn.execute(
-        "SELECT s.id, s.created_at,"
+        "SELECT s.id, s.created_at, s.agent_name, s.project_id,"
         " (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS messages,"
         f"{SUMMARY}"
         f" FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''}"
@@ -44,6 +51,24 @@ def session_page(
         (*params, limit),
     ).fetchall()
     return [dict(r) for r in rows]
+
+
+# The distinct values of a column of sessions, smallest first: one index probe a value (a
+# skip over the index sessions_agent or sessions_project), not a read of every session.
+DISTINCT = (
+    "WITH RECURSIVE v (value) AS (SELECT MIN({column}) FROM sessions"
+    " UNION ALL SELECT (SELECT MIN({column}) FROM sessions WHERE {column} > v.value)"
+    " FROM v WHERE v.value IS NOT NULL) SELECT value FROM v WHERE value IS NOT NULL LIMIT ?"
+)
+
+
+def session_origins(conn: sqlite3.Connection, limit: int) -> dict[str, list[str]]:
+    """Up to ``limit`` of the agents and of the projects the sessions were started by and
+    in, each sorted: the sessions page's filters."""
+    return {
+        name: [r[0] for r in conn.execute(DISTINCT.format(column=column), (limit,)).fetchall()]
+        for name, column in (("agents", "agent_name"), ("projects", "project_id"))
+    }
 
 
 def timeline(
@@ -117,8 +142,9 @@ def harness_inputs(
     """The session's inputs no person typed whose source line starts with
     ``source_prefix``, in record order."""
     rows = conn.execute(
-        "SELECT context_seq, content_text, created_at FROM messages WHERE session_id = ?"
-        " AND type = 'harness' AND substr(source, 1, ?) = ? ORDER BY context_seq",
+        "SELECT context_seq, source, content_text, created_at FROM messages"
+        " WHERE session_id = ? AND type = 'harness' AND substr(source, 1, ?) = ?"
+        " ORDER BY context_seq",
         (session_id, len(source_prefix), source_prefix),
     ).fetchall()
     return [dict(r) for r in rows]

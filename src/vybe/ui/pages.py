@@ -14,7 +14,17 @@ from urllib.parse import urlencode
 
 from vybe.actions import viewer
 
-CLIENTS = ("claude", "codex", "proxy", "chat")
+# The clients by the prefix of their sessions' ids (vybe.store.viewer.CLIENTS), vybe chat's
+# having none; each with the name the sessions page shows.
+CLIENTS = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "opencode": "OpenCode",
+    "aider": "Aider",
+    "proxy": "proxy",
+    "chat": "chat",
+}
 STATUSES = ("pending", "in_progress", "blocked", "completed")
 FOLDED = ("tool", "system", "harness")  # folded on the timeline; the person's words open
 FATES = {
@@ -50,13 +60,26 @@ def render(name: str, title: str, live: bool = False, **values: Any) -> bytes:
 
 
 def client_of(session_id: str) -> str:
-    prefix = session_id.partition(":")[0]
-    return prefix if prefix in CLIENTS[:3] and ":" in session_id else "chat"
+    prefix, colon, _ = session_id.partition(":")
+    return prefix if colon and prefix in CLIENTS else "chat"
+
+
+def _offered(values: list[str], chosen: str | None) -> list[str]:
+    """A filter's choices: what the store offers, and the one chosen when it is not among
+    them (a link may name any)."""
+    return sorted({*values, chosen}) if chosen and chosen not in values else values
 
 
 def sessions_page(store: Any, query: dict[str, str]) -> bytes:
-    client = query.get("client") if query.get("client") in CLIENTS else None
-    found = viewer.sessions(store, query.get("before"), client)
+    """Sessions, newest first, with who started each (agent) and where (project); filtered
+    by client, agent and project, each a query parameter every link and page keeps."""
+    keep = {
+        "client": query.get("client") if query.get("client") in CLIENTS else None,
+        "agent": query.get("agent") or None,
+        "project": query.get("project") or None,
+    }
+    chosen = {k: v for k, v in keep.items() if v}
+    found = viewer.sessions(store, query.get("before"), chosen)
     rows = [{**s, "client": client_of(s["id"])} for s in found["sessions"]]
     return render(
         "sessions.html",
@@ -64,7 +87,9 @@ def sessions_page(store: Any, query: dict[str, str]) -> bytes:
         live=True,
         sessions=rows,
         clients=CLIENTS,
-        client=client,
+        agents=_offered(found["agents"], keep["agent"]),
+        projects=_offered(found["projects"], keep["project"]),
+        keep=keep,
         next=found["next"],
     )
 

@@ -126,7 +126,7 @@ def task_completed(hook: Hook) -> str | None:
         agent_task_id=agent_task,
         subject=subject,
         session_id=hook.session_id,
-        project_id=os.path.abspath(hook.cwd),
+        project_id=hook.project,
     )
     return None
 
@@ -161,7 +161,7 @@ def plan_approved(hook: Hook) -> str | None:
     if hook.text("tool_name") != "ExitPlanMode" or not isinstance(plan, str) or not plan.strip():
         return None
     digest = sha256_hex(plan.encode("utf-8", "surrogatepass"))
-    project = os.path.abspath(hook.cwd)
+    project = hook.project
     once = sha256_hex(f"{project}\0{plan}".encode("utf-8", "surrogatepass"))  # per project
     metadata = {
         "plan": plans.title(plan),

@@ -204,7 +204,7 @@ def note_commits(hook: Hook) -> int:
                 hook.store,
                 hook.agent,
                 commit,
-                project_id=os.path.abspath(hook.cwd),
+                project_id=hook.project,
                 session_id=hook.session_id,
             )
         looked()

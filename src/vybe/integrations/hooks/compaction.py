@@ -181,6 +181,7 @@ def opened(hook: Hook) -> None:
         trigger if trigger in TRIGGERS else "unknown",
         tokens_before(hook),
         hook.once(),
+        hook.project,
     )
 
 
@@ -221,4 +222,5 @@ def given_back(
         lists,
         (before, after),
         hook.once(),
+        hook.project,
     )

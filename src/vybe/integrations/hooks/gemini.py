@@ -136,7 +136,7 @@ class Once:
 
         self.count += 1
         once = (self.hook.agent, f"{self.request}:{self.count}")
-        return record_rows.append_message(self.hook.store, row, once)
+        return record_rows.append_message(self.hook.store, row, once, self.hook.origin)
 
 
 class Call:

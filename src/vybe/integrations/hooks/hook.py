@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from vybe.store import Store
+    from vybe.store.record import Origin
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024  # what ``parse`` accepts
 CONTEXT_LIMIT = 10_000
@@ -94,6 +95,19 @@ class Hook:
     @property
     def cwd(self) -> str:
         return str(self.payload.get("cwd") or os.getcwd())
+
+    @property
+    def project(self) -> str:
+        """The project of the folder the agent works in: its absolute path (a project's id)."""
+        return os.path.abspath(self.cwd)
+
+    @property
+    def origin(self) -> Origin:
+        """Who starts the session (this hook's agent) and in which project: what the row
+        that starts it keeps."""
+        from vybe.store.record import Origin
+
+        return Origin(self.agent, self.project)
 
     def once(self) -> tuple[str, str] | None:
         """(agent, request id) this call's writes happen once by, when it may run twice."""

@@ -3,8 +3,6 @@ answered with the brief."""
 
 from __future__ import annotations
 
-import os
-
 from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks.hook import Hook, import_lock, log_failure
 from vybe.integrations.hooks.session_start import brief_prompt
@@ -86,7 +84,7 @@ def user_prompt(hook: Hook) -> str | None:
         "target": hook.target,
         "agent": hook.agent,
         "session_id": hook.session_id,
-        "project_id": os.path.abspath(hook.cwd),
+        "project_id": hook.project,
         "message": hook_actions.clip(prompt, PROMPT_EVENT_CHARS),
     }
     once = hook.once()  # this call may run twice (the local service, then this process)
@@ -99,7 +97,7 @@ def user_prompt(hook: Hook) -> str | None:
         # Claude's Stop hook imports the last reply: a prompt typed meanwhile waits for that
         # import (a little), so it lands after the reply it answers.
         with locks.exclusive(import_lock(hook.store), timeout=PROMPT_WAITS_FOR_IMPORT):
-            written = record_rows.append_message(hook.store, row, once_as(kept))
+            written = record_rows.append_message(hook.store, row, once_as(kept), hook.origin)
         log_prompt(hook.store, written, kept)
     except VybeError as error:
         kept_for_later = isinstance(error, DatabaseLocked | DatabaseUnavailable)

@@ -75,7 +75,7 @@ def drain(store: Any, location: str, log_event: Any) -> int:
     forget its file; how many. Hooks that drain at once add each prompt once (the ledger,
     by the prompt's request id), in the files' order."""
     from vybe.store import record as record_rows
-    from vybe.store.record import MessageRow
+    from vybe.store.record import MessageRow, Origin
 
     added = 0
     for path in pending(place(location)):
@@ -97,7 +97,8 @@ def drain(store: Any, location: str, log_event: Any) -> int:
         # have run twice, by that call's id).
         event = kept["event"]
         request_id = event.get("request_id") or f"hook_spool_{os.path.basename(path)}"
-        stored = record_rows.append_message(store, row, (event["agent"], request_id))
+        origin = Origin(event["agent"], event.get("project_id"))
+        stored = record_rows.append_message(store, row, (event["agent"], request_id), origin)
         log_event(stored, event)
         try:  # noqa: SIM105 (contextlib is kept off the hook path)
             os.unlink(path)

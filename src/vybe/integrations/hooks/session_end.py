@@ -89,7 +89,7 @@ def session_end(hook: Hook) -> str | None:
         ),
         kind="session_end",
         message=hook.text("reason") or "ended",
-        project_id=os.path.abspath(hook.cwd),
+        project_id=hook.project,
         metadata={"session_id": hook.session_id},
     )
     if size >= 0:

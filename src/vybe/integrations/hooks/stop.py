@@ -44,4 +44,4 @@ def keep_final_reply(hook: Hook, imported: SkipHooked | None) -> None:
         row = MessageRow(
             hook.record_session, 0, "assistant", text, source=source, tokens=estimate(text)
         )
-        record_rows.append_message(hook.store, row)
+        record_rows.append_message(hook.store, row, origin=hook.origin)

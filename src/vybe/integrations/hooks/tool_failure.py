@@ -3,8 +3,6 @@ code) logged with bounded previews, for recovery context later."""
 
 from __future__ import annotations
 
-import os
-
 from vybe import jsonio
 from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks.hook import Hook
@@ -41,7 +39,7 @@ def tool_failure(hook: Hook, raw: Any, exit_code: int | None = None) -> str | No
         hook_actions.request_id(hook.target, hook.session_id, hook.event, hook.payload),
         kind="tool_failure",
         message=f"{tool}: {error.splitlines()[0] if error else 'failed'}",
-        project_id=os.path.abspath(hook.cwd),
+        project_id=hook.project,
         metadata={
             "session_id": hook.session_id,
             "tool_name": tool,

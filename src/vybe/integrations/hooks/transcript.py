@@ -84,7 +84,7 @@ def import_since_hooks(hook: Hook, wait: float | None = None) -> SkipHooked | No
 
     try:
         imported = import_skipping_hooked(
-            SqliteRecord(hook.store), hook.record_session, path, stamp, bounded, wait
+            SqliteRecord(hook.store, hook.origin), hook.record_session, path, stamp, bounded, wait
         )
     except DatabaseLocked as busy:
         log_failure(hook.target, hook.event, busy)

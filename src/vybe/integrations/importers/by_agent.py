@@ -39,8 +39,8 @@ def import_agent_file(record: Any, kind: str, given: str, session_id: str | None
     return import_skipping_hooked(record, session, path, stamp, run)
 
 
-def _folder(kind: str, path: Any) -> str | None:
-    """The working folder an agent's file says its session ran in."""
+def folder_of(kind: str, path: Any) -> str | None:
+    """The working folder an agent's file says its session ran in (its project's id)."""
     from vybe.integrations.importers.transcript_import import first_field
 
     def pick(line: dict[str, Any]) -> Any:
@@ -56,12 +56,11 @@ def _folder(kind: str, path: Any) -> str | None:
     return first_field(path, pick)
 
 
-def not_recorded(kind: str, path: Any) -> str | None:
+def not_recorded(folder: str | None) -> str | None:
     """Why nothing of an agent's file is imported (None: it is): ``VYBE_RECORD=off``, or a
-    session whose working folder privacy.exclude_projects names."""
+    session whose working ``folder`` privacy.exclude_projects names."""
     from vybe import config
 
     if config.recording_off():
         return "VYBE_RECORD=off"
-    folder = _folder(kind, path)
     return "privacy.exclude_projects" if folder and config.excluded_project(folder) else None

@@ -3,9 +3,12 @@
 What a person typed becomes a ``user`` row, verbatim; a slash command becomes one only when
 it has arguments (``/orchestrator build the TODO app``). Assistant text and tool calls become
 ``assistant`` rows (the blocks Claude Code writes on separate lines for one message are
-joined), tool results ``tool`` rows. Skipped: meta lines (expanded command templates,
-caveats), command output, interruption markers, compact summaries and ``summary`` lines
-(not the person's words), thinking blocks, and subagent (sidechain) threads.
+joined), tool results ``tool`` rows. The summary Claude Code's own compaction wrote (the user
+line marked ``isCompactSummary`` after its compact boundary) is a ``harness`` row, the
+client's summary `vybe ui` shows beside what vybe gave back, as a Codex rollout's is.
+Skipped: meta lines (expanded command templates, caveats), command output, interruption
+markers and ``summary`` lines (not the person's words), thinking blocks, and subagent
+(sidechain) threads.
 
 Each imported row carries ``data.claude_import`` = {transcript session, byte offset after
 its line}: the next import resumes there (``transcript_import`` holds what Codex shares).
@@ -13,6 +16,7 @@ its line}: the next import resumes there (``transcript_import`` holds what Codex
 
 from __future__ import annotations
 
+from vybe.context.labels import Dispatch
 from vybe.integrations.importers.transcript_import import (
     Builder,
     Call,
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from vybe.integrations.importers.transcript_import import Budget, ImportResult
 
 STAMP = "claude_import"
+COMPACTION = Dispatch("compaction", "claude", "Claude Code's summary of the conversation so far")
 # Patterns, compiled (re is imported) only for a line that may hold one: most hold none.
 INTERRUPTED = (r"^\[Request interrupted by user[^\]]*\]$", "[Request interrupted by user")
 COMMAND = (r"<command-name>\s*(/?[^<\s]+)\s*</command-name>", "<command-name>")
@@ -151,6 +156,11 @@ class _Importer(Builder):
 
     def user(self, data: dict[str, Any]) -> None:
         content = data.get("message", {}).get("content")
+        if data.get("isCompactSummary"):
+            summary = _text_blocks(content)
+            if summary.strip():
+                self.harness(COMPACTION, summary)
+            return
         results = [b for b in content or () if isinstance(content, list)]
         results = [b for b in results if b.get("type") == "tool_result"]
         for block in results:
