@@ -37,7 +37,7 @@ PER_SESSION = 10_000
 PAGES = {
     "sessions": "/",
     "sessions of an agent": "/?agent=claude",
-    "sessions of a project": "/?project=/work/p1",
+    "sessions of a project": "/?project=/home/dev/p1",
     "session, first page": "/session?id=claude:s0",
     "session, middle page": "/session?id=claude:s0&after=5000",
     "tasks": "/tasks",
@@ -56,7 +56,7 @@ def fill_work(store: Store) -> None:
         for n, (sid,) in enumerate(conn.execute("SELECT id FROM sessions ORDER BY id").fetchall()):
             conn.execute(
                 "UPDATE sessions SET agent_name = 'claude', project_id = ? WHERE id = ?",
-                (f"/work/p{n % 3}", sid),
+                (f"/home/dev/p{n % 3}", sid),
             )
         statuses = ("pending", "in_progress", "blocked", "completed")
         conn.executemany(

@@ -129,14 +129,14 @@ OLD_SESSIONS = """
     INSERT INTO sessions (id, created_at) VALUES ('claude:u-1', 't'), ('codex:u-2', 't'),
         ('opencode:o-1', 't'), ('aider:a-1', 't'), ('ses_chat', 't');
     INSERT INTO events (kind, agent_name, project_id, metadata, created_at) VALUES
-        ('user_prompt', 'reviewer', '/work/one', '{"session_id": "u-1", "record_seq": 1}', 't'),
-        ('user_prompt', 'other', '/work/two', '{"session_id": "u-1", "record_seq": 2}', 't'),
-        ('user_prompt', 'codex', '/work/two', '{"session_id": "u-2", "record_seq": 1}', 't'),
-        ('note', 'alice', '/work/three', '{"session_id": "ses_chat"}', 't');
+        ('user_prompt', 'reviewer', '/home/dev/one', '{"session_id": "u-1", "record_seq": 1}', 't'),
+        ('user_prompt', 'other', '/home/dev/two', '{"session_id": "u-1", "record_seq": 2}', 't'),
+        ('user_prompt', 'codex', '/home/dev/two', '{"session_id": "u-2", "record_seq": 1}', 't'),
+        ('note', 'alice', '/home/dev/three', '{"session_id": "ses_chat"}', 't');
 """
 OLD_ORIGINS = {
-    "claude:u-1": ("reviewer", "/work/one"),
-    "codex:u-2": ("codex", "/work/two"),
+    "claude:u-1": ("reviewer", "/home/dev/one"),
+    "codex:u-2": ("codex", "/home/dev/two"),
     "opencode:o-1": ("opencode", None),
     "aider:a-1": ("aider", None),
     "ses_chat": (None, None),

@@ -49,7 +49,7 @@ def test_the_sessions_page_filtered_by_agent_or_project_walks_that_index_and_sor
     SqliteStore(path).close()
     for index, filters in (
         ("sessions_agent", {"agent": "claude"}),
-        ("sessions_project", {"project": "/work/one"}),
+        ("sessions_project", {"project": "/home/dev/one"}),
     ):
         plans = _plans(path, lambda conn, f=filters: viewer.session_page(conn, "claude:x", 51, f))
         on_sessions = [p for p in plans if " s " in f" {p} "]

@@ -78,15 +78,15 @@ def test_the_sessions_list_filters_by_agent_and_project_and_keeps_them(browser):
     vybe, server, tab = browser
     started(vybe.location, STARTED)
     tab.goto(server.url)
-    tab.select_option("select[name=project]", "/work/two")
+    tab.select_option("select[name=project]", "/home/dev/two")
     tab.click("#filters button")
     rows = tab.locator("table tr td:first-child").all_inner_texts()
     assert sorted(rows) == ["gemini:g1", "opencode:o1"]
-    assert "project=%2Fwork%2Ftwo" in tab.url
+    assert "project=%2Fhome%2Fdev%2Ftwo" in tab.url
     tab.click("td a:text-is('gem')")  # the row's agent: that filter too, the project kept
     assert tab.locator("table tr td:first-child").all_inner_texts() == ["gemini:g1"]
     assert tab.locator("select[name=agent]").input_value() == "gem"
-    assert tab.locator("select[name=project]").input_value() == "/work/two"
+    assert tab.locator("select[name=project]").input_value() == "/home/dev/two"
 
 
 def test_recorded_script_shows_as_text_and_never_runs(browser):

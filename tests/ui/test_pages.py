@@ -82,10 +82,10 @@ def started(location: str, sessions: dict[str, tuple[str | None, str | None]]) -
 
 
 STARTED = {
-    "claude:c1": ("claude", "/work/one"),
-    "gemini:g1": ("gem", "/work/two"),
-    "opencode:o1": ("opencode", "/work/two"),
-    "aider:a1": ("aider", "/work/one"),
+    "claude:c1": ("claude", "/home/dev/one"),
+    "gemini:g1": ("gem", "/home/dev/two"),
+    "opencode:o1": ("opencode", "/home/dev/two"),
+    "aider:a1": ("aider", "/home/dev/one"),
     "proxy:p1": (None, None),
 }
 
@@ -96,7 +96,8 @@ def test_the_sessions_page_shows_each_sessions_agent_and_project_or_a_dash(serve
     body = page(server, "/")
     assert "<th>agent<th>project" in body
     claude = body[body.index("id=claude%3Ac1'") :].split("</tr>")[0]
-    assert ">claude</a>" in claude and ">/work/one</a>" in claude and ">Claude Code</a>" in claude
+    assert ">claude</a>" in claude and ">/home/dev/one</a>" in claude
+    assert ">Claude Code</a>" in claude
     unknown = body[body.index("id=proxy%3Ap1'") :].split("</tr>")[0]
     assert "<td>-</td><td>-</td>" in unknown
     said = body[body.index("id=s1'") :].split("</tr>")[0]
@@ -107,14 +108,14 @@ def test_the_sessions_page_shows_each_sessions_agent_and_project_or_a_dash(serve
     ("query", "shown"),
     [
         ("agent=gem", {"gemini:g1"}),
-        ("project=/work/two", {"gemini:g1", "opencode:o1"}),
-        ("agent=aider&project=/work/one", {"aider:a1"}),
+        ("project=/home/dev/two", {"gemini:g1", "opencode:o1"}),
+        ("agent=aider&project=/home/dev/one", {"aider:a1"}),
         ("client=gemini", {"gemini:g1"}),
         ("client=opencode", {"opencode:o1"}),
         ("client=aider", {"aider:a1"}),
         ("client=proxy", {"proxy:p1"}),
         ("client=chat", {"s1"}),
-        ("client=claude&project=/work/two", set()),
+        ("client=claude&project=/home/dev/two", set()),
     ],
 )
 def test_the_sessions_page_filters_by_agent_project_and_client(served, query, shown):
@@ -131,7 +132,7 @@ def test_the_filters_offer_every_agent_and_project_and_keep_the_one_chosen(serve
     body = page(server, "/?agent=gem&client=gemini")
     assert "<option selected>gem</option>" in body
     assert "<option value='gemini' selected>Gemini CLI</option>" in body
-    for offered in ("claude", "aider", "default", "/work/one", "/work/two"):
+    for offered in ("claude", "aider", "default", "/home/dev/one", "/home/dev/two"):
         assert f"<option>{offered}</option>" in body
     # a link names an agent the store has none of: chosen, and nothing listed
     assert "<option selected>nobody</option>" in page(server, "/?agent=nobody")
@@ -143,11 +144,11 @@ def test_older_sessions_come_a_page_at_a_time_keeping_the_filters(served, monkey
     from vybe.actions import viewer
 
     monkeypatch.setattr(viewer.sessions, "__defaults__", (1,))
-    first = page(server, "/?project=/work/two")
+    first = page(server, "/?project=/home/dev/two")
     assert "id=opencode%3Ao1'" in first and "id=gemini%3Ag1'" not in first
-    older = "href='/?before=opencode%3Ao1&amp;project=%2Fwork%2Ftwo'"
+    older = "href='/?before=opencode%3Ao1&amp;project=%2Fhome%2Fdev%2Ftwo'"
     assert older in first
-    second = page(server, "/?before=opencode:o1&project=/work/two")
+    second = page(server, "/?before=opencode:o1&project=/home/dev/two")
     assert "id=gemini%3Ag1'" in second and "id=opencode%3Ao1'" not in second
     assert "older" not in second.split("</table>")[1]
 
