@@ -38,11 +38,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from vybe.served import QuietServer
 
 DIRECTIVE = re.compile(
     r"\[\[(bash|brief|search|mcp|find|plan|task|long|too-long)(?::\s*(.*?))?\]\]", re.S
@@ -222,7 +223,7 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class FakeServer(ThreadingHTTPServer):
+class FakeServer(QuietServer):
     daemon_threads = True
 
     def __init__(self, log_dir: Path) -> None:
@@ -231,12 +232,6 @@ class FakeServer(ThreadingHTTPServer):
         self.log = Log(log_dir / "requests.jsonl")
         self.counter = 0
         self.used: set[str] = set()  # one-shot directives already answered (too-long)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client may go away before its answer is written (Claude Code drops a turn it
-        # resends after its compaction): that is the client's choice, not the server's error.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
 
     @property
     def url(self) -> str:

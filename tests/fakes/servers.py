@@ -8,13 +8,14 @@ turned into the events a real server would send, or ``Response.events`` are sent
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from vybe.served import QuietServer
 
 
 @dataclass
@@ -44,15 +45,6 @@ class Received:
 
 
 Responder = Callable[[Received], Response]
-
-
-class QuietServer(ThreadingHTTPServer):
-    """A client that hangs up on a kept-alive connection (a reset while the server waits
-    for its next request) is no failure of the fake: no traceback on the test's stderr."""
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        if not isinstance(sys.exception(), ConnectionError):
-            super().handle_error(request, client_address)
 
 
 class FakeServer:

@@ -20,6 +20,7 @@ LEAVES = (
     "vybe.limits",
     "vybe.locks",
     "vybe.privacy",
+    "vybe.served",
     "vybe.stdout",
     "vybe.text",
     "vybe.tuples",

@@ -24,11 +24,12 @@ import ssl
 import sys
 import threading
 from collections.abc import Iterable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from vybe.proxy import wire
+from vybe.served import QuietServer
 
 PIECE = 64 * 1024
 DEFAULT_MAX_BODY = 32 * 1024 * 1024
@@ -415,7 +416,7 @@ def _json_object(body: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-class ProxyServer(ThreadingHTTPServer):
+class ProxyServer(QuietServer):
     """The listening proxy; ``start()`` serves in a thread, ``serve_forever()`` in this one."""
 
     daemon_threads = True

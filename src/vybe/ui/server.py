@@ -11,13 +11,14 @@ from __future__ import annotations
 import hmac
 import secrets
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from vybe.actions import viewer
 from vybe.errors import VybeError
+from vybe.served import QuietServer
 from vybe.ui.pages import ROUTES, refused_page
 
 CSP = (
@@ -37,7 +38,7 @@ LIVE_KEEPALIVE_S = 1.0
 STATIC = {"/static/live.js": "text/javascript; charset=utf-8"}
 
 
-class Viewer(ThreadingHTTPServer):
+class Viewer(QuietServer):
     """The server: the store it reads, the token and the Host values it accepts."""
 
     daemon_threads = True
