@@ -24,6 +24,7 @@ compaction the proxy relays (its checkpoint failed) gets the simulated summary t
 
 from __future__ import annotations
 
+import http.client
 import json
 import tempfile
 from collections.abc import Callable, Iterator
@@ -35,13 +36,11 @@ from tests.context import zoo
 from tests.fakes.brain import serve
 from tests.fakes.servers import FakeServer, Received, Response, anthropic_reply, responses_reply
 from tests.proxy.conftest import Recorded
-from tests.proxy.talk import post
 from tests.proxy.test_compaction import CLIENTS, PINNED, codex_input, real_request, text_of
 from tests.proxy.test_record import HEADERS, result, said, user
 
 from vybe.agent.offline import Consolidator
 from vybe.context.budget import compute, estimate
-from vybe.context.protocol import REQUEST_OPEN
 from vybe.llm.base import ToolCall
 from vybe.proxy import compaction, inputs, wire
 
@@ -83,6 +82,7 @@ class Client:
     key: str
     api: str
     KEPT: str  # how the message that carries a kept summary starts
+    listed: str  # the body's field that holds the conversation
     headers: ClassVar[dict[str, str]]  # the credentials it sends (the proxy passes them on)
 
     def __init__(self) -> None:
@@ -91,10 +91,22 @@ class Client:
         self.name = {"claude": "Claude Code", "codex": "Codex"}[self.key]
         self.version = PINNED[CLIENTS[self.key]]
         self.conversation: list[dict[str, Any]] = []
+        self.sizes: dict[int, int] = {}  # each message's tokens, by id: estimated once
 
     def tokens(self) -> int:
-        """The next request's size, as the engine estimates it."""
-        return request_tokens(self.api, self.body())
+        """The next request's size, as the engine estimates it (``request_tokens``): each
+        message of the conversation is estimated once, not again at every request."""
+        for message in self.conversation:
+            if id(message) not in self.sizes:
+                self.sizes[id(message)] = self.sized(message)
+        return estimate(zoo.SYSTEM) + sum(self.sizes[id(m)] for m in self.conversation)
+
+    def sized(self, message: dict[str, Any]) -> int:
+        return sum(estimate(i.text) for i in inputs.items_of(self.api, {self.listed: [message]}))
+
+    def restart(self, conversation: list[dict[str, Any]]) -> None:
+        """What the client keeps replaces its conversation."""
+        self.conversation, self.sizes = conversation, {}
 
     def summary_in(self, text: str) -> str:
         """The summary a kept message carries."""
@@ -105,7 +117,7 @@ class Claude(Client):
     """Claude Code: its compaction prompt is the last block of the last user message; it
     keeps one message, its wrapper around the text inside ``<summary>``."""
 
-    key, api, KEPT = compaction.CLAUDE, wire.ANTHROPIC, CLAUDE_KEPT
+    key, api, KEPT, listed = compaction.CLAUDE, wire.ANTHROPIC, CLAUDE_KEPT, "messages"
     headers = HEADERS
 
     def body(self) -> dict[str, Any]:
@@ -141,7 +153,7 @@ class Claude(Client):
 
     def keep(self, reply: str) -> str:
         kept = CLAUDE_KEPT + reply.split("<summary>", 1)[1].split("</summary>", 1)[0].strip()
-        self.conversation = [user(kept)]
+        self.restart([user(kept)])
         return kept
 
 
@@ -149,7 +161,7 @@ class Codex(Client):
     """Codex: its compaction prompt is the last input item; it keeps the person's messages
     and a summary item, the handoff prefix and the whole reply."""
 
-    key, api, KEPT = compaction.CODEX, wire.RESPONSES, CODEX_KEPT
+    key, api, KEPT, listed = compaction.CODEX, wire.RESPONSES, CODEX_KEPT, "input"
     headers: ClassVar[dict[str, str]] = {"authorization": "Bearer sk-codex-fake"}
 
     def body(self, compacting: bool = False) -> dict[str, Any]:
@@ -192,7 +204,7 @@ class Codex(Client):
 
     def keep(self, reply: str) -> str:
         typed = [i.text for i in inputs.items_of(self.api, self.body()) if i.kind == "user"]
-        self.conversation = [*(codex_input(t) for t in typed), codex_input(CODEX_KEPT + reply)]
+        self.restart([*(codex_input(t) for t in typed), codex_input(CODEX_KEPT + reply)])
         return "\n".join([*typed, CODEX_KEPT + reply])
 
 
@@ -249,42 +261,52 @@ class Proxied(Own):
 
     def __init__(self, client: Claude | Codex, summarise: Summariser, folder: str) -> None:
         super().__init__(client, summarise)
-        self.replies: list[Reply] = []
+        self.reply: tuple[Reply, int] | None = None  # the next turn's, and its request's size
         self.brain = serve(
             Consolidator(), "anthropic" if client.api == wire.ANTHROPIC else "responses"
         )
-        self.upstream = FakeServer(self.respond).__enter__()
+        # Kept-alive connections, as the clients and the real APIs keep them.
+        self.upstream = FakeServer(self.respond, keep_alive=True).__enter__()
         self.proxy = Recorded(str(Path(folder) / "vybe.db"), self.upstream.url)
         self.session = wire.session_of(client.api, {}, client.body())
+        host, port = self.proxy.url.removeprefix("http://").split(":")
+        self.connection = http.client.HTTPConnection(host, int(port), timeout=60)
 
     def respond(self, received: Received) -> Response:
+        """The scripted reply to a turn; during a compaction, the Consolidator's to vybe's
+        checkpoint turn, the simulated summary to a compaction the proxy relayed."""
         api, body = self.client.api, received.body
-        if REQUEST_OPEN in json.dumps(body):
+        if self.reply is None and compaction.client_of(api, received.path, body):
+            text, calls, size = super().compact(body), (), request_tokens(api, body)
+        elif self.reply is None:
             return self.brain(received)
-        if compaction.client_of(api, received.path, body):
-            text, calls = super().compact(body), ()
         else:
-            text, calls = self.replies[-1]
+            (text, calls), size = self.reply
         made = anthropic_reply if api == wire.ANTHROPIC else responses_reply
-        usage = (request_tokens(api, body), estimate(text), 0)
-        return made(text, [(c.id, c.name, c.arguments) for c in calls], usage)
+        return made(text, [(c.id, c.name, c.arguments) for c in calls], (size, estimate(text), 0))
 
     def ask(self, body: dict[str, Any]) -> str:
-        _, response = post(self.proxy.url, self.client.path, body, self.client.headers)
-        return text_of(self.client.api, response.read())
+        data = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", **self.client.headers}
+        self.connection.request("POST", self.client.path, data, headers)
+        return text_of(self.client.api, self.connection.getresponse().read())
 
     def compact(self, body: dict[str, Any]) -> str:
         return self.ask(body)
 
     def send(self, body: dict[str, Any], reply: Reply) -> None:
-        self.replies.append(reply)
-        self.ask(body)
+        self.reply = (reply, self.client.tokens())
+        try:
+            self.ask(body)
+        finally:
+            self.reply = None
 
     def accepted(self, taken: int) -> str:
         attempts = self.proxy.record.attempts(str(self.session))
         return f"{sum(a.outcome == 'accepted' for a in attempts)}/{taken}"
 
     def close(self) -> None:
+        self.connection.close()
         self.proxy.close()
         self.upstream.__exit__(None, None, None)
 

@@ -8,6 +8,7 @@ turned into the events a real server would send, or ``Response.events`` are sent
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import threading
 import time
@@ -109,6 +110,12 @@ class FakeServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1" if server.keep_alive else "HTTP/1.0"
 
+            def setup(self) -> None:
+                super().setup()
+                # Each event goes out as it is written, as a real server's (no Nagle delay
+                # behind the unacknowledged one before it, on a kept-alive connection).
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -142,7 +149,9 @@ class FakeServer:
                     for number, event in enumerate(answer.events or ()):
                         if number == middle and answer.die:
                             break
-                        time.sleep(answer.stall if number == middle else answer.gap)
+                        pause = answer.stall if number == middle else answer.gap
+                        if pause:
+                            time.sleep(pause)
                         data = event if isinstance(event, bytes) else event.encode()
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                         self.wfile.flush()
