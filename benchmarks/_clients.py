@@ -33,16 +33,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from tests.context import zoo
-from tests.fakes.brain import serve
+from tests.fakes.brain import gemini_reply, serve
 from tests.fakes.servers import FakeServer, Received, Response, anthropic_reply, responses_reply
 from tests.proxy.conftest import Recorded
-from tests.proxy.test_compaction import CLIENTS, PINNED, codex_input, real_request, text_of
+from tests.proxy.test_compaction import FIXTURES, PINNED, codex_input, text_of
 from tests.proxy.test_record import HEADERS, result, said, user
 
 from vybe.agent.offline import Consolidator
 from vybe.context.budget import compute, estimate
 from vybe.llm.base import ToolCall
-from vybe.proxy import compaction, inputs, wire
+from vybe.proxy import compaction, inputs, scaffolding, wire
 
 CLAUDE_KEPT = (
     "This session is being continued from a previous conversation that ran out of context."
@@ -56,6 +56,12 @@ CODEX_KEPT = (
     " the information in this summary to assist with your own analysis:\n"
 )
 SUMMARISED = "compaction summary"  # how vybe.proxy.inputs labels a kept summary
+PACKAGES = {
+    compaction.CLAUDE: "@anthropic-ai/claude-code",
+    compaction.CODEX: "@openai/codex",
+    compaction.GEMINI: "@google/gemini-cli",
+    compaction.OPENCODE: "opencode-ai",
+}
 Summariser = Callable[[list[str], list[str]], list[str]]  # (previous lines, texts) -> lines
 Input = tuple[str, Any]  # ("user" | "harness", text) or ("tool", (call, output))
 Reply = tuple[str, tuple[ToolCall, ...]]  # a scripted reply's text and calls
@@ -85,13 +91,43 @@ class Client:
     listed: str  # the body's field that holds the conversation
     headers: ClassVar[dict[str, str]]  # the credentials it sends (the proxy passes them on)
 
+    kind = "compact"  # which of its captured requests (tests/fixtures/proxy) is its compaction
+    name: str
+
     def __init__(self) -> None:
-        self.captured = real_request(self.key)
+        self.version = PINNED[PACKAGES[self.key]]
+        self.captured = self.request(self.kind)
         self.path = self.captured["path"]
-        self.name = {"claude": "Claude Code", "codex": "Codex"}[self.key]
-        self.version = PINNED[CLIENTS[self.key]]
         self.conversation: list[dict[str, Any]] = []
         self.sizes: dict[int, int] = {}  # each message's tokens, by id: estimated once
+
+    def request(self, kind: str) -> dict[str, Any]:
+        """The pinned version's captured request of that kind (tests/fixtures/proxy)."""
+        found = FIXTURES / f"{self.key}-{self.version}-{kind}.json"
+        assert found.exists(), f"no captured {kind} request of {self.key} {self.version}"
+        loaded: dict[str, Any] = json.loads(found.read_text())
+        return loaded
+
+    def threshold(self) -> int:
+        """The size of the next request at which the client compacts (Claude Code and Codex:
+        where vybe would, in the 32k window)."""
+        return compute(zoo.LIMITS).threshold
+
+    def compact(self, route: Own) -> str:
+        """Its compaction: the request (or requests) it sends, and what it keeps of the reply."""
+        return self.keep(route.compact(self.compaction(), self.path))
+
+    def summarised(self, body: dict[str, Any]) -> tuple[list[str], list[str]]:
+        """What a compaction request holds: the lines of the summary kept before, and the
+        texts of the conversation since."""
+        items = inputs.items_of(self.api, compaction.without_prompt(self.key, body))
+        last = max((i for i, item in enumerate(items) if item.label == SUMMARISED), default=-1)
+        previous = self.summary_in(items[last].text).splitlines() if last >= 0 else []
+        return previous, [item.text for item in items[last + 1 :]]
+
+    def texts(self) -> str:
+        """Every text of the conversation, as the next request carries it."""
+        return "\n".join(i.text for i in inputs.items_of(self.api, self.body()))
 
     def tokens(self) -> int:
         """The next request's size, as the engine estimates it (``request_tokens``): each
@@ -118,6 +154,7 @@ class Claude(Client):
     keeps one message, its wrapper around the text inside ``<summary>``."""
 
     key, api, KEPT, listed = compaction.CLAUDE, wire.ANTHROPIC, CLAUDE_KEPT, "messages"
+    name = "Claude Code"
     headers = HEADERS
 
     def body(self) -> dict[str, Any]:
@@ -162,6 +199,7 @@ class Codex(Client):
     and a summary item, the handoff prefix and the whole reply."""
 
     key, api, KEPT, listed = compaction.CODEX, wire.RESPONSES, CODEX_KEPT, "input"
+    name, kind = "Codex", "compaction"
     headers: ClassVar[dict[str, str]] = {"authorization": "Bearer sk-codex-fake"}
 
     def body(self, compacting: bool = False) -> dict[str, Any]:
@@ -208,19 +246,266 @@ class Codex(Client):
         return "\n".join([*typed, CODEX_KEPT + reply])
 
 
+class Gemini(Client):
+    """Gemini CLI: it compresses at half its window. Its compressor is sent the older part of
+    the history (all but about its newest 30%, cut where a typed prompt starts), ended with
+    its ask, then the same with the summary it got and the ask to check it; it keeps the
+    checked summary as a user message, its canned "Got it." and the newer part as it was."""
+
+    key, api, KEPT, listed = compaction.GEMINI, wire.GEMINI, "", "contents"
+    name, kind = "Gemini CLI", "compress"
+    headers: ClassVar[dict[str, str]] = {"x-goog-api-key": "gemini-fake-key"}
+    ANCHOR = (
+        "A previous <state_snapshot> exists in the history. You MUST integrate all"
+        " still-relevant information from that snapshot into the new one, updating it with"
+        " the more recent events. Do not lose established constraints or critical knowledge."
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turn = self.request("turn")
+        self.verify = self.request("verify")
+        self.split = 0
+
+    def threshold(self) -> int:
+        return zoo.LIMITS.window // 2  # DEFAULT_COMPRESSION_TOKEN_THRESHOLD, 0.5
+
+    def body(self) -> dict[str, Any]:
+        fields = {k: v for k, v in self.turn["body"].items() if k != "contents"}
+        system = {"parts": [{"text": zoo.SYSTEM}]}
+        return {**fields, "systemInstruction": system, "contents": self.conversation}
+
+    @property
+    def turn_path(self) -> str:
+        return str(self.turn["path"])
+
+    def add(self, given: list[Input]) -> None:
+        parts: list[dict[str, Any]] = []
+        for kind, what in given:
+            if kind == "tool":
+                call, output = what
+                response = {"id": call.id, "name": call.name, "response": {"output": output}}
+                parts.append({"functionResponse": response})
+            else:  # a hook's context beside the prompt, as Gemini CLI adds it
+                parts.append(
+                    {"text": what if kind == "user" else f"<hook_context>{what}</hook_context>"}
+                )
+        self.conversation.append({"role": "user", "parts": parts})
+
+    def reply(self, text: str, calls: tuple[ToolCall, ...]) -> None:
+        parts: list[dict[str, Any]] = [{"text": text}] if text else []
+        parts += [
+            {"functionCall": {"id": c.id, "name": c.name, "args": c.arguments}} for c in calls
+        ]
+        self.conversation.append({"role": "model", "parts": parts})
+
+    def split_point(self) -> int:
+        """findCompressSplitPoint(history, 0.7): the first typed prompt after 70% of the
+        history's characters, else the last one before."""
+        sizes = [len(json.dumps(c)) for c in self.conversation]
+        target, at, last = sum(sizes) * 0.7, 0, 0
+        for i, content in enumerate(self.conversation):
+            if content["role"] == "user" and not any(
+                "functionResponse" in p for p in content["parts"]
+            ):
+                if at >= target:
+                    return i
+                last = i
+            at += sizes[i]
+        return last
+
+    def compaction(self) -> dict[str, Any]:
+        self.split = self.split_point()
+        older = self.conversation[: self.split]
+        anchored = any("<state_snapshot>" in p.get("text", "") for c in older for p in c["parts"])
+        lead = (
+            self.ANCHOR
+            if anchored
+            else "Generate a new <state_snapshot> based on the provided history."
+        )
+        ask = f"{lead}\n\n{compaction.GEMINI_ASK}"
+        asked = {"role": "user", "parts": [{"text": ask}]}
+        return {**self.captured["body"], "contents": [*older, asked]}
+
+    def compact(self, route: Own) -> str:
+        asked = self.compaction()
+        summary = route.compact(asked, self.path)
+        check = [*asked["contents"][:-1], {"role": "model", "parts": [{"text": summary}]}]
+        check.append(self.verify["body"]["contents"][-1])
+        checked = route.compact({**asked, "contents": check}, self.path)
+        return self.keep(checked.strip() or summary)
+
+    def summarised(self, body: dict[str, Any]) -> tuple[list[str], list[str]]:
+        contents = compaction.without_prompt(self.key, body)["contents"]
+        items = inputs.items_of(self.api, {"contents": contents})
+        kept = len(contents) > 1 and contents[1]["parts"] == [{"text": inputs.GEMINI_ACK}]
+        if kept:  # the summary it kept, then (its canned reply is no item) the rest
+            return items[0].text.splitlines(), [i.text for i in items[1:]]
+        return [], [i.text for i in items]
+
+    def answered(self, lines: list[str]) -> str:
+        return "\n".join(lines)
+
+    def keep(self, reply: str) -> str:
+        summary = {"role": "user", "parts": [{"text": reply}]}
+        thanks = {"role": "model", "parts": [{"text": inputs.GEMINI_ACK}]}
+        self.restart([summary, thanks, *self.conversation[self.split :]])
+        return self.texts()
+
+
+PRIOR = "Here is the summary of the conversation before the <conversation> above:\n\n"
+
+
+class OpenCode(Claude):
+    """OpenCode with its ``anthropic`` provider (as ``vybe setup`` points it): Claude's
+    wire, its own compaction. When the last reply's usage reaches its model's input limit
+    (the window less its output), its summarization agent is sent the older turns as text
+    (``[User]:`` / ``[Assistant]:`` / ``[Assistant tool call]:`` / ``[Tool result]:``, a
+    result cut at 2,000 characters), and the summary before them as ``<prior-summary>``; it
+    keeps "What did we do so far?" and the summary as its reply, the newest whole turns
+    within a quarter of that limit as they were, and its synthetic "Continue if…"."""
+
+    key, KEPT = compaction.OPENCODE, ""
+    name, kind = "OpenCode", "compaction"
+    RESULT_CUT = 2_000
+
+    def __init__(self) -> None:
+        super().__init__()
+        chat = self.captured["body"]["messages"]
+        self.summarizer = chat[0]["content"]
+        self.first = chat[1]["content"].split("</conversation>\n\n", 1)[1]
+        again = self.request("recompaction")["body"]["messages"][1]["content"]
+        self.again = again.split("</prior-summary>\n\n", 1)[1]
+        self.path = "/v1/messages"
+        claude = Claude().captured["body"]
+        self.model, self.recent = claude["model"], 0
+        self.headers = {**HEADERS, **self.captured["headers"]}
+
+    def usable(self) -> int:
+        return zoo.LIMITS.window - zoo.LIMITS.max_output
+
+    def threshold(self) -> int:
+        return self.usable()
+
+    def body(self) -> dict[str, Any]:
+        system = [{"type": "text", "text": zoo.SYSTEM}]
+        fields = {"model": self.model, "max_tokens": zoo.LIMITS.max_output, "stream": True}
+        return {**fields, "system": system, "messages": self.conversation}
+
+    def rendered(self, messages: list[dict[str, Any]]) -> list[str]:
+        """The messages as its summarization agent reads them, one entry a message."""
+        entries: list[str] = []
+        for message in messages:
+            blocks = message["content"]
+            if isinstance(blocks, str):
+                blocks = [{"type": "text", "text": blocks}]
+            if message["role"] == "assistant":
+                lines = [
+                    f"[Assistant]: {b['text']}" for b in blocks if b["type"] == "text" and b["text"]
+                ]
+                lines += [
+                    f"[Assistant tool call]: {b['name']}({json.dumps(b['input'])})"
+                    for b in blocks
+                    if b["type"] == "tool_use"
+                ]
+                entries.append("\n".join(lines))
+                continue
+            for b in blocks:
+                if isinstance(b, dict) and b.get("type") == "tool_result":
+                    out = b["content"]
+                    cut = (
+                        out
+                        if len(out) <= self.RESULT_CUT
+                        else f"{out[: self.RESULT_CUT]}\n[truncated]"
+                    )
+                    entries[-1] += f"\n[Tool result]: {cut}"
+            texts = [b["text"] for b in blocks if b.get("type") == "text"]
+            if texts:
+                entries.append("[User]: " + "\n".join(texts))
+        return [e for e in entries if e]
+
+    def compaction(self) -> dict[str, Any]:
+        summary = self.summary()
+        start = 2 if summary is not None else 0  # after its ask and the summary
+        turns = [
+            i
+            for i, m in enumerate(self.conversation)
+            if i >= start and m["role"] == "user" and self.typed_in(m)
+        ]
+        self.sized_all()
+        budget, self.recent = self.usable() // 4, len(self.conversation)
+        for i in reversed(turns):
+            if sum(self.sizes[id(m)] for m in self.conversation[i:]) > budget:
+                break
+            self.recent = i
+        head = self.conversation[start : self.recent]
+        told = "\n\n".join(self.rendered(head))
+        prompt = f"{compaction.OPENCODE_OPEN}{told}\n</conversation>\n\n"
+        if summary is None:
+            prompt += self.first
+        else:
+            prompt += f"{PRIOR}<prior-summary>\n{summary}\n</prior-summary>\n\n{self.again}"
+        ask = {"role": "user", "content": [{"type": "text", "text": prompt}]}
+        system = [{"type": "text", "text": self.summarizer}]
+        return {
+            "model": self.model,
+            "max_tokens": 4096,
+            "stream": True,
+            "system": system,
+            "messages": [ask],
+        }
+
+    @staticmethod
+    def typed_in(message: dict[str, Any]) -> bool:
+        """Whether a user message starts a turn (words, not only tool results)."""
+        content = message["content"]
+        return isinstance(content, str) or any(b.get("type") == "text" for b in content)
+
+    def sized_all(self) -> None:
+        for message in self.conversation:
+            if id(message) not in self.sizes:
+                self.sizes[id(message)] = self.sized(message)
+
+    def summary(self) -> str | None:
+        """The summary it kept, the reply to its "What did we do so far?"."""
+        kept = self.conversation[:2]
+        if len(kept) < 2 or kept[0]["content"] != scaffolding.OPENCODE_ASK:
+            return None
+        return "".join(b["text"] for b in kept[1]["content"] if b["type"] == "text")
+
+    def summarised(self, body: dict[str, Any]) -> tuple[list[str], list[str]]:
+        text = body["messages"][-1]["content"][0]["text"]
+        told = text.split("<conversation>\n", 1)[1].split("\n</conversation>", 1)[0]
+        prior = (
+            text.split("<prior-summary>\n", 1)[1].split("\n</prior-summary>", 1)[0]
+            if "<prior-summary>" in text
+            else ""
+        )
+        entries = [e.split(": ", 1)[-1] for e in told.split("\n\n") if e]
+        return prior.splitlines(), entries
+
+    def answered(self, lines: list[str]) -> str:
+        return "\n".join(lines)
+
+    def keep(self, reply: str) -> str:
+        asked = {"role": "user", "content": scaffolding.OPENCODE_ASK}
+        summary = {"role": "assistant", "content": [{"type": "text", "text": reply}]}
+        going = {"role": "user", "content": scaffolding.OPENCODE_CONTINUE}
+        self.restart([asked, summary, *self.conversation[self.recent :], going])
+        return self.texts()
+
+
 def request_tokens(api: str, body: dict[str, Any]) -> int:
     """A request's size: its system prompt and every message of its conversation."""
     texts = [i.text for i in inputs.items_of(api, body)]
     return estimate(zoo.SYSTEM) + sum(estimate(t) for t in texts)
 
 
-def simulated(client: Claude | Codex, body: dict[str, Any], summarise: Summariser) -> str:
+def simulated(client: Client, body: dict[str, Any], summarise: Summariser) -> str:
     """The simulated model's reply to a compaction request: the summary it finds in the
     conversation (the client's kept message), revised with what came after it."""
-    items = inputs.items_of(client.api, compaction.without_prompt(client.key, body))
-    last = max((i for i, item in enumerate(items) if item.label == SUMMARISED), default=-1)
-    previous = client.summary_in(items[last].text).splitlines() if last >= 0 else []
-    return client.answered(summarise(previous, [item.text for item in items[last + 1 :]]))
+    previous, texts = client.summarised(body)
+    return client.answered(summarise(previous, texts))
 
 
 @dataclass
@@ -238,10 +523,10 @@ class Kept:
 class Own:
     """Each compaction goes to the model unchanged: the simulated summariser answers it."""
 
-    def __init__(self, client: Claude | Codex, summarise: Summariser) -> None:
+    def __init__(self, client: Client, summarise: Summariser) -> None:
         self.client, self.summarise = client, summarise
 
-    def compact(self, body: dict[str, Any]) -> str:
+    def compact(self, body: dict[str, Any], path: str) -> str:
         return simulated(self.client, body, self.summarise)
 
     def send(self, body: dict[str, Any], reply: Reply) -> None:
@@ -254,21 +539,22 @@ class Own:
         pass
 
 
+BRAINS = {wire.ANTHROPIC: "anthropic", wire.RESPONSES: "responses", wire.GEMINI: "gemini"}
+
+
 class Proxied(Own):
     """Every request goes through a real ``vybe proxy`` (recording into a store in
     ``folder``) to a fake upstream: it answers with the session's scripted reply, vybe's
     checkpoint turn with the offline Consolidator, a relayed compaction as ``Own`` does."""
 
-    def __init__(self, client: Claude | Codex, summarise: Summariser, folder: str) -> None:
+    def __init__(self, client: Client, summarise: Summariser, folder: str) -> None:
         super().__init__(client, summarise)
         self.reply: tuple[Reply, int] | None = None  # the next turn's, and its request's size
-        self.brain = serve(
-            Consolidator(), "anthropic" if client.api == wire.ANTHROPIC else "responses"
-        )
+        self.brain = serve(Consolidator(), BRAINS[client.api])
         # Kept-alive connections, as the clients and the real APIs keep them.
         self.upstream = FakeServer(self.respond, keep_alive=True).__enter__()
         self.proxy = Recorded(str(Path(folder) / "vybe.db"), self.upstream.url)
-        self.session = wire.session_of(client.api, {}, client.body())
+        self.session = ""
         host, port = self.proxy.url.removeprefix("http://").split(":")
         self.connection = http.client.HTTPConnection(host, int(port), timeout=60)
 
@@ -277,32 +563,37 @@ class Proxied(Own):
         checkpoint turn, the simulated summary to a compaction the proxy relayed."""
         api, body = self.client.api, received.body
         if self.reply is None and compaction.client_of(api, received.path, body):
-            text, calls, size = super().compact(body), (), request_tokens(api, body)
+            text, calls, size = simulated(self.client, body, self.summarise), (), 0
         elif self.reply is None:
             return self.brain(received)
         else:
             (text, calls), size = self.reply
+        listed = [(c.id, c.name, c.arguments) for c in calls]
+        if api == wire.GEMINI:
+            reply = gemini_reply(text, listed, (size, estimate(text), 0))
+            return Response(events=[f"data: {json.dumps(reply.body)}\r\n\r\n"])
         made = anthropic_reply if api == wire.ANTHROPIC else responses_reply
-        return made(text, [(c.id, c.name, c.arguments) for c in calls], (size, estimate(text), 0))
+        return made(text, listed, (size, estimate(text), 0))
 
-    def ask(self, body: dict[str, Any]) -> str:
+    def ask(self, body: dict[str, Any], path: str) -> str:
         data = json.dumps(body).encode()
         headers = {"Content-Type": "application/json", **self.client.headers}
-        self.connection.request("POST", self.client.path, data, headers)
+        self.connection.request("POST", path, data, headers)
         return text_of(self.client.api, self.connection.getresponse().read())
 
-    def compact(self, body: dict[str, Any]) -> str:
-        return self.ask(body)
+    def compact(self, body: dict[str, Any], path: str) -> str:
+        return self.ask(body, path)
 
     def send(self, body: dict[str, Any], reply: Reply) -> None:
+        self.session = self.session or wire.session_of(self.client.api, self.client.headers, body)
         self.reply = (reply, self.client.tokens())
         try:
-            self.ask(body)
+            self.ask(body, getattr(self.client, "turn_path", self.client.path))
         finally:
             self.reply = None
 
     def accepted(self, taken: int) -> str:
-        attempts = self.proxy.record.attempts(str(self.session))
+        attempts = self.proxy.record.attempts(self.session)
         return f"{sum(a.outcome == 'accepted' for a in attempts)}/{taken}"
 
     def close(self) -> None:
@@ -312,10 +603,10 @@ class Proxied(Own):
 
 
 def compactions(
-    client: Claude | Codex, sizes: tuple[int, ...], summarise: Summariser, through_proxy: bool
+    client: Client, sizes: tuple[int, ...], summarise: Summariser, through_proxy: bool
 ) -> dict[int, Kept]:
     """The session until ``max(sizes)`` compactions; what was kept after each of ``sizes``."""
-    threshold = compute(zoo.LIMITS).threshold
+    threshold = client.threshold()
     said: list[str] = []
     kept: dict[int, Kept] = {}
     with tempfile.TemporaryDirectory() as folder:
@@ -325,7 +616,7 @@ def compactions(
                 client.add(given)
                 said += [what for kind, what in given if kind == "user"]
                 if client.tokens() >= threshold:
-                    held = client.keep(route.compact(client.compaction()))
+                    held = client.compact(route)
                     taken = len(kept) + 1
                     kept[taken] = Kept(held, client.tokens(), list(said), route.accepted(taken))
                     if taken == max(sizes):

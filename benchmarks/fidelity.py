@@ -36,6 +36,7 @@ from vybe.context.record import MemoryRecord  # noqa: E402
 DOC = ROOT / "docs" / "checkpoints.md"
 BEGIN, END = "<!-- fidelity table: begin -->", "<!-- fidelity table: end -->"
 SIZES = (10, 50)
+CLIENTS = (_clients.Claude, _clients.Codex, _clients.Gemini, _clients.OpenCode)
 # The first line of a background input: vybe's label, or Claude Code's reminder tag.
 SOURCE_LINES = (HARNESS_PREFIX, "<system-reminder>")
 
@@ -123,7 +124,7 @@ def client_rows() -> dict[int, list[tuple[str, dict[str, object]]]]:
     """Each pinned client's rows at each size: its own compaction (the simulated summariser
     in place of its model), and the same session through vybe proxy."""
     rows: dict[int, list[tuple[str, dict[str, object]]]] = {n: [] for n in SIZES}
-    for client in (_clients.Claude, _clients.Codex):
+    for client in CLIENTS:
         for through_proxy in (False, True):
             made = client()
             how = "via vybe proxy" if through_proxy else "own summary (simulated model)"

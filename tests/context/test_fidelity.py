@@ -21,8 +21,11 @@ def test_the_doc_holds_the_table_the_benchmark_generates(rows):
 
 def test_through_vybe_proxy_each_client_keeps_the_missions_and_the_constraint(rows):
     proxied = [(name, n, row) for name, n, row in rows if name.endswith("via vybe proxy")]
-    assert [(name.split()[0], n) for name, n, _ in proxied] == [
-        (client, n) for n in fidelity.SIZES for client in ("Claude", "Codex")
+    clients = [(name.split(",")[0].rsplit(" ", 1)[0], n) for name, n, _ in proxied]
+    assert clients == [
+        (client, n)
+        for n in fidelity.SIZES
+        for client in ("Claude Code", "Codex", "Gemini CLI", "OpenCode")
     ]
     for name, n, row in proxied:
         kept = (row["missions"], row["constraints"], row["references"], row["accepted"])
