@@ -551,8 +551,9 @@ class Proxied(Own):
         super().__init__(client, summarise)
         self.reply: tuple[Reply, int] | None = None  # the next turn's, and its request's size
         self.brain = serve(Consolidator(), BRAINS[client.api])
-        # Kept-alive connections, as the clients and the real APIs keep them.
-        self.upstream = FakeServer(self.respond, keep_alive=True).__enter__()
+        # Kept-alive connections, as the clients and the real APIs keep them; a reply's text
+        # streamed in deltas of 400 characters (as vybe's own answer), not 3.
+        self.upstream = FakeServer(self.respond, keep_alive=True, piece=400).__enter__()
         self.proxy = Recorded(str(Path(folder) / "vybe.db"), self.upstream.url)
         self.session = ""
         host, port = self.proxy.url.removeprefix("http://").split(":")

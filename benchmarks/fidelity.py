@@ -52,14 +52,12 @@ def score(said: list[str], context: str, harness_as_user: bool) -> dict[str, obj
     }
 
 
-def engine_row(model, checkpoints: int) -> dict[str, object]:
-    run = zoo.drive(model, checkpoints)
+def engine_row(run: zoo.Run) -> dict[str, object]:
     messages = run.last.request.messages
     context = "\n".join(m.content for m in messages if not m.content.startswith(HARNESS_PREFIX))
     first = messages[0].content if messages else ""
     recollection = first if first.startswith(RECOLLECTION_OPEN) else ""
-    said = [r.text for r in run.record.messages(zoo.S)]
-    row = score(said, context, zoo.HARNESS_MARK in recollection)
+    row = score(run.said, context, zoo.HARNESS_MARK in recollection)
     return {**row, "accepted": f"{run.accepted}/{run.attempts}", "tokens": run.last.tokens}
 
 
@@ -139,9 +137,10 @@ def client_rows() -> dict[int, list[tuple[str, dict[str, object]]]]:
 def rows() -> list[tuple[str, int, dict[str, object]]]:
     """Every row of the table: (name, checkpoints, its figures)."""
     clients = client_rows()
+    driven = [(m.name, zoo.drives(m, SIZES)) for m in zoo.zoo()]  # one session for both sizes
     found = []
     for checkpoints in SIZES:
-        named = [(m.name, engine_row(m, checkpoints)) for m in zoo.zoo()]
+        named = [(name, engine_row(runs[checkpoints])) for name, runs in driven]
         named.append(("free-text rewrite (baseline)", baseline_row(checkpoints)))
         found += [(name, checkpoints, r) for name, r in [*named, *clients[checkpoints]]]
     return found
