@@ -65,6 +65,26 @@ def test_aiders_edit_notes_and_canned_replies_are_not_the_persons_words():
     assert [i.text for i in items if i.kind == "assistant" and i.text.startswith("Ok")] == []
 
 
+def test_the_output_of_commands_aider_ran_is_harness_input_and_its_ok_no_reply():
+    body = captured("edited")
+    ran = "Output from cat hello.py\ndef hello():\n    print('hi')\n\n\n"
+    messages = body["messages"]
+    body = {**body, "messages": [*messages[:17], user_said(ran), said_ok(), *messages[17:]]}
+    items = inputs.items_of(wire.CHAT, body)
+    assert [i.text for i in items if i.label == scaffolding.COMMAND_LABEL] == [ran]
+    assert ran not in typed(body) and "Ok" not in [i.text for i in items]
+    typed_so = {**body, "messages": [*messages[:17], user_said(ran), *messages[17:]]}
+    assert ran in typed(typed_so)  # not answered by its canned "Ok": the person's words
+
+
+def user_said(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def said_ok() -> dict:
+    return {"role": "assistant", "content": scaffolding.COMMAND_ACK}
+
+
 def test_every_request_of_an_aider_session_names_one_aider_session():
     named = {
         wire.session_of(wire.CHAT, {}, captured(kind)) for kind in ("first", "edited", "summary")
