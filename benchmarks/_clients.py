@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -34,7 +35,14 @@ from typing import Any, ClassVar
 
 from tests.context import zoo
 from tests.fakes.brain import gemini_reply, serve
-from tests.fakes.servers import FakeServer, Received, Response, anthropic_reply, responses_reply
+from tests.fakes.servers import (
+    FakeServer,
+    Received,
+    Response,
+    anthropic_reply,
+    openai_reply,
+    responses_reply,
+)
 from tests.proxy.conftest import Recorded
 from tests.proxy.test_compaction import FIXTURES, PINNED, codex_input, text_of
 from tests.proxy.test_record import HEADERS, result, said, user
@@ -95,11 +103,15 @@ class Client:
     name: str
 
     def __init__(self) -> None:
-        self.version = PINNED[PACKAGES[self.key]]
+        self.version = self.pinned()
         self.captured = self.request(self.kind)
         self.path = self.captured["path"]
         self.conversation: list[dict[str, Any]] = []
         self.sizes: dict[int, int] = {}  # each message's tokens, by id: estimated once
+
+    def pinned(self) -> str:
+        """The version package.json pins."""
+        return str(PINNED[PACKAGES[self.key]])
 
     def request(self, kind: str) -> dict[str, Any]:
         """The pinned version's captured request of that kind (tests/fixtures/proxy)."""
@@ -112,6 +124,18 @@ class Client:
         """The size of the next request at which the client compacts (Claude Code and Codex:
         where vybe would, in the 32k window)."""
         return compute(zoo.LIMITS).threshold
+
+    def due(self) -> bool:
+        """Whether it compacts before its next request."""
+        return self.tokens() >= self.threshold()
+
+    def steps(self) -> Iterator[tuple[list[Input], Reply]]:
+        return steps()
+
+    @property
+    def turn_path(self) -> str:
+        """Where its turns go (its compaction may go elsewhere)."""
+        return self.path
 
     def compact(self, route: Own) -> str:
         """Its compaction: the request (or requests) it sends, and what it keeps of the reply."""
@@ -495,6 +519,129 @@ class OpenCode(Claude):
         return self.texts()
 
 
+class Aider(Client):
+    """Aider over Chat Completions: no tool calls, so a turn is one request (its worked
+    examples, repository map, the history, the files in the chat, the typed prompt with its
+    reminder); the model's reads are shell commands in its reply, which Aider runs, adding
+    their output (``Output from …``, answered by its canned "Ok"). Its harness has no way to
+    add an order of its own (no hooks). After a turn, a history over its budget (a
+    sixteenth of the window) is summarised by its weak model as ChatSummary does: the
+    older part (all but the newest messages within half the budget, cut after a reply) sent
+    as ``# USER`` / ``# ASSISTANT`` text, kept as one message (its prefix and the reply)
+    before the newer part, and all of it again while still over the budget."""
+
+    key, api, KEPT, listed = compaction.AIDER, wire.CHAT, scaffolding.SUMMARY, "messages"
+    name, kind = "Aider", "summary"
+    headers: ClassVar[dict[str, str]] = {"authorization": "Bearer sk-aider-fake"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        turn = self.request("edited")["body"]
+        self.model, messages = turn["model"], turn["messages"]
+        self.system, self.fixed, self.files = messages[0], messages[1:7], messages[-3:-1]
+        self.reminder = messages[-1]["content"].split("\n\n", 1)[1]
+        self.budget = zoo.LIMITS.window // 16  # max_chat_history_tokens
+        self.done: list[dict[str, Any]] = []
+        self.moved = False
+        self.ran: list[str] = []  # the commands of the reply to come
+
+    def pinned(self) -> str:
+        """The version e2e/python-clients.txt pins."""
+        pins = (FIXTURES.parents[2] / "e2e" / "python-clients.txt").read_text().split()
+        return next(w.split("==")[1] for w in pins if w.startswith("aider-chat=="))
+
+    def tokens(self) -> int:
+        """Its next request, its fixed scaffolding too (one request a turn)."""
+        return request_tokens(self.api, self.body())
+
+    def steps(self) -> Iterator[tuple[list[Input], Reply]]:
+        """The zoo's session a turn a request: its five reads, as the commands of the one
+        reply (in ``bash`` blocks, before its text)."""
+        yield [("user", zoo.MISSION)], (zoo.PLAN, ())
+        yield [("user", zoo.CONSTRAINT)], (zoo.WAITING, ())
+        n = 0
+        while True:
+            self.ran = [f"cat {zoo.read_call(n, r).arguments['path']}" for r in range(5)]
+            blocks = "".join(f"```bash\n{c}\n```\n\n" for c in self.ran)
+            yield [("user", zoo.typed(n))], (blocks + zoo.done(n), ())
+            n += 1
+
+    def body(self) -> dict[str, Any]:
+        *before, last = self.conversation
+        prompt = {**last, "content": f"{last['content']}\n\n{self.reminder}"}
+        messages = [self.system, *self.fixed, *before, *self.files, prompt]
+        return {"model": self.model, "stream": True, "temperature": 0, "messages": messages}
+
+    def add(self, given: list[Input]) -> None:
+        """A typed prompt after the turn before moved into the history."""
+        self.done, self.moved = self.conversation, True
+        typed = [what for kind, what in given if kind == "user"]
+        self.restart([*self.done, {"role": "user", "content": "\n".join(typed)}])
+
+    def reply(self, text: str, calls: tuple[ToolCall, ...]) -> None:
+        """The reply, then the output of its commands, which it ran (run_shell_commands)."""
+        self.conversation.append({"role": "assistant", "content": text})
+        ran = [f"Output from {c}\n{zoo.read_output(r)}\n\n\n" for r, c in enumerate(self.ran)]
+        if ran:
+            self.conversation.append({"role": "user", "content": "".join(ran)})
+            self.conversation.append({"role": "assistant", "content": scaffolding.COMMAND_ACK})
+        self.ran = []
+
+    def size(self, messages: list[dict[str, Any]]) -> int:
+        return sum(estimate(m["content"]) for m in messages)
+
+    def due(self) -> bool:
+        moved, self.moved = self.moved, False
+        return moved and self.size(self.done) > self.budget
+
+    def compact(self, route: Own) -> str:
+        latest = self.conversation[len(self.done) :]
+        summarised = self.summarise(route, self.done)
+        if summarised[-1]["role"] != "assistant":
+            summarised.append({"role": "assistant", "content": "Ok."})
+        self.done = summarised
+        self.restart([*summarised, *latest])
+        return self.texts()
+
+    def summarise(self, route: Own, messages: list[dict[str, Any]], depth: int = 0) -> list[Any]:
+        """ChatSummary.summarize_real."""
+        if len(messages) <= 4 or depth > 3:
+            return self.summary(route, messages)
+        split, tail = len(messages), 0
+        for i in range(len(messages) - 1, -1, -1):
+            if tail + self.size([messages[i]]) >= self.budget // 2:
+                break
+            tail, split = tail + self.size([messages[i]]), i
+        while messages[split - 1]["role"] != "assistant" and split > 1:
+            split -= 1
+        if split <= 4:
+            return self.summary(route, messages)
+        done = self.summary(route, messages[:split]) + messages[split:]
+        if self.size(done) < self.budget:
+            return done
+        return self.summarise(route, done, depth + 1)
+
+    def summary(self, route: Own, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """ChatSummary.summarize_all: one request to its weak model."""
+        told = ""
+        for message in messages:
+            told += f"# {message['role'].upper()}\n{message['content']}"
+            told += "" if told.endswith("\n") else "\n"
+        asked = [self.captured["body"]["messages"][0], {"role": "user", "content": told}]
+        body = {"model": self.model, "messages": asked, "temperature": 0}
+        return [{"role": "user", "content": scaffolding.SUMMARY + route.compact(body, self.path)}]
+
+    def summarised(self, body: dict[str, Any]) -> tuple[list[str], list[str]]:
+        told = body["messages"][1]["content"]
+        sections = re.split(r"(?m)^# (?:USER|ASSISTANT)\n", told)[1:]
+        lead = sections[0] if sections else ""
+        previous = lead.removeprefix(self.KEPT).splitlines() if lead.startswith(self.KEPT) else []
+        return previous, sections[1:] if previous else sections
+
+    def answered(self, lines: list[str]) -> str:
+        return "\n".join(lines)
+
+
 def request_tokens(api: str, body: dict[str, Any]) -> int:
     """A request's size: its system prompt and every message of its conversation."""
     texts = [i.text for i in inputs.items_of(api, body)]
@@ -539,7 +686,12 @@ class Own:
         pass
 
 
-BRAINS = {wire.ANTHROPIC: "anthropic", wire.RESPONSES: "responses", wire.GEMINI: "gemini"}
+BRAINS = {
+    wire.ANTHROPIC: "anthropic",
+    wire.RESPONSES: "responses",
+    wire.GEMINI: "gemini",
+    wire.CHAT: "openai",
+}
 
 
 class Proxied(Own):
@@ -573,7 +725,7 @@ class Proxied(Own):
         if api == wire.GEMINI:
             reply = gemini_reply(text, listed, (size, estimate(text), 0))
             return Response(events=[f"data: {json.dumps(reply.body)}\r\n\r\n"])
-        made = anthropic_reply if api == wire.ANTHROPIC else responses_reply
+        made = {wire.ANTHROPIC: anthropic_reply, wire.CHAT: openai_reply}.get(api, responses_reply)
         return made(text, listed, (size, estimate(text), 0))
 
     def ask(self, body: dict[str, Any], path: str) -> str:
@@ -589,13 +741,15 @@ class Proxied(Own):
         self.session = self.session or wire.session_of(self.client.api, self.client.headers, body)
         self.reply = (reply, self.client.tokens())
         try:
-            self.ask(body, getattr(self.client, "turn_path", self.client.path))
+            self.ask(body, self.client.turn_path)
         finally:
             self.reply = None
 
     def accepted(self, taken: int) -> str:
+        """Checkpoints accepted of those attempted (one a compaction; Aider's summary may
+        ask twice)."""
         attempts = self.proxy.record.attempts(self.session)
-        return f"{sum(a.outcome == 'accepted' for a in attempts)}/{taken}"
+        return f"{sum(a.outcome == 'accepted' for a in attempts)}/{len(attempts)}"
 
     def close(self) -> None:
         self.connection.close()
@@ -607,16 +761,15 @@ def compactions(
     client: Client, sizes: tuple[int, ...], summarise: Summariser, through_proxy: bool
 ) -> dict[int, Kept]:
     """The session until ``max(sizes)`` compactions; what was kept after each of ``sizes``."""
-    threshold = client.threshold()
     said: list[str] = []
     kept: dict[int, Kept] = {}
     with tempfile.TemporaryDirectory() as folder:
         route = Proxied(client, summarise, folder) if through_proxy else Own(client, summarise)
         try:
-            for given, reply in steps():
+            for given, reply in client.steps():
                 client.add(given)
                 said += [what for kind, what in given if kind == "user"]
-                if client.tokens() >= threshold:
+                if client.due():
                     held = client.compact(route)
                     taken = len(kept) + 1
                     kept[taken] = Kept(held, client.tokens(), list(said), route.accepted(taken))

@@ -36,7 +36,7 @@ from vybe.context.record import MemoryRecord  # noqa: E402
 DOC = ROOT / "docs" / "checkpoints.md"
 BEGIN, END = "<!-- fidelity table: begin -->", "<!-- fidelity table: end -->"
 SIZES = (10, 50)
-CLIENTS = (_clients.Claude, _clients.Codex, _clients.Gemini, _clients.OpenCode)
+CLIENTS = (_clients.Claude, _clients.Codex, _clients.Gemini, _clients.OpenCode, _clients.Aider)
 # The first line of a background input: vybe's label, or Claude Code's reminder tag.
 SOURCE_LINES = (HARNESS_PREFIX, "<system-reminder>")
 

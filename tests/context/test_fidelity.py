@@ -25,7 +25,7 @@ def test_through_vybe_proxy_each_client_keeps_the_missions_and_the_constraint(ro
     assert clients == [
         (client, n)
         for n in fidelity.SIZES
-        for client in ("Claude Code", "Codex", "Gemini CLI", "OpenCode")
+        for client in ("Claude Code", "Codex", "Gemini CLI", "OpenCode", "Aider")
     ]
     for name, n, row in proxied:
         kept = (row["missions"], row["constraints"], row["references"], row["accepted"])

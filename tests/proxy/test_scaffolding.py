@@ -182,3 +182,30 @@ def test_aider_asking_to_summarise_vybes_checkpoint_again_gets_it_again_with_no_
     _, response = post(proxy.url, PATH, {**body, "messages": again}, timeout=60)
     assert json.loads(response.read())["choices"][0]["message"]["content"] == text
     assert len(upstream.posts) == turns
+
+
+def test_the_command_output_only_its_summary_request_carries_is_recorded_before_the_checkpoint(
+    recorded, upstream
+):
+    """Aider runs the reply's commands after the reply and summarises the history at once:
+    their output is in no request before its summary request."""
+    proxy = recorded(upstream.url)
+    first = captured("first")
+    session = wire.session_of(wire.CHAT, {}, first)
+    post(proxy.url, PATH, first)[1].read()
+    reply = next(r.text for r in proxy.rows(session, 5) if r.type == "assistant")
+    ran = "Output from cat hello.py\ndef hello():\n    print('hello')\n\n\n"
+    told = f"# USER\n{MISSION}\n# ASSISTANT\n{reply}\n# USER\n{ran}# ASSISTANT\nOk\n"
+    body = captured("summary")
+    body = {**body, "messages": [body["messages"][0], {"role": "user", "content": told}]}
+    _, response = post(proxy.url, PATH, body, timeout=60)
+    text = json.loads(response.read())["choices"][0]["message"]["content"]
+    rows = proxy.rows(session, 6)
+    assert text.startswith(f"vybe checkpoint of session {session}, taken from its record.")
+    outputs = [r.text for r in rows if "Output from cat hello.py" in r.text]
+    assert len(outputs) == 1 and outputs[0].rstrip().endswith(ran.rstrip())
+    assert [r.type for r in rows if r.text == outputs[0]] == ["harness"]
+    assert [r.text for r in rows if r.type == "user"] == [MISSION]
+    assert [a.outcome for a in proxy.record.attempts(session)] == ["accepted"]
+    post(proxy.url, PATH, body, timeout=60)[1].read()  # asked again: nothing twice
+    assert len([r for r in proxy.rows(session, 6) if "Output from" in r.text]) == 1

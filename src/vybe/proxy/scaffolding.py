@@ -158,6 +158,23 @@ def is_summary_request(messages: Any) -> bool:
     )
 
 
+SECTION = re.compile(r"(?m)^# (USER|ASSISTANT)\n")
+
+
+def summarised_turns(messages: Any) -> list[dict[str, Any]]:
+    """The turns Aider's summary request holds as text (``# USER`` / ``# ASSISTANT``
+    sections), as its messages again: its newest ones may be in no request before it (the
+    output of the commands it ran after the last reply); none when it asks again about
+    vybe's own checkpoint alone."""
+    if not is_summary_request(messages) or resummarising(messages):
+        return []
+    parts = SECTION.split(text_of(messages[1]))
+    return [
+        {"role": role.lower(), "content": content.removesuffix("\n")}
+        for role, content in zip(parts[1::2], parts[2::2], strict=True)
+    ]
+
+
 def resummarising(messages: Any) -> bool:
     """Whether a summary request summarises nothing but vybe's own checkpoint (Aider asks
     again when the summary it got is longer than its history budget)."""
