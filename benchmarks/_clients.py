@@ -2,24 +2,20 @@
 
 The session of tests/context/zoo.py (the mission, the constraint and a harness order said
 first, then typed messages with five tool rounds each) is rendered in each client's wire
-shape, one request per model reply: Claude Code 2.1.197 over the Anthropic Messages API
-(the harness order in a ``<system-reminder>`` block, tool results in user messages), Codex
-0.171 over the Responses API (the harness order in a developer message, function calls and
-their outputs as items). When the next request would pass the 32k window's threshold, the
-client sends its compaction request: the conversation, ended with the compaction prompt of
-its real request (tests/fixtures/proxy). What it keeps then replaces its conversation:
-
-- Claude Code: its "This session is being continued ..." message with the text inside
-  ``<summary>`` (its path to the transcript left out);
-- Codex: the person's messages as they were, then its summary item (the handoff prefix and
-  the whole text of the reply).
+shape (its captured requests in tests/fixtures/proxy), one request per model reply, or for
+Aider one per turn: Claude Code 2.1.197 over the Anthropic Messages API, Codex 0.171 over
+the Responses API, Gemini CLI 0.61 on the Gemini wire, OpenCode 1.18.33 with its anthropic
+provider, Aider 0.86.2 over Chat Completions. Each compacts by its own rule, sending its own
+compaction request (each class says what it sends and keeps), and what it keeps replaces its
+conversation.
 
 A compaction is answered either by the simulated free-text summariser (``own``: the
 compaction goes to the model unchanged; no real model is asked), or by a real ``vybe proxy``
 in front of a fake upstream on 127.0.0.1 (``through_proxy``): every request of the session
-goes through it, so its record holds the session, and the compaction is answered with
-vybe's checkpoint, its checkpoint turn answered upstream by the offline Consolidator. A
-compaction the proxy relays (its checkpoint failed) gets the simulated summary too.
+goes through it on one kept-alive connection, so its record holds the session, and the
+compaction is answered with vybe's checkpoint, its checkpoint turn answered upstream by the
+offline Consolidator. A compaction the proxy relays (its checkpoint failed) gets the
+simulated summary too.
 """
 
 from __future__ import annotations

@@ -12,10 +12,11 @@ source line of background inputs stripped). Columns: shares of the planted missi
 constraint and exact references present in the next request; whether the harness order reads
 as the user's in it; checkpoints accepted of those attempted; the next request's tokens.
 
-Then each pinned client (benchmarks/_clients.py): the same session in its wire shape,
-compacted by the client 10 or 50 times, scored on what the client keeps, once with the
-simulated summariser answering its compaction ("own summary") and once through a real
-vybe proxy answering it with vybe's checkpoint. The proxy runs take most of the ~40 s.
+Then each of the five pinned clients (benchmarks/_clients.py): the same session in its wire
+shape, compacted by the client by its own rule, scored on what it keeps after 10 and 50
+compactions (one session for both sizes, as for the zoo), once with the simulated summariser
+answering its compaction ("own summary") and once through a real vybe proxy answering it
+with vybe's checkpoint. The proxy runs take most of the time.
 """
 
 from __future__ import annotations
