@@ -104,6 +104,7 @@ class Client:
         self.path = self.captured["path"]
         self.conversation: list[dict[str, Any]] = []
         self.sizes: dict[int, int] = {}  # each message's tokens, by id: estimated once
+        self.encoded: dict[int, str] = {}  # each message's JSON, by id: encoded once
 
     def pinned(self) -> str:
         """The version package.json pins."""
@@ -162,7 +163,21 @@ class Client:
 
     def restart(self, conversation: list[dict[str, Any]]) -> None:
         """What the client keeps replaces its conversation."""
-        self.conversation, self.sizes = conversation, {}
+        self.conversation, self.sizes, self.encoded = conversation, {}, {}
+
+    def data(self) -> bytes:
+        """The next request's body as it is sent, each message encoded once (the
+        conversation's field last)."""
+        body = self.body()
+        listed = body.pop(self.listed)
+        if listed is not self.conversation:
+            return json.dumps({**body, self.listed: listed}).encode()
+        for message in listed:
+            if id(message) not in self.encoded:
+                self.encoded[id(message)] = json.dumps(message)
+        head = json.dumps(body)[:-1] + (", " if body else "")
+        parts = ", ".join(self.encoded[id(m)] for m in listed)
+        return f'{head}"{self.listed}": [{parts}]}}'.encode()
 
     def summary_in(self, text: str) -> str:
         """The summary a kept message carries."""
@@ -672,7 +687,7 @@ class Own:
     def compact(self, body: dict[str, Any], path: str) -> str:
         return simulated(self.client, body, self.summarise)
 
-    def send(self, body: dict[str, Any], reply: Reply) -> None:
+    def send(self, reply: Reply) -> None:
         """The session's own replies are scripted: no model is asked."""
 
     def accepted(self, taken: int) -> str:
@@ -724,8 +739,8 @@ class Proxied(Own):
         made = {wire.ANTHROPIC: anthropic_reply, wire.CHAT: openai_reply}.get(api, responses_reply)
         return made(text, listed, (size, estimate(text), 0))
 
-    def ask(self, body: dict[str, Any], path: str) -> str:
-        data = json.dumps(body).encode()
+    def ask(self, body: dict[str, Any] | bytes, path: str) -> str:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
         headers = {"Content-Type": "application/json", **self.client.headers}
         self.connection.request("POST", path, data, headers)
         return text_of(self.client.api, self.connection.getresponse().read())
@@ -733,11 +748,12 @@ class Proxied(Own):
     def compact(self, body: dict[str, Any], path: str) -> str:
         return self.ask(body, path)
 
-    def send(self, body: dict[str, Any], reply: Reply) -> None:
+    def send(self, reply: Reply) -> None:
+        body = self.client.body()
         self.session = self.session or wire.session_of(self.client.api, self.client.headers, body)
         self.reply = (reply, self.client.tokens())
         try:
-            self.ask(body, self.client.turn_path)
+            self.ask(self.client.data(), self.client.turn_path)
         finally:
             self.reply = None
 
@@ -771,7 +787,7 @@ def compactions(
                     kept[taken] = Kept(held, client.tokens(), list(said), route.accepted(taken))
                     if taken == max(sizes):
                         return {n: kept[n] for n in sizes}
-                route.send(client.body(), reply)
+                route.send(reply)
                 client.reply(*reply)
         finally:
             route.close()
