@@ -139,12 +139,11 @@ class Redactor:
         keywords of a text holding it) or all."""
         from vybe.privacy.keywords import KEYWORDS
 
-        present = {k for k in (KEYWORDS if within is None else within) if k in lowered}
+        present = [k for k in (KEYWORDS if within is None else within) if k in lowered]
         if not present:
             return []
-        from vybe.privacy.rules import RULES
-
-        return [i for i, r in enumerate(RULES) if present.intersection(r[1])]
+        ruled = _rules_of()
+        return sorted({i for k in present for i in ruled.get(k, ())})
 
     def spans(self, text: str, within: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
         """(start, end, rule) of every secret found in ``text`` (``within``: ``_wanted``)."""
@@ -361,6 +360,20 @@ def _compiled(rule: tuple[str, str]) -> tuple[str, Any]:
 # The redactor of the config in force, rebuilt when the file changes: (stamp, redactor or
 # None where privacy.redact is off).
 _CURRENT: list[Any] = []
+_RULED: list[dict[str, tuple[int, ...]]] = []  # each keyword's rules, built once
+
+
+def _rules_of() -> dict[str, tuple[int, ...]]:
+    """The rules (their places in RULES) each keyword belongs to."""
+    if not _RULED:
+        from vybe.privacy.rules import RULES
+
+        ruled: dict[str, list[int]] = {}
+        for place, rule in enumerate(RULES):
+            for keyword in rule[1]:
+                ruled.setdefault(keyword, []).append(place)
+        _RULED.append({k: tuple(v) for k, v in ruled.items()})
+    return _RULED[0]
 
 
 def current() -> Redactor | None:
