@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.privacy.planted import needles, planted
-from vybe.privacy import PRIVATE_MARKER, Redactor, scrub_json, strip_private
+from vybe import jsonio
+from vybe.privacy import PRIVATE_MARKER, Redactor, scrub, scrub_json, scrub_value, strip_private
+from vybe.privacy.keywords import KEYWORDS
 
 ROOT = Path(__file__).parents[2]
 
@@ -206,11 +208,6 @@ def test_a_json_document_is_scrubbed_as_each_of_its_strings_is_alone(shape, secr
     """scrub_json looks for each string's keywords among the document's only: the same
     redactions as every string scrubbed alone, in keys, nested values, upper case, beside
     non-ASCII text, and where a private span came out between a keyword's halves."""
-    from vybe import jsonio
-    from vybe.privacy import scrub, scrub_value
-
-    from vybe.privacy.keywords import KEYWORDS
-
     word = max((k for k in KEYWORDS if k in line.lower()), key=len, default=line[:2].lower())
     cut = line.lower().index(word) + 1  # a keyword only its string holds, once joined
     apart = f"{line[:cut]}<private>x</private>{line[cut:]}"
