@@ -12,10 +12,11 @@ source line of background inputs stripped). Columns: shares of the planted missi
 constraint and exact references present in the next request; whether the harness order reads
 as the user's in it; checkpoints accepted of those attempted; the next request's tokens.
 
-Then each pinned client (benchmarks/_clients.py): the same session in its wire shape,
-compacted by the client 10 or 50 times, scored on what the client keeps, once with the
-simulated summariser answering its compaction ("own summary") and once through a real
-vybe proxy answering it with vybe's checkpoint. The proxy runs take most of the ~40 s.
+Then each of the five pinned clients (benchmarks/_clients.py): the same session in its wire
+shape, compacted by the client by its own rule, scored on what it keeps after 10 and 50
+compactions (one session for both sizes, as for the zoo), once with the simulated summariser
+answering its compaction ("own summary") and once through a real vybe proxy answering it
+with vybe's checkpoint. The proxy runs take most of the time.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from vybe.context.record import MemoryRecord  # noqa: E402
 DOC = ROOT / "docs" / "checkpoints.md"
 BEGIN, END = "<!-- fidelity table: begin -->", "<!-- fidelity table: end -->"
 SIZES = (10, 50)
+CLIENTS = (_clients.Claude, _clients.Codex, _clients.Gemini, _clients.OpenCode, _clients.Aider)
 # The first line of a background input: vybe's label, or Claude Code's reminder tag.
 SOURCE_LINES = (HARNESS_PREFIX, "<system-reminder>")
 
@@ -51,14 +53,12 @@ def score(said: list[str], context: str, harness_as_user: bool) -> dict[str, obj
     }
 
 
-def engine_row(model, checkpoints: int) -> dict[str, object]:
-    run = zoo.drive(model, checkpoints)
+def engine_row(run: zoo.Run) -> dict[str, object]:
     messages = run.last.request.messages
     context = "\n".join(m.content for m in messages if not m.content.startswith(HARNESS_PREFIX))
     first = messages[0].content if messages else ""
     recollection = first if first.startswith(RECOLLECTION_OPEN) else ""
-    said = [r.text for r in run.record.messages(zoo.S)]
-    row = score(said, context, zoo.HARNESS_MARK in recollection)
+    row = score(run.said, context, zoo.HARNESS_MARK in recollection)
     return {**row, "accepted": f"{run.accepted}/{run.attempts}", "tokens": run.last.tokens}
 
 
@@ -123,7 +123,7 @@ def client_rows() -> dict[int, list[tuple[str, dict[str, object]]]]:
     """Each pinned client's rows at each size: its own compaction (the simulated summariser
     in place of its model), and the same session through vybe proxy."""
     rows: dict[int, list[tuple[str, dict[str, object]]]] = {n: [] for n in SIZES}
-    for client in (_clients.Claude, _clients.Codex):
+    for client in CLIENTS:
         for through_proxy in (False, True):
             made = client()
             how = "via vybe proxy" if through_proxy else "own summary (simulated model)"
@@ -138,9 +138,10 @@ def client_rows() -> dict[int, list[tuple[str, dict[str, object]]]]:
 def rows() -> list[tuple[str, int, dict[str, object]]]:
     """Every row of the table: (name, checkpoints, its figures)."""
     clients = client_rows()
+    driven = [(m.name, zoo.drives(m, SIZES)) for m in zoo.zoo()]  # one session for both sizes
     found = []
     for checkpoints in SIZES:
-        named = [(m.name, engine_row(m, checkpoints)) for m in zoo.zoo()]
+        named = [(name, engine_row(runs[checkpoints])) for name, runs in driven]
         named.append(("free-text rewrite (baseline)", baseline_row(checkpoints)))
         found += [(name, checkpoints, r) for name, r in [*named, *clients[checkpoints]]]
     return found

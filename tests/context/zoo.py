@@ -399,9 +399,11 @@ def done(n: int) -> str:
 
 @dataclass
 class Run:
-    """A driven session: its record, the last request, and every attempt."""
+    """A driven session: its record (as the drive left it), and as it stood where the run
+    stopped: the session's texts, the last request, and every attempt."""
 
     record: MemoryRecord
+    said: list[str]
     last: Prepared
     attempts: int
     accepted: int
@@ -413,6 +415,14 @@ Check = Callable[[Record, Prepared], None]
 def drive(model, checkpoints: int, check: Check = lambda record, prepared: None) -> Run:
     """Turns until ``checkpoints`` checkpoints were attempted (or 8 turns each, and 8 more);
     ``check`` sees the record and every prepared request."""
+    return drives(model, (checkpoints,), check)[checkpoints]
+
+
+def drives(
+    model, sizes: Sequence[int], check: Check = lambda record, prepared: None
+) -> dict[int, Run]:
+    """One session driven for the largest of ``sizes``, as it stood where ``drive`` would
+    have stopped for each (the same turns: a model answers the same whatever comes later)."""
     record = MemoryRecord()
     plant(record)
     engine = Engine(record, model, LIMITS)
@@ -422,10 +432,16 @@ def drive(model, checkpoints: int, check: Check = lambda record, prepared: None)
         seen.append(prepared)
         check(record, prepared)
 
+    runs: dict[int, Run] = {}
     n = 0
     floods = getattr(model, "floods", False)
-    while len(record.attempts(S)) < checkpoints and n < checkpoints * 8 + 8:
+    while len(runs) < len(sizes):
         turn(record, engine, n, keep, floods)
         n += 1
-    attempts = record.attempts(S)
-    return Run(record, seen[-1], len(attempts), sum(a.outcome == "accepted" for a in attempts))
+        attempts = record.attempts(S)
+        for size in sizes:
+            if size not in runs and (len(attempts) >= size or n >= size * 8 + 8):
+                said = [r.text for r in record.messages(S)]
+                accepted = sum(a.outcome == "accepted" for a in attempts)
+                runs[size] = Run(record, said, seen[-1], len(attempts), accepted)
+    return runs

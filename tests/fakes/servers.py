@@ -8,6 +8,7 @@ turned into the events a real server would send, or ``Response.events`` are sent
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -59,18 +60,21 @@ class FakeServer:
         stream_usage: bool = True,
         refuse_stream_options: bool = False,
         keep_alive: bool = False,
+        piece: int = 3,
     ) -> None:
         """``streams=False`` plays a server that answers whole bodies even when asked to
         stream, ``stream_usage=False`` one that never sends the usage chunk,
         ``refuse_stream_options`` one that rejects the ``stream_options`` field, and
         ``keep_alive`` one that keeps each connection open for the next request, as the
-        real APIs do (a reply cut short still closes it)."""
+        real APIs do (a reply cut short still closes it); ``piece``: the characters of text
+        in each streamed delta."""
         self.responder = responder
         self.probe = probe or Response(body={"data": []})
         self.streams = streams
         self.stream_usage = stream_usage
         self.refuse_stream_options = refuse_stream_options
         self.keep_alive = keep_alive
+        self.piece = piece
         self.received: list[Received] = []
         self._server = QuietServer(("127.0.0.1", 0), self._handler())
         # shutdown() waits for the loop's next poll: the default half second, on every test.
@@ -100,6 +104,12 @@ class FakeServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1" if server.keep_alive else "HTTP/1.0"
+
+            def setup(self) -> None:
+                super().setup()
+                # Each event goes out as it is written, as a real server's (no Nagle delay
+                # behind the unacknowledged one before it, on a kept-alive connection).
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -134,7 +144,9 @@ class FakeServer:
                     for number, event in enumerate(answer.events or ()):
                         if number == middle and answer.die:
                             break
-                        time.sleep(answer.stall if number == middle else answer.gap)
+                        pause = answer.stall if number == middle else answer.gap
+                        if pause:
+                            time.sleep(pause)
                         data = event if isinstance(event, bytes) else event.encode()
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                         self.wfile.flush()
@@ -176,11 +188,11 @@ class FakeServer:
             return answer
         if isinstance(answer.body, dict) and "choices" in answer.body:
             usage = self.stream_usage and bool(body.get("stream_options", {}).get("include_usage"))
-            return replace(answer, events=openai_events(answer.body, usage))
+            return replace(answer, events=openai_events(answer.body, usage, self.piece))
         if isinstance(answer.body, dict) and answer.body.get("type") == "message":
-            return replace(answer, events=anthropic_events(answer.body))
+            return replace(answer, events=anthropic_events(answer.body, self.piece))
         if isinstance(answer.body, dict) and answer.body.get("object") == "response":
-            return replace(answer, events=responses_events(answer.body))
+            return replace(answer, events=responses_events(answer.body, self.piece))
         return answer
 
 
@@ -188,7 +200,7 @@ def _pieces(text: str, size: int = 3) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def openai_events(body: dict[str, Any], usage: bool = True) -> list[str]:
+def openai_events(body: dict[str, Any], usage: bool = True, piece: int = 3) -> list[str]:
     """A Chat Completions body as stream chunks: a role chunk, the text in 3-character pieces,
     each tool call's id and name then its arguments in pieces (parallel calls' fragments
     interleaved, keyed by index), the finish reason, the usage chunk if asked, ``[DONE]``.
@@ -201,9 +213,9 @@ def openai_events(body: dict[str, Any], usage: bool = True) -> list[str]:
         return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     chunks = [chunk({"role": "assistant", "content": ""})]
-    chunks += [chunk({"content": piece}) for piece in _pieces(message.get("content") or "")]
+    chunks += [chunk({"content": p}) for p in _pieces(message.get("content") or "", piece)]
     calls = message.get("tool_calls") or []
-    fragments = [_pieces(c["function"]["arguments"]) for c in calls]
+    fragments = [_pieces(c["function"]["arguments"], piece) for c in calls]
     for round_ in range(max((len(f) for f in fragments), default=0)):
         for index, call in enumerate(calls):
             if round_ >= len(fragments[index]):
@@ -221,7 +233,7 @@ def openai_events(body: dict[str, Any], usage: bool = True) -> list[str]:
     return [f"data: {d}\n\n" for d in data] + ["data: [DONE]\n\n"]
 
 
-def anthropic_events(body: dict[str, Any]) -> list[str]:
+def anthropic_events(body: dict[str, Any], piece: int = 3) -> list[str]:
     """A Messages body as stream events: message_start with the input usage, a ping, each
     block's start, deltas (text, or the input JSON in pieces) and stop, message_delta with
     the stop reason and output tokens, message_stop."""
@@ -234,10 +246,10 @@ def anthropic_events(body: dict[str, Any]) -> list[str]:
     for index, block in enumerate(body["content"]):
         if block["type"] == "text":
             opened: dict[str, Any] = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"])]
+            deltas = [{"type": "text_delta", "text": p} for p in _pieces(block["text"], piece)]
         else:
             opened = {**block, "input": {}}
-            pieces = _pieces(json.dumps(block["input"]))
+            pieces = _pieces(json.dumps(block["input"]), piece)
             deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces]
         events.append({"type": "content_block_start", "index": index, "content_block": opened})
         events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
@@ -250,7 +262,7 @@ def anthropic_events(body: dict[str, Any]) -> list[str]:
     return [sse(e["type"], e) for e in events]
 
 
-def responses_events(body: dict[str, Any]) -> list[str]:
+def responses_events(body: dict[str, Any], piece: int = 3) -> list[str]:
     """A Responses body as the events Codex reads: created, each output item added, its text
     in deltas, the item done, then completed with the whole response."""
     events: list[dict[str, Any]] = [
@@ -262,7 +274,7 @@ def responses_events(body: dict[str, Any]) -> list[str]:
             text = item["content"][0]["text"]
             events += [
                 {"type": "response.output_text.delta", "output_index": index, "delta": p}
-                for p in _pieces(text)
+                for p in _pieces(text, piece)
             ]
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
     events.append({"type": "response.completed", "response": body})

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.privacy.planted import needles, planted
-from vybe.privacy import PRIVATE_MARKER, Redactor, scrub_json, strip_private
+from vybe import jsonio
+from vybe.privacy import PRIVATE_MARKER, Redactor, scrub, scrub_json, scrub_value, strip_private
+from vybe.privacy.keywords import KEYWORDS
 
 ROOT = Path(__file__).parents[2]
 
@@ -199,3 +201,25 @@ def test_a_rules_shortest_secret_is_no_longer_than_its_pattern_allows():
             widths[name] = _group_width(pattern, first)
     assert set(widths) == set(SHORTEST)
     assert {n: w for n, w in widths.items() if SHORTEST[n] > w} == {}
+
+
+@pytest.mark.parametrize(("shape", "secret", "line"), planted())
+def test_a_json_document_is_scrubbed_as_each_of_its_strings_is_alone(shape, secret, line):
+    """scrub_json looks for each string's keywords among the document's only: the same
+    redactions as every string scrubbed alone, in keys, nested values, upper case, beside
+    non-ASCII text, and where a private span came out between a keyword's halves."""
+    word = max((k for k in KEYWORDS if k in line.lower()), key=len, default=line[:2].lower())
+    cut = line.lower().index(word) + 1  # a keyword only its string holds, once joined
+    apart = f"{line[:cut]}<private>x</private>{line[cut:]}"
+    value = {
+        line: [line.upper(), {"note": f"é {line}", "tool": {"api": "chat"}}],
+        "apart": apart,
+        "text": f"see: {line}\n\tdone",
+    }
+    document = jsonio.dumps(value, ensure_ascii=False)
+    assert scrub_json(document) == jsonio.dumps(scrub_value(value))
+    assert scrub_json(json.dumps(value)) == jsonio.dumps(scrub_value(value))
+    assert all(n not in scrub_json(document) for n in needles(secret)), shape
+    assert json.loads(scrub_json(document))["apart"] == scrub(apart)
+    alone = {"said": apart}
+    assert scrub_json(jsonio.dumps(alone)) == jsonio.dumps(scrub_value(alone))

@@ -65,6 +65,26 @@ def test_aiders_edit_notes_and_canned_replies_are_not_the_persons_words():
     assert [i.text for i in items if i.kind == "assistant" and i.text.startswith("Ok")] == []
 
 
+def test_the_output_of_commands_aider_ran_is_harness_input_and_its_ok_no_reply():
+    body = captured("edited")
+    ran = "Output from cat hello.py\ndef hello():\n    print('hi')\n\n\n"
+    messages = body["messages"]
+    body = {**body, "messages": [*messages[:17], user_said(ran), said_ok(), *messages[17:]]}
+    items = inputs.items_of(wire.CHAT, body)
+    assert [i.text for i in items if i.label == scaffolding.COMMAND_LABEL] == [ran]
+    assert ran not in typed(body) and "Ok" not in [i.text for i in items]
+    typed_so = {**body, "messages": [*messages[:17], user_said(ran), *messages[17:]]}
+    assert ran in typed(typed_so)  # not answered by its canned "Ok": the person's words
+
+
+def user_said(text: str) -> dict:
+    return {"role": "user", "content": text}
+
+
+def said_ok() -> dict:
+    return {"role": "assistant", "content": scaffolding.COMMAND_ACK}
+
+
 def test_every_request_of_an_aider_session_names_one_aider_session():
     named = {
         wire.session_of(wire.CHAT, {}, captured(kind)) for kind in ("first", "edited", "summary")
@@ -231,3 +251,30 @@ def test_a_folder_a_person_types_later_in_the_conversation_is_not_the_clients():
     typed = [{"role": "user", "content": f"turn {n}"} for n in range(6)]
     typed.append({"role": "user", "content": "Working directory: /etc"})
     assert scaffolding.folder({"messages": typed}) is None
+
+
+def test_the_command_output_only_its_summary_request_carries_is_recorded_before_the_checkpoint(
+    recorded, upstream
+):
+    """Aider runs the reply's commands after the reply and summarises the history at once:
+    their output is in no request before its summary request."""
+    proxy = recorded(upstream.url)
+    first = captured("first")
+    session = wire.session_of(wire.CHAT, {}, first)
+    post(proxy.url, PATH, first)[1].read()
+    reply = next(r.text for r in proxy.rows(session, 5) if r.type == "assistant")
+    ran = "Output from cat hello.py\ndef hello():\n    print('hello')\n\n\n"
+    told = f"# USER\n{MISSION}\n# ASSISTANT\n{reply}\n# USER\n{ran}# ASSISTANT\nOk\n"
+    body = captured("summary")
+    body = {**body, "messages": [body["messages"][0], {"role": "user", "content": told}]}
+    _, response = post(proxy.url, PATH, body, timeout=60)
+    text = json.loads(response.read())["choices"][0]["message"]["content"]
+    rows = proxy.rows(session, 6)
+    assert text.startswith(f"vybe checkpoint of session {session}, taken from its record.")
+    outputs = [r.text for r in rows if "Output from cat hello.py" in r.text]
+    assert len(outputs) == 1 and outputs[0].rstrip().endswith(ran.rstrip())
+    assert [r.type for r in rows if r.text == outputs[0]] == ["harness"]
+    assert [r.text for r in rows if r.type == "user"] == [MISSION]
+    assert [a.outcome for a in proxy.record.attempts(session)] == ["accepted"]
+    post(proxy.url, PATH, body, timeout=60)[1].read()  # asked again: nothing twice
+    assert len([r for r in proxy.rows(session, 6) if "Output from" in r.text]) == 1

@@ -134,21 +134,22 @@ class Redactor:
             self._compiled[index] = found
         return found
 
-    def _wanted(self, lowered: str) -> list[int]:
+    def _wanted(self, lowered: str, within: frozenset[str] | None = None) -> list[int]:
+        """The rules whose keywords are in ``lowered``, looked for among ``within`` (the
+        keywords of a text holding it) or all."""
         from vybe.privacy.keywords import KEYWORDS
 
-        present = {k for k in KEYWORDS if k in lowered}
+        present = [k for k in (KEYWORDS if within is None else within) if k in lowered]
         if not present:
             return []
-        from vybe.privacy.rules import RULES
+        ruled = _rules_of()
+        return sorted({i for k in present for i in ruled.get(k, ())})
 
-        return [i for i, r in enumerate(RULES) if present.intersection(r[1])]
-
-    def spans(self, text: str) -> list[tuple[int, int, str]]:
-        """(start, end, rule) of every secret found in ``text``."""
+    def spans(self, text: str, within: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
+        """(start, end, rule) of every secret found in ``text`` (``within``: ``_wanted``)."""
         lowered = text.lower()
         found: list[tuple[int, int, str]] = []
-        for index in self._wanted(lowered):
+        for index in self._wanted(lowered, within):
             if not _gate_open(index, text):
                 continue
             name, pattern, lead, group, floor, allows = self._rule(index)
@@ -212,9 +213,10 @@ class Redactor:
                 return True
         return _globally_allowed(secret) or self._allowed(secret)
 
-    def redact(self, text: str) -> tuple[str, dict[str, int]]:
-        """``text`` with each secret replaced by ``[REDACTED:<rule>]``; how many per rule."""
-        spans = sorted(self.spans(text))
+    def redact(self, text: str, within: frozenset[str] | None = None) -> tuple[str, dict[str, int]]:
+        """``text`` with each secret replaced by ``[REDACTED:<rule>]``; how many per rule
+        (``within``: ``_wanted``)."""
+        spans = sorted(self.spans(text, within))
         if not spans:
             return text, {}
         counts: dict[str, int] = {}
@@ -358,6 +360,20 @@ def _compiled(rule: tuple[str, str]) -> tuple[str, Any]:
 # The redactor of the config in force, rebuilt when the file changes: (stamp, redactor or
 # None where privacy.redact is off).
 _CURRENT: list[Any] = []
+_RULED: list[dict[str, tuple[int, ...]]] = []  # each keyword's rules, built once
+
+
+def _rules_of() -> dict[str, tuple[int, ...]]:
+    """The rules (their places in RULES) each keyword belongs to."""
+    if not _RULED:
+        from vybe.privacy.rules import RULES
+
+        ruled: dict[str, list[int]] = {}
+        for place, rule in enumerate(RULES):
+            for keyword in rule[1]:
+                ruled.setdefault(keyword, []).append(place)
+        _RULED.append({k: tuple(v) for k, v in ruled.items()})
+    return _RULED[0]
 
 
 def current() -> Redactor | None:
@@ -383,9 +399,16 @@ def scrub(text: str) -> str:
     return _scrubbed(text, current())
 
 
-def _scrubbed(text: str, redactor: Redactor | None) -> str:
+def _scrubbed(text: str, redactor: Redactor | None, within: frozenset[str] | None = None) -> str:
+    """``within``: the keywords of a JSON document (Python's encoding) that holds ``text``
+    as a string: an ASCII string is written there as it is but for its quotes, backslashes
+    and control characters, which no keyword holds, so its keywords are among them (not so
+    where private spans came out, joining what was apart)."""
     stripped = strip_private(text)
-    return redactor.redact(stripped)[0] if redactor is not None else stripped
+    if redactor is None:
+        return stripped
+    same = within is not None and stripped == text and text.isascii()
+    return redactor.redact(stripped, within if same else None)[0]
 
 
 def scrub_named(name: str, value: str) -> str:
@@ -413,7 +436,11 @@ def scrub_json(document: str | None) -> str | None:
         value = jsonio.loads(document)
     except ValueError:
         return scrub(document)
-    return jsonio.dumps(scrub_value(value))
+    from vybe.privacy.keywords import KEYWORDS
+
+    lowered = document.lower()  # each string's keywords looked for among the document's
+    within = frozenset(k for k in KEYWORDS if k in lowered)
+    return jsonio.dumps(_scrubbed_value(value, current(), within))
 
 
 def scrub_value(value: Any) -> Any:
@@ -422,13 +449,18 @@ def scrub_value(value: Any) -> Any:
     return _scrubbed_value(value, current())
 
 
-def _scrubbed_value(value: Any, redactor: Redactor | None) -> Any:
+def _scrubbed_value(
+    value: Any, redactor: Redactor | None, within: frozenset[str] | None = None
+) -> Any:
     if isinstance(value, str):
-        return _scrubbed(value, redactor)
+        return _scrubbed(value, redactor, within)
     if isinstance(value, list):
-        return [_scrubbed_value(v, redactor) for v in value]
+        return [_scrubbed_value(v, redactor, within) for v in value]
     if isinstance(value, dict):
-        return {_scrubbed(k, redactor): _scrubbed_value(v, redactor) for k, v in value.items()}
+        return {
+            _scrubbed(k, redactor, within): _scrubbed_value(v, redactor, within)
+            for k, v in value.items()
+        }
     return value
 
 

@@ -166,10 +166,13 @@ def _again(client: str, body: dict[str, Any]) -> bool:
 def without_prompt(client: str, body: dict[str, Any]) -> dict[str, Any]:
     """The request as the conversation it carries, the compaction prompt taken out (what is
     new in it is recorded before the checkpoint): Codex's last input, or the last text block
-    of Claude's last user message (a system message may follow it); Aider's summary request
-    carries no conversation of its own (its older turns, as one text, are recorded), nor does
-    OpenCode's."""
-    if client in (AIDER, OPENCODE):
+    of Claude's last user message (a system message may follow it); Aider's summary request,
+    the turns it holds as text (what is new in them, the output of the commands it ran after
+    the last reply, is in no request before it); OpenCode's carries no conversation of its
+    own (its older turns, as one text, are recorded)."""
+    if client == AIDER:
+        return {**body, "messages": scaffolding.summarised_turns(body.get("messages"))}
+    if client == OPENCODE:
         return {**body, "messages": [], **({"input": []} if "input" in body else {})}
     if client == GEMINI:  # the ask; when checking, the summary it got before it too
         contents = body.get("contents")

@@ -10,6 +10,8 @@ person's turns, each a user message answered by a canned assistant message of it
   files, or that there are none);
 - its summary of older history (``SUMMARY`` and the weak model's text);
 - its notes after an edit it applied ("I updated the files.", "I committed the changes…");
+- the output of the shell commands the model suggested, which it ran and added
+  (``COMMAND`` and the output, answered by its canned "Ok");
 
 and it appends its system reminder (the system prompt's last part) to the person's newest
 message. Its weak model's summary request is a system message starting ``SUMMARIZE`` and
@@ -58,6 +60,9 @@ PAIRS = (
     ("I made those changes to the files.", "aider edit note"),
     ("I didn't see any properly formatted edits in your reply?!", "aider edit note"),
 )
+# The output of the commands it ran, a user message it answers with its canned "Ok" (no
+# full stop): only so answered is it taken for one (a person may type these words).
+COMMAND, COMMAND_LABEL, COMMAND_ACK = "Output from ", "aider command output", "Ok"
 ACKS = frozenset(
     {
         "Ok.",
@@ -68,7 +73,7 @@ ACKS = frozenset(
         " stop and wait for your approval.",
     }
 )
-LABELS = frozenset({EXAMPLES, *(label for _, label in PAIRS)})
+LABELS = frozenset({EXAMPLES, COMMAND_LABEL, *(label for _, label in PAIRS)})
 # How vybe's checkpoint names its session when it answers Aider's summary request (or Gemini
 # CLI's compression): a session the proxy named (a hash) or Gemini CLI's hooks (its uuid).
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -112,10 +117,13 @@ def aider(messages: list[Any]) -> dict[int, str]:
             labels[ends[0] + 1] = ACK
     for i, text in enumerate(texts):
         label = next((lb for start, lb in PAIRS if text.startswith(start)), None)
+        answered = _role(messages, i + 1) == "assistant"
+        if text.startswith(COMMAND) and answered and texts[i + 1] == COMMAND_ACK:
+            label = COMMAND_LABEL
         if label is None or _role(messages, i) != "user" or i in labels:
             continue
         labels[i] = label
-        if _role(messages, i + 1) == "assistant" and texts[i + 1] in ACKS:
+        if answered and (texts[i + 1] in ACKS or label == COMMAND_LABEL):
             labels[i + 1] = ACK
     return labels
 
@@ -148,6 +156,23 @@ def is_summary_request(messages: Any) -> bool:
         and _role(messages, 1) == "user"
         and text_of(messages[0]).startswith(SUMMARIZE)
     )
+
+
+SECTION = re.compile(r"(?m)^# (USER|ASSISTANT)\n")
+
+
+def summarised_turns(messages: Any) -> list[dict[str, Any]]:
+    """The turns Aider's summary request holds as text (``# USER`` / ``# ASSISTANT``
+    sections), as its messages again: its newest ones may be in no request before it (the
+    output of the commands it ran after the last reply); none when it asks again about
+    vybe's own checkpoint alone."""
+    if not is_summary_request(messages) or resummarising(messages):
+        return []
+    parts = SECTION.split(text_of(messages[1]))
+    return [
+        {"role": role.lower(), "content": content.removesuffix("\n")}
+        for role, content in zip(parts[1::2], parts[2::2], strict=True)
+    ]
 
 
 def resummarising(messages: Any) -> bool:
