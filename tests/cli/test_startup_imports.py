@@ -343,6 +343,22 @@ def test_a_session_start_after_compaction_loads_only_what_it_gives_back(vybe, tm
     assert not (vybe.home / "config" / "hooks.log").exists()
 
 
+@pytest.mark.parametrize("source", ["startup", "compact"])
+def test_a_session_start_without_a_focus_task_loads_no_task_rows_and_no_redaction_rules(
+    vybe, tmp_path, source
+):
+    """A brief with no task to focus reads no task's artifacts or hand-off, and picks its
+    focus without the task actions; a compaction's receipt, lists of numbers, goes to the
+    ledger without the redaction rules (its words are the person's, scrubbed where typed)."""
+    payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
+    prompt = {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "use tabs"}
+    loaded(vybe, ["hook", "run", "claude"], prompt)
+    modules = loaded(vybe, ["hook", "run", "claude"], {**payload, "source": source})
+    assert not (vybe.home / "config" / "hooks.log").exists()
+    unused = {"vybe.actions.tasks", "vybe.store.artifacts", "vybe.store.handoffs"}
+    assert heavy_in(modules, unused | {"vybe.privacy.rules"}) == set()
+
+
 @pytest.mark.parametrize("target", ["claude", "codex"])
 def test_a_prompt_that_asks_nothing_about_status_compiles_no_pattern(vybe, tmp_path, target):
     """Every prompt is checked for a status question ("where are we?"): by its words first,

@@ -6,9 +6,7 @@ import sqlite3
 
 from vybe import clock, jsonio
 from vybe.digest import sha256_hex
-from vybe.store import artifacts as artifact_rows
 from vybe.store import brief as brief_rows
-from vybe.store import handoffs as handoff_rows
 from vybe.store import memory as memory_rows
 from vybe.store import tasks as task_rows
 from vybe.text import shorten
@@ -71,18 +69,21 @@ def build(
     ``words_given``: the person's words go beside the brief (``without_words``), so their
     recent prompts are not read."""
     project_id = project["id"] if project else None
-    if task is not None:
+    if task is not None:  # a task's rows: a brief without a focus loads none of their SQL
+        from vybe.store import artifacts as artifact_rows
+        from vybe.store import handoffs as handoff_rows
+
         recent = brief_rows.task_events(conn, task["id"], TASK_EVENTS_LIMIT)
         reasoning = brief_rows.task_events(conn, task["id"], REASONING_LIMIT, REASONING_KIND)
         artifacts = artifact_rows.for_task(conn, task["id"], ARTIFACTS_LIMIT)
+        handoff = handoff_rows.for_task(conn, task["id"], agent) if agent else None
     else:
         recent = brief_rows.scope_events(conn, project_id, TASK_EVENTS_LIMIT)
         reasoning = brief_rows.kind_events(conn, REASONING_KIND, project_id, REASONING_LIMIT)
-        artifacts = []
+        artifacts, handoff = [], None
     pipeline = task_rows.select(
         conn, task_rows.TaskQuery(project_id=project_id, ready=True, limit=PIPELINE_LIMIT + 1)
     )
-    handoff = handoff_rows.for_task(conn, task["id"], agent) if task and agent else None
     # A hand-off carries the words of the session that worked on the task, and no other's:
     # the project's newest prompts may be any session's.
     prompts = (
@@ -358,10 +359,13 @@ def digest(brief: JSONObject) -> str:
 
 
 def finish(
-    brief: JSONObject, vybe: str, budget_tokens: int = BUDGET_TOKENS
+    brief: JSONObject, vybe: str, budget_tokens: int = BUDGET_TOKENS, digested: bool = True
 ) -> tuple[JSONObject, Prompt]:
-    """Add the budget report, the size and the digest; returns the brief and its prompt."""
+    """Add the budget report, the size and the digest; returns the brief and its prompt.
+    ``digested`` False: no digest, for a hook's brief (no one compares its packet, and its
+    canonical JSON is a good part of a session start's own work)."""
     prompt = render_prompt(brief, vybe, budget_tokens)
     brief = {**brief, "budget": prompt.budget, "approx_tokens": estimate_tokens(prompt.text)}
-    brief["brief_sha256"] = digest(brief)
+    if digested:
+        brief["brief_sha256"] = digest(brief)
     return brief, prompt

@@ -1,10 +1,12 @@
-"""Focus selection: the seed's rules in order, never a task with open blockers."""
+"""Focus selection: the seed's rules in order, never a task with open blockers.
+
+The task actions (vybe.actions.tasks, with the hand-offs' rows) are imported where a rule
+needs them: a hook's brief, whose focus is most often kept or picked, does without them."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from vybe.actions.tasks import FAILURE_PREFIX, require_task
 from vybe.errors import BlockedByDependency
 from vybe.store import brief as brief_rows
 from vybe.store import tasks as task_rows
@@ -46,6 +48,8 @@ def _usable(conn: sqlite3.Connection, task: JSONObject | None, project_id: str |
 
 
 def explicit(conn: sqlite3.Connection, task_id: str) -> Focus:
+    from vybe.actions.tasks import require_task
+
     task = require_task(conn, task_id)
     blockers = task_rows.open_blockers(conn, task_id) if task["status"] != "completed" else []
     if blockers:
@@ -70,9 +74,11 @@ def _current(
         return None
     if task["status"] == "in_progress":
         return Focus(task, "rule1", "kept the current focus: it is in progress")
-    reason = task["blocked_reason"] or ""
-    if task["status"] == "blocked" and not reason.startswith(FAILURE_PREFIX):
-        return Focus(task, "rule1.5", "kept the current focus: blocked, not by a failure")
+    if task["status"] == "blocked":
+        from vybe.actions.tasks import FAILURE_PREFIX
+
+        if not (task["blocked_reason"] or "").startswith(FAILURE_PREFIX):
+            return Focus(task, "rule1.5", "kept the current focus: blocked, not by a failure")
     return None
 
 

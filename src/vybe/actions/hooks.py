@@ -170,13 +170,6 @@ def persons_messages(store: Store, session_id: str, window: int) -> tuple[list[M
     return rows, typed
 
 
-def compactions(store: Store, session_id: str) -> int:
-    """How many compactions the session's receipts hold."""
-    from vybe.store import receipts
-
-    return store.read_one(lambda conn: receipts.compactions(conn, session_id))
-
-
 def receipt_open(store: Store, session_id: str, compactor: str) -> bool:
     """Whether the session has a compaction of ``compactor`` its hooks have not completed."""
     from vybe.store import receipts

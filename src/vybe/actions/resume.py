@@ -82,10 +82,11 @@ def plan(
     focus_task_id: str | None = None,
     limit: int = MAX_LIMIT,
     words_given: bool = False,
+    digested: bool = True,
 ) -> Plan:
     """Read the state and decide: deltas, focus, brief and prompt. Writes nothing.
     ``words_given``: the person's words go beside the brief (a compaction's context gives
-    them back verbatim), so the brief leaves them out."""
+    them back verbatim), so the brief leaves them out; ``digested`` as ``briefs.finish``."""
     state = agent_rows.get(conn, agent)
     if project_id is None and state is not None:
         project_id = state["focus_project_id"]
@@ -107,7 +108,7 @@ def plan(
     )
     if words_given:
         packet = briefs.without_words(packet)
-    brief, prompt = briefs.finish(packet, config.command_line(agent))
+    brief, prompt = briefs.finish(packet, config.command_line(agent), digested=digested)
     return Plan(agent, state, project_id, focus, deltas, cursor, new_cursor, brief, prompt)
 
 
@@ -161,13 +162,15 @@ def resume(
     limit: int = MAX_LIMIT,
     count_reads: bool = True,
     words_given: bool = False,
+    digested: bool = True,
 ) -> JSONObject:
     """Plan in a snapshot, then commit the cursor and focus by CAS; a replay returns the first.
 
     ``request_id`` None (a hook's resume: nobody could replay it) keeps no copy of the result
     in the idempotency ledger; ``count_reads`` False (a brief a hook injects, not one the
     agent asked for) leaves the access counts of the memory it shows alone. Both keep the
-    write to the agent's own row: a few pages, whatever the store's size."""
+    write to the agent's own row: a few pages, whatever the store's size. ``digested`` False
+    (a hook's) leaves out the brief's ``brief_sha256``."""
     _check_limit(limit)
     project_id = project_id_for(project_dir) if project_dir is not None else None
     args = {"project_dir": project_id, "focus": focus_task_id, "limit": limit}
@@ -180,6 +183,7 @@ def resume(
                 focus_task_id=focus_task_id,
                 limit=limit,
                 words_given=words_given,
+                digested=digested,
             )
         persist = partial(
             _persist, planned=planned, project_dir=project_dir, count_reads=count_reads

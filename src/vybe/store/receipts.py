@@ -61,7 +61,9 @@ def complete(
     newest receipt PreCompact opened; a new one (trigger unknown) when none is open.
     ``tokens``: before and after, where the harness says (None keeps what PreCompact saw);
     ``once``: (agent, request id) it is completed once by (``Store.transact_once``);
-    ``project`` as ``open_receipt``'s."""
+    ``project`` as ``open_receipt``'s. Returns what its line says (vybe.context.receipt):
+    the lists, and the session's ``compactions`` with this one, counted in the same
+    transaction (a read of its own cost the hook three statements more)."""
 
     from vybe.store.record import Origin, start_session  # a writer's: statusline reads only
 
@@ -79,14 +81,14 @@ def complete(
                 " created_at) VALUES (?, ?, ?, 'unknown', ?) RETURNING id",
                 (session_id, agent, compactor, now),
             ).fetchone()
-        lists = [jsonio.dumps(sorted(messages.get(name, []))) for name in LISTS]
-        row = conn.execute(
+        lists = {name: sorted(messages.get(name, [])) for name in LISTS}
+        conn.execute(
             "UPDATE compaction_receipts SET completed = 1, completed_at = ?,"
             " tokens_before = COALESCE(?, tokens_before), tokens_after = ?,"
-            " verbatim = ?, kept = ?, cut = ?, released = ? WHERE id = ? RETURNING *",
-            (now, *tokens, *lists, found[0]),
+            " verbatim = ?, kept = ?, cut = ?, released = ? WHERE id = ?",
+            (now, *tokens, *(jsonio.dumps(lists[name]) for name in LISTS), found[0]),
         )
-        return _receipt(row.fetchone())
+        return {**lists, "compactions": compactions(conn, session_id)}
 
     args = {"session_id": session_id, "compactor": compactor, "messages": messages}
     return store.transact_once(once, "complete receipt", args, body)

@@ -197,8 +197,9 @@ def given_back(
 ) -> JSONObject:
     """SessionStart(compact): what became of each of the person's messages the choice read
     (``rows``: the first and the newest), on the receipt (``seen`` as ``read_compaction``
-    gives it). The older ones are in the record only, uncounted here: listing every
-    message of a long session made each compaction's hook cost grow with it."""
+    gives it): the lists and the session's compactions (``receipts.complete``). The older
+    ones are in the record only, uncounted here: listing every message of a long session
+    made each compaction's hook cost grow with it."""
     lines, kept_texts = seen
     shown = {c.row.seq: c for c in chosen}
     lists: dict[str, list[int]] = {"verbatim": [], "kept": [], "cut": [], "released": []}

@@ -51,8 +51,9 @@ RECEIPT_LINE_CHARS = 300
 def brief(hook: Hook, words_given: bool = False) -> JSONObject:
     """Resume in this folder's project: the cursor moves, the brief and its prompt come back.
     Nothing goes to the idempotency ledger (no one could replay a hook's resume) and the
-    memory shown is not counted as read: the write stays a few pages on any store.
-    ``words_given``: the person's words come beside it, so the brief leaves them out."""
+    memory shown is not counted as read: the write stays a few pages on any store; nor is
+    the packet digested (no one compares it). ``words_given``: the person's words come
+    beside it, so the brief leaves them out."""
     from vybe.actions import resume
 
     return resume.resume(
@@ -63,6 +64,7 @@ def brief(hook: Hook, words_given: bool = False) -> JSONObject:
         limit=RESUME_LIMIT,
         count_reads=False,
         words_given=words_given,
+        digested=False,
     )
 
 
@@ -115,11 +117,11 @@ def receipt_line(
 
     try:
         receipt = compaction.given_back(hook, rows, chosen, seen)
-        count = hook_actions.compactions(hook.store, hook.record_session)
     except Exception as error:
         log_failure(hook.target, hook.event, error)
         return ""
     earlier = typed - len(rows)  # read by no choice: in the record only
+    count = receipt["compactions"]
     return line(count, receipt, HARNESSES[hook.target], earlier)[:RECEIPT_LINE_CHARS]
 
 
