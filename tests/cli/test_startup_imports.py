@@ -343,20 +343,28 @@ def test_a_session_start_after_compaction_loads_only_what_it_gives_back(vybe, tm
     assert not (vybe.home / "config" / "hooks.log").exists()
 
 
+# The shared handlers of the other events: a hook process handles one event.
+OTHER_EVENTS = {
+    f"vybe.integrations.hooks.{name}"
+    for name in ("prompt", "stop", "session_end", "tool_failure", "pre_compact", "transcript")
+}
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
 @pytest.mark.parametrize("source", ["startup", "compact"])
 def test_a_session_start_without_a_focus_task_loads_no_task_rows_and_no_redaction_rules(
-    vybe, tmp_path, source
+    vybe, tmp_path, target, source
 ):
     """A brief with no task to focus reads no task's artifacts or hand-off, and picks its
     focus without the task actions; a compaction's receipt, lists of numbers, goes to the
-    ledger without the redaction rules (its words are the person's, scrubbed where typed)."""
+    ledger without the redaction rules; no other event's handler is loaded."""
     payload = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SessionStart"}
     prompt = {**payload, "hook_event_name": "UserPromptSubmit", "prompt": "use tabs"}
-    loaded(vybe, ["hook", "run", "claude"], prompt)
-    modules = loaded(vybe, ["hook", "run", "claude"], {**payload, "source": source})
+    loaded(vybe, ["hook", "run", target], prompt)
+    modules = loaded(vybe, ["hook", "run", target], {**payload, "source": source})
     assert not (vybe.home / "config" / "hooks.log").exists()
     unused = {"vybe.actions.tasks", "vybe.store.artifacts", "vybe.store.handoffs"}
-    assert heavy_in(modules, unused | {"vybe.privacy.rules"}) == set()
+    assert heavy_in(modules, unused | {"vybe.privacy.rules"} | OTHER_EVENTS) == set()
 
 
 @pytest.mark.parametrize("target", ["claude", "codex"])

@@ -11,13 +11,7 @@ import os
 from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks import session_start as start
 from vybe.integrations.hooks.commits import watching_commits as watching
-from vybe.integrations.hooks.hook import Hook
-from vybe.integrations.hooks.pre_compact import pre_compact
-from vybe.integrations.hooks.prompt import user_prompt
-from vybe.integrations.hooks.session_end import session_end
-from vybe.integrations.hooks.stop import keep_final_reply
-from vybe.integrations.hooks.tool_failure import tool_failure
-from vybe.integrations.hooks.transcript import import_since_hooks
+from vybe.integrations.hooks.hook import Hook, session_end, user_prompt
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -59,12 +53,17 @@ def session_start(hook: Hook) -> str | None:
 
 def claude_tool_failure(hook: Hook) -> str | None:
     """Claude's PostToolUseFailure: the failure is its ``error``."""
+    from vybe.integrations.hooks.tool_failure import tool_failure
+
     return tool_failure(hook, hook.payload.get("error"))
 
 
 def import_transcript(hook: Hook) -> str | None:
     """Bring the transcript's new lines into the record and open the compaction's receipt
     (nothing is injected)."""
+    from vybe.integrations.hooks.pre_compact import pre_compact
+    from vybe.integrations.hooks.transcript import import_since_hooks
+
     import_since_hooks(hook)
     pre_compact(hook)
     return None
@@ -72,6 +71,9 @@ def import_transcript(hook: Hook) -> str | None:
 
 def stop(hook: Hook) -> str | None:
     """Import the transcript, and keep the final reply from the payload if it is not in yet."""
+    from vybe.integrations.hooks.stop import keep_final_reply
+    from vybe.integrations.hooks.transcript import import_since_hooks
+
     keep_final_reply(hook, after_flush(hook, import_since_hooks(hook)))
     return None
 
@@ -83,6 +85,8 @@ def after_flush(hook: Hook, imported: SkipHooked | None) -> SkipHooked | None:
     order it happened. The file is measured against where the import ended, not after it:
     a flush during the import is not mistaken for no flush."""
     import time
+
+    from vybe.integrations.hooks.transcript import import_since_hooks
 
     text = hook.text("last_assistant_message")
     if imported is None or not text.strip() or imported.last_reply == text:

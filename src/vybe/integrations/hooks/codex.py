@@ -11,14 +11,8 @@ Claude's do with its transcript; the prompts UserPromptSubmit recorded are not a
 from __future__ import annotations
 
 from vybe.integrations.hooks.commits import watching_commits
-from vybe.integrations.hooks.hook import Hook, exit_code
-from vybe.integrations.hooks.pre_compact import pre_compact as open_receipt
-from vybe.integrations.hooks.prompt import user_prompt
-from vybe.integrations.hooks.session_end import session_end
+from vybe.integrations.hooks.hook import Hook, exit_code, session_end, user_prompt
 from vybe.integrations.hooks.session_start import session_start
-from vybe.integrations.hooks.stop import keep_final_reply
-from vybe.integrations.hooks.tool_failure import tool_failure
-from vybe.integrations.hooks.transcript import import_since_hooks
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -63,16 +57,22 @@ def post_tool_use(hook: Hook) -> str | None:
         code = rollout_exit_code(hook.text("transcript_path"), hook.text("tool_use_id"))
     if code in (None, 0):
         return None
+    from vybe.integrations.hooks.tool_failure import tool_failure
+
     return tool_failure(hook, response, exit_code=code)
 
 
 def import_rollout(hook: Hook) -> SkipHooked | None:
     """Bring the rollout's new lines into the record (snapshot only: nothing is injected)."""
+    from vybe.integrations.hooks.transcript import import_since_hooks
+
     return import_since_hooks(hook)
 
 
 def pre_compact(hook: Hook) -> str | None:
     """Import the rollout and open the compaction's receipt."""
+    from vybe.integrations.hooks.pre_compact import pre_compact as open_receipt
+
     import_rollout(hook)
     open_receipt(hook)
     return None
@@ -81,6 +81,8 @@ def pre_compact(hook: Hook) -> str | None:
 def stop(hook: Hook) -> str | None:
     """Import the rollout; keep the turn's final reply from the payload when the rollout does
     not hold it yet (a later import then leaves out its copy)."""
+    from vybe.integrations.hooks.stop import keep_final_reply
+
     keep_final_reply(hook, import_rollout(hook))
     return None
 
