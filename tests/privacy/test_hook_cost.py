@@ -40,7 +40,7 @@ ALLOW_CASES = [
 
 @pytest.mark.parametrize("secret", ALLOW_CASES)
 def test_the_allow_list_answers_as_if_every_pattern_were_tried(secret):
-    """A pattern skipped by its first character is one that could not have matched."""
+    """A pattern skipped by its leading literal or its precheck could not have matched."""
     import re
 
     from vybe import privacy
@@ -151,3 +151,27 @@ def test_a_patterns_leading_literal_is_what_every_match_begins_with(pattern, lea
     from vybe import privacy
 
     assert privacy._leading_literal(pattern) == leading
+
+
+def test_the_same_words_scrubbed_again_are_redacted_once_and_a_new_config_is_heeded(
+    monkeypatch,
+):
+    """A prompt's hook scrubs its words for the message row, the row it hands back and its
+    event: the rules run once; scrubbed under another config, they run again."""
+    from vybe import privacy
+
+    calls = []
+    redact = privacy.Redactor.redact
+    monkeypatch.setattr(
+        privacy.Redactor, "redact", lambda self, text: calls.append(text) or redact(self, text)
+    )
+    line = planted()[4][2]
+    on, other = privacy.Redactor(), privacy.Redactor(allow=["^github_pat_"])
+    assert [privacy._scrubbed(line, on) for _ in range(3)] == [
+        "token: [REDACTED:github-fine-grained-pat]"
+    ] * 3
+    assert len(calls) == 1
+    assert privacy._scrubbed(line, other) == line
+    assert privacy._scrubbed(line, None) == line
+    assert privacy._scrubbed(line + " ", on) == "token: [REDACTED:github-fine-grained-pat] "
+    assert len(calls) == 3

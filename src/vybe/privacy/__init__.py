@@ -458,9 +458,19 @@ def scrub(text: str) -> str:
     return _scrubbed(text, current())
 
 
+# The last text scrubbed, the redactor it was scrubbed with, and what it became: a prompt's
+# hook scrubs the same words for the message row, the row it hands back and the event.
+_LAST: list[Any] = []
+
+
 def _scrubbed(text: str, redactor: Redactor | None) -> str:
+    if _LAST and _LAST[1] is redactor and _LAST[0] == text:
+        kept: str = _LAST[2]
+        return kept
     stripped = strip_private(text)
-    return redactor.redact(stripped)[0] if redactor is not None else stripped
+    kept = redactor.redact(stripped)[0] if redactor is not None else stripped
+    _LAST[:] = [text, redactor, kept]
+    return kept
 
 
 def scrub_named(name: str, value: str) -> str:
