@@ -494,19 +494,45 @@ def test_a_members_own_temporary_tables_cannot_stand_in_for_the_memberships(team
         assert raw.execute("SELECT public.vybe_teams(false)").fetchone()[0] == [TEAM_B]
 
 
+def _calls_as_team_b(url: str, statement: str) -> tuple[object, dict[str, int]]:
+    """What ``statement`` answers as team B's role, and the calls of vybe's functions it
+    made: counted before and after in one transaction (behind a pooler, the server's
+    connection may hold calls of earlier transactions not yet reported)."""
+    count = "SELECT funcname, calls FROM pg_stat_xact_user_functions"
+    with psycopg.connect(url) as raw:  # the suite's superuser, acting as team B's role
+        raw.execute("SET LOCAL track_functions = 'all'")
+        before = dict(raw.execute(count).fetchall())
+        raw.execute(f"SET LOCAL ROLE {AGENT_B}")
+        answer = raw.execute(statement).fetchone()[0]
+        raw.execute("RESET ROLE")
+        after = dict(raw.execute(count).fetchall())
+    return answer, {f: n - before.get(f, 0) for f, n in after.items() if n > before.get(f, 0)}
+
+
 def test_a_members_read_looks_its_teams_up_once_however_many_roles_the_server_has(teams):
     """The read policy's lookup of the member's teams runs once a statement, past the
     policy of team_members (that policy ran once per role of the server, and made a
-    member's commit cost 1.4x the owner's CPU)."""
+    member's commit cost 1.4x the owner's CPU), in one call: the policy asks
+    vybe_memberships itself (through vybe_teams, a second PL/pgSQL call each time, a
+    member's commit cost 1.21-1.26x the owner's)."""
     a, _ = teams
     _write_team_a(a)
-    with psycopg.connect(a.owner.url) as raw:  # the suite's superuser, acting as team B's role
-        raw.execute("SET LOCAL track_functions = 'all'")
-        raw.execute(f"SET LOCAL ROLE {AGENT_B}")
-        assert raw.execute("SELECT count(*) FROM tasks").fetchone()[0] == 0
-        raw.execute("RESET ROLE")
-        calls = dict(raw.execute("SELECT funcname, calls FROM pg_stat_xact_user_functions"))
-    assert calls == {"vybe_teams": 1, "vybe_memberships": 1}
+    seen, calls = _calls_as_team_b(a.owner.url, "SELECT count(*) FROM tasks")
+    assert (seen, calls) == (0, {"vybe_memberships": 1})
+
+
+def test_a_members_write_asks_for_its_teams_once_a_policy_and_once_for_the_new_rows_team(
+    teams,
+):
+    """An insert that returns its row applies two policies (the insert's check, and the read
+    policy on what it returns) and names the row's team (vybe_team()): three lookups, one
+    call each."""
+    a, _ = teams
+    team, calls = _calls_as_team_b(
+        a.owner.url,
+        "INSERT INTO projects (id, name, created_at) VALUES ('p1', 'bob''s', 'x') RETURNING team",
+    )
+    assert (team, calls) == (TEAM_B, {"vybe_memberships": 3, "vybe_team": 1})
 
 
 def test_a_member_learns_its_own_teams_and_never_another_roles(teams):

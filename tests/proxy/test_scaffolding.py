@@ -278,3 +278,23 @@ def test_the_command_output_only_its_summary_request_carries_is_recorded_before_
     assert [a.outcome for a in proxy.record.attempts(session)] == ["accepted"]
     post(proxy.url, PATH, body, timeout=60)[1].read()  # asked again: nothing twice
     assert len([r for r in proxy.rows(session, 6) if "Output from" in r.text]) == 1
+
+
+def test_a_restored_sessions_summary_request_records_none_of_the_persons_words_again(
+    recorded, upstream
+):
+    """--restore-chat-history reads the history back from Aider's Markdown file: the person's
+    lines end in two spaces there and its replies differ, so none of it matches the record;
+    the person's words in its summary request were each sent before and are never new."""
+    proxy = recorded(upstream.url)
+    first = captured("first")
+    session = wire.session_of(wire.CHAT, {}, first)
+    post(proxy.url, PATH, first)[1].read()
+    restored = f"# USER\n{MISSION}  \n# ASSISTANT\nA reply, as Markdown kept it.\n"
+    told = restored + "# USER\nport the lexer  \n"  # the head it summarises ends so too
+    body = captured("summary")
+    body = {**body, "messages": [body["messages"][0], {"role": "user", "content": told}]}
+    post(proxy.url, PATH, body, timeout=60)[1].read()
+    rows = proxy.rows(session, 3)
+    assert [r.text for r in rows if r.type == "user"] == [MISSION]
+    assert not any("port the lexer" in r.text for r in rows)

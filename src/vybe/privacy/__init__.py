@@ -23,9 +23,10 @@ if TYPE_CHECKING:
     from typing import Any, TypeAlias
 
     # A rule's allowlist (what it matches, its patterns, its stop words) and a compiled rule
-    # (name, pattern, keyword lead, secret group, entropy floor, allowlists).
-    Allow: TypeAlias = tuple[str, list[re.Pattern[str]], tuple[str, ...]]
-    Rule: TypeAlias = tuple[str, re.Pattern[str], int, int, float, list[Allow]]
+    # (name, pattern, keyword lead, secret group, entropy floor, allowlists: their patterns
+    # compiled only when a secret could match one, by _searched).
+    Allow: TypeAlias = tuple[str, tuple[str, ...], tuple[str, ...]]
+    Rule: TypeAlias = tuple[str, re.Pattern[str], int, int, float, tuple[Allow, ...]]
 
 OPEN, CLOSE = "<private>", "</private>"
 PRIVATE_MARKER = "[private]"  # a message that was private from end to end
@@ -40,21 +41,27 @@ KEY_BODY = (
     "private-key",
     r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----((?:\\n|[\sA-Za-z0-9+/=])+)",
 )
-# gitleaks' generic-api-key rule takes ~10 ms to compile, and its keywords (api, key, token,
-# auth, …) are in ordinary prompts: this gate, its keyword, assignment and the first 10
-# characters of its value loosened to a superset, compiles in 0.3 ms and must match before
-# the rule is compiled and run (a text it does not match cannot match the rule).
+# gitleaks' generic-api-key rule's keywords (api, key, token, auth, …) are in ordinary
+# prompts: this gate, its keyword, assignment and the first 10 characters of its value
+# loosened to a superset, must match before the rule is compiled and run (a text it does
+# not match cannot match the rule).
 GATES = {
     "generic-api-key": r"(?i)(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret"
     r"|token)[ \t\w.-]{0,20}[\s'\"]{0,3}(?:=|>|:|\|\||,)[\x60'\"\s=]{0,5}[\w.=+/-]{10}"
 }
-# The gate's tail with str methods: ten characters of a value ([\w.=+/-]) after one of its
-# separators and at most five quotes, spaces or '=' (a superset: one '|' for '||'). A text
-# up to PRECHECKED characters without one closes the gate before ``re`` is imported, so an
-# ordinary prompt naming an api or a token costs the hook no re and enum (~2.5 ms).
+# The gate with str methods, on a text up to PRECHECKED characters (_assigned): one of
+# GATE_WORDS, at most 23 characters of NAMED (its [ \t\w.-]{0,20}[\s'"]{0,3}), one of
+# SEPARATORS ('|' standing for '||'), at most five of SKIPPED and ten characters of VALUE. A
+# short text without them needs neither the rule nor re (with enum, ~2.5 ms of a hook); one
+# with them goes straight to the rule, whose compile the gate's would only add to.
+GATE_WORDS = (
+    "access", "auth", "api", "credential", "creds", "key", "passwd", "password", "secret",
+    "token",
+)  # fmt: skip
 SEPARATORS = "=>:|,"
 SKIPPED = frozenset("`'\"= \t\n\r\f\v")
 VALUE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=+/-")
+NAMED = VALUE - {"=", "+", "/"} | frozenset(" \t\n\r\f\v'\"")
 PRECHECKED = 8192
 # Rules whose keyword ordinary words hold ("sk" in task, "ey" in they, "s." after a
 # plural, "test_" in a test's name) and the fewest characters their secret runs to, none
@@ -126,10 +133,7 @@ class Redactor:
 
             from vybe.privacy.rules import RULES
 
-            name, _, pattern, lead, group, floor, lists = RULES[index]
-            allows: list[Allow] = [
-                (t, [re.compile(p) for p in ps], words) for t, ps, words in lists
-            ]
+            name, _, pattern, lead, group, floor, allows = RULES[index]
             found = (name, re.compile(pattern, re.ASCII), lead, group, floor, allows)
             self._compiled[index] = found
         return found
@@ -198,20 +202,29 @@ class Redactor:
         return any(p.search(secret) for p in self._allow)
 
     def _kept(
-        self, secret: str, whole: str, line: str, name: str, floor: float, allows: list[Allow]
+        self,
+        secret: str,
+        whole: str,
+        line: str,
+        name: str,
+        floor: float,
+        allows: tuple[Allow, ...],
     ) -> bool:
         """Whether a match is let through: gitleaks' entropy floor, its rule and global
-        allow-lists and stop words, and the user's allow-list."""
+        allow-lists and stop words, and the user's allow-list. Every stop word is tried
+        before any pattern: the answer is the same, and a word costs no compile."""
         if not secret or (floor and entropy(secret) <= floor):
             return True
         if name.startswith("generic") and not any(c.isdigit() for c in secret):
             return True  # as gitleaks: a generic secret without a digit is a word
         lowered = secret.lower()
-        for target, patterns, words in allows:
+        if any(w in lowered for _, _, words in allows for w in words) or _stopped(lowered):
+            return True
+        for target, patterns, _ in allows:
             subject = {"match": whole, "line": line}.get(target, secret)
-            if any(p.search(subject) for p in patterns) or any(w in lowered for w in words):
+            if any(_searched(p, subject) for p in patterns):
                 return True
-        return _globally_allowed(secret) or self._allowed(secret)
+        return _allowed_by_pattern(secret) or self._allowed(secret)
 
     def redact(self, text: str, within: frozenset[str] | None = None) -> tuple[str, dict[str, int]]:
         """``text`` with each secret replaced by ``[REDACTED:<rule>]``; how many per rule
@@ -254,24 +267,75 @@ def _walk_back(text: str, start: int, lead: int) -> int:
     return at
 
 
-# gitleaks' global allow-list, each pattern compiled the first time a secret could match it.
-_GLOBAL: dict[str, Any] = {}
-# What a pattern of it that begins ``^`` then one literal character (``\$``, ``%``, ``/``)
-# needs a secret to begin with: most of them, so a secret of another first character costs
-# no compile (a prompt holding a token pays for the rules it matched, not the whole list).
-_LITERAL = frozenset("$%@/{}")
+# Every allow pattern compiled so far (gitleaks' global and rules' lists), by its text.
+_PATTERNS: dict[str, Any] = {}
+# What a pattern's leading literal is, by its text (_leading_literal).
+_LITERALS: dict[str, tuple[bool, str]] = {}
+# The characters that stand for syntax in a pattern unless escaped.
+_SYNTAX = frozenset("\\^$.|?*+()[]{}")
 
 
-def _first_character(pattern: str) -> str | None:
-    """The character every match of ``pattern`` begins with, where its ``^`` and a literal
-    character open it and no ``|`` outside a group offers another start; else None."""
-    if pattern[:2] == "^\\" and pattern[2:3] in _LITERAL:
-        first = pattern[2]
-    elif pattern[:1] == "^" and pattern[1:2] in _LITERAL - {"$", "{", "}"}:
-        first = pattern[1]
-    else:
-        return None
-    return None if _alternates_at_top(pattern) else first
+def _searched(pattern: str, subject: str) -> bool:
+    """``re.search(pattern, subject)``, the pattern compiled only when ``subject`` could
+    hold a match: it holds the characters every match begins with (_leading_literal) and
+    what needs.py says every match holds (so a prompt holding a token pays for the
+    patterns it could match, not every allow-list)."""
+    anchored, literal = _LITERALS.get(pattern) or _LITERALS.setdefault(
+        pattern, _leading_literal(pattern)
+    )
+    if literal and not (subject.startswith(literal) if anchored else literal in subject):
+        return False
+    if subject.isascii():
+        from vybe.privacy.needs import NEEDS
+
+        need = NEEDS.get(pattern)
+        if need is not None and not need(subject.lower()):
+            return False
+    compiled = _PATTERNS.get(pattern)
+    if compiled is None:
+        import re
+
+        compiled = _PATTERNS[pattern] = re.compile(pattern)
+    return compiled.search(subject) is not None
+
+
+def _leading_literal(pattern: str) -> tuple[bool, str]:
+    """Whether ``pattern`` matches only at a text's start (``^``, no flags before it), and
+    the characters every match begins with: its plain and escaped punctuation characters
+    (and a ``{`` that opens no repeat) up to its first syntax, less the last one where a
+    quantifier follows it; none where a ``|`` outside every group offers another start."""
+    anchored = pattern.startswith("^")
+    at = 1 if anchored else 0
+    literal: list[str] = []
+    while at < len(pattern):
+        char, after = pattern[at], pattern[at + 1 : at + 2]
+        if char == "\\" and after.isascii() and after and not after.isalnum():
+            literal.append(after)  # an escaped punctuation character: itself
+            at += 2
+        elif char in _SYNTAX and (char != "{" or _repeat_at(pattern, at)):
+            break
+        else:
+            literal.append(char)
+            at += 1
+    if pattern[at : at + 1] in ("?", "*", "+") or _repeat_at(pattern, at):
+        literal = literal[:-1]  # that character may be missing or repeated
+    if literal and _alternates_at_top(pattern):
+        return anchored, ""
+    return anchored, "".join(literal)
+
+
+def _repeat_at(pattern: str, at: int) -> bool:
+    """Whether a ``{m,n}`` repeat stands at ``at`` (``{`` before anything else is itself,
+    as in ``^\\${VAR}``): digits and at most one comma, then ``}``."""
+    close = pattern.find("}", at)
+    inside = pattern[at + 1 : close]
+    return (
+        pattern[at : at + 1] == "{"
+        and close != -1
+        and inside.count(",") <= 1
+        and inside != ""
+        and all(c in "0123456789," for c in inside)
+    )
 
 
 def _alternates_at_top(pattern: str) -> bool:
@@ -294,23 +358,20 @@ def _alternates_at_top(pattern: str) -> bool:
 
 
 def _globally_allowed(secret: str) -> bool:
-    from vybe.privacy.rules import ALLOW, STOPWORDS
+    """Whether gitleaks' global allow-list lets ``secret`` through."""
+    return _stopped(secret.lower()) or _allowed_by_pattern(secret)
 
-    lowered = secret.lower()
-    if any(w in lowered for w in STOPWORDS):
-        return True
-    for pattern in ALLOW:
-        first = _first_character(pattern)
-        if first is not None and not secret.startswith(first):
-            continue
-        compiled = _GLOBAL.get(pattern)
-        if compiled is None:
-            import re
 
-            compiled = _GLOBAL[pattern] = re.compile(pattern)
-        if compiled.search(secret):
-            return True
-    return False
+def _stopped(lowered: str) -> bool:
+    from vybe.privacy.rules import STOPWORDS
+
+    return any(w in lowered for w in STOPWORDS)
+
+
+def _allowed_by_pattern(secret: str) -> bool:
+    from vybe.privacy.rules import ALLOW
+
+    return any(_searched(p, secret) for p in ALLOW)
 
 
 def _gate_open(index: int, text: str) -> bool:
@@ -325,28 +386,42 @@ def _gate_open(index: int, text: str) -> bool:
     gate = GATES.get(name)
     if gate is None:
         return True
-    if len(text) <= PRECHECKED and not _value_after_separator(text):
-        return False
+    if len(text) <= PRECHECKED:
+        lowered = text.lower()
+        if len(lowered) == len(text):  # each character lowered in its place
+            return _assigned(text, lowered)
     import re
 
     return re.search(gate, text, re.ASCII) is not None
 
 
-def _value_after_separator(text: str) -> bool:
-    """Whether ``text`` has what every text the generic gate matches has: a separator, up
-    to five of SKIPPED, then ten characters of VALUE."""
-    size = len(text)
-    for separator in SEPARATORS:
-        at = text.find(separator)
-        while at != -1:
-            start = at + 1
-            for skip in range(6):
-                run = text[start + skip : start + skip + 10]
-                if len(run) == 10 and all(c in VALUE for c in run):
-                    return True
-                if start + skip >= size or text[start + skip] not in SKIPPED:
+def _assigned(text: str, lowered: str) -> bool:
+    """Whether ``text`` has what every text the generic gate matches has: one of
+    GATE_WORDS in ``lowered`` (``text`` lowered, character for character), at most 23 of
+    NAMED, a separator, up to five of SKIPPED, then ten characters of VALUE."""
+    for word in GATE_WORDS:
+        start = lowered.find(word)
+        while start != -1:
+            end = start + len(word)
+            for at in range(end, min(end + 24, len(text))):
+                if text[at] in SEPARATORS:
+                    after = at + 2 if text.startswith("||", at) else at + 1
+                    if _value_at(text, after):
+                        return True
+                if text[at] not in NAMED:
                     break
-            at = text.find(separator, start)
+            start = lowered.find(word, start + 1)
+    return False
+
+
+def _value_at(text: str, start: int) -> bool:
+    """Whether up to five of SKIPPED from ``start`` are followed by ten of VALUE."""
+    for skip in range(6):
+        run = text[start + skip : start + skip + 10]
+        if len(run) == 10 and all(c in VALUE for c in run):
+            return True
+        if start + skip >= len(text) or text[start + skip] not in SKIPPED:
+            return False
     return False
 
 
@@ -399,16 +474,27 @@ def scrub(text: str) -> str:
     return _scrubbed(text, current())
 
 
+# The last text scrubbed, the redactor it was scrubbed with, and what it became: a prompt's
+# hook scrubs the same words for the message row, the row it hands back and the event.
+_LAST: list[Any] = []
+
+
 def _scrubbed(text: str, redactor: Redactor | None, within: frozenset[str] | None = None) -> str:
     """``within``: the keywords of a JSON document (Python's encoding) that holds ``text``
     as a string: an ASCII string is written there as it is but for its quotes, backslashes
     and control characters, which no keyword holds, so its keywords are among them (not so
     where private spans came out, joining what was apart)."""
+    if _LAST and _LAST[1] is redactor and _LAST[0] == text:
+        kept: str = _LAST[2]
+        return kept
     stripped = strip_private(text)
     if redactor is None:
-        return stripped
-    same = within is not None and stripped == text and text.isascii()
-    return redactor.redact(stripped, within if same else None)[0]
+        kept = stripped
+    else:
+        same = within is not None and stripped == text and text.isascii()
+        kept = redactor.redact(stripped, within if same else None)[0]
+    _LAST[:] = [text, redactor, kept]
+    return kept
 
 
 def scrub_named(name: str, value: str) -> str:

@@ -163,16 +163,20 @@ SECTION = re.compile(r"(?m)^# (USER|ASSISTANT)\n")
 
 def summarised_turns(messages: Any) -> list[dict[str, Any]]:
     """The turns Aider's summary request holds as text (``# USER`` / ``# ASSISTANT``
-    sections), as its messages again: its newest ones may be in no request before it (the
-    output of the commands it ran after the last reply); none when it asks again about
-    vybe's own checkpoint alone."""
+    sections), as its messages again, but for the person's: its newest ones may be in no
+    request before it (the output of the commands it ran after the last reply), while each
+    of the person's messages was sent in a request of its own before (or, in a session
+    restored from Aider's chat history file, in an earlier run, as Markdown rewrote it: its
+    lines end in two spaces there, and its replies may differ). None when it asks again
+    about vybe's own checkpoint alone."""
     if not is_summary_request(messages) or resummarising(messages):
         return []
     parts = SECTION.split(text_of(messages[1]))
-    return [
+    turns = [
         {"role": role.lower(), "content": content.removesuffix("\n")}
         for role, content in zip(parts[1::2], parts[2::2], strict=True)
     ]
+    return [t for t in turns if t["role"] == "assistant" or t["content"].startswith(COMMAND)]
 
 
 def resummarising(messages: Any) -> bool:
