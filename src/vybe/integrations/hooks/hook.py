@@ -1,7 +1,6 @@
 """What every agent hook handler shares: the ``Hook`` an event arrives as, the output each
-event accepts, the failure log, the lock transcript imports take turns on, a shell tool's
-exit code, and the shared handlers of a prompt and of a session's end, each loaded by its
-own event only (a hook process handles one event).
+event accepts, the failure log, the lock transcript imports take turns on, and a shell
+tool's exit code.
 
 A handler gets a ``Hook`` and returns context text (or nothing); ``vybe hook run``
 (vybe.cli.hook_run) reads the event, runs its handler and, whatever goes wrong, answers
@@ -217,17 +216,3 @@ def not_recorded(hook: Hook) -> str | None:
     if config.excluded_project(hook.cwd):
         return "privacy.exclude_projects"
     return None
-
-
-def user_prompt(hook: Hook) -> str | None:
-    """UserPromptSubmit (vybe.integrations.hooks.prompt)."""
-    from vybe.integrations.hooks.prompt import user_prompt as handle
-
-    return handle(hook)
-
-
-def session_end(hook: Hook) -> str | None:
-    """SessionEnd (vybe.integrations.hooks.session_end)."""
-    from vybe.integrations.hooks.session_end import session_end as handle
-
-    return handle(hook)
