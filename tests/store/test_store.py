@@ -10,6 +10,7 @@ import pytest
 from vybe.errors import DatabaseLocked, NotFound
 from vybe.store import SqliteStore, open_store
 from vybe.store.db import migration_files
+from vybe.store.rows import to_dict, to_dicts
 
 
 @pytest.mark.no_store
@@ -64,3 +65,17 @@ def test_both_stores_implement_the_whole_store_interface_and_neither_is_the_othe
         assert issubclass(implementation, Store)
         assert not implementation.__abstractmethods__
     assert not issubclass(PgStore, SqliteStore)
+
+
+@pytest.mark.parametrize("second", ["b", "a"], ids=["distinct names", "a name twice"])
+def test_rows_turned_into_dicts_together_are_what_each_row_gives_alone(store, second):
+    """to_dicts reads the column names once for all the rows; a name given twice keeps its
+    first column's value, as a row turned alone does."""
+    columns = f"1 AS a, 2 AS {second}, '{{\"x\": 1}}' AS metadata, 1 AS f"
+    with store.snapshot() as conn:
+        rows = conn.execute(f"SELECT {columns} UNION ALL SELECT 3, 4, NULL, 0").fetchall()
+    together = to_dicts(rows, ("metadata",), ("f",))
+    assert together == [to_dict(row, ("metadata",), ("f",)) for row in rows]
+    one, two = together
+    assert (one["a"], one["metadata"], one["f"]) == (1, {"x": 1}, True)
+    assert (two["a"], two["metadata"], two["f"]) == (3, None, False)

@@ -50,7 +50,12 @@ def to_dict(
     """A row as a dict: ``json_fields`` parsed, ``flags`` (SQLite's 0/1) as booleans."""
     if row is None:
         return None
-    data: dict[str, Any] = dict(row)
+    return _converted(dict(row), json_fields, flags)
+
+
+def _converted(
+    data: dict[str, Any], json_fields: tuple[str, ...], flags: tuple[str, ...]
+) -> JSONObject:
     for name in json_fields:
         if data.get(name):
             data[name] = stored_json(data[name])
@@ -64,4 +69,11 @@ def to_dicts(
     json_fields: tuple[str, ...] = ("metadata",),
     flags: tuple[str, ...] = (),
 ) -> list[JSONObject]:
-    return [to_dict(r, json_fields, flags) for r in rows]  # type: ignore[misc]
+    """``to_dict`` of each row. The column names are read once for all of them: ``dict(row)``
+    looks each name up again along the row's columns, for every row."""
+    if not rows:
+        return []
+    keys = rows[0].keys()
+    if len(set(keys)) != len(rows[0]):  # a name twice: dict(row) keeps the first one's value
+        return [to_dict(r, json_fields, flags) for r in rows]  # type: ignore[misc]
+    return [_converted(dict(zip(keys, r, strict=True)), json_fields, flags) for r in rows]
