@@ -2,7 +2,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-ui screenshots test-postgres test-fleet test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist check-commits
+.PHONY: demo test test-ui screenshots test-postgres test-fleet test-fidelity test-pgbouncer test-reference lint bench clean e2e e2e-latest e2e-bench-versions e2e-tools install-smoke dist check-commits
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -56,6 +56,11 @@ test-postgres: $(STAMP)
 # of its own where we are root, the server crashed and restarted twice; prints the figures.
 test-fleet: $(STAMP)
 	VYBE_FLEET_SECONDS=300 $(PY) -m pytest -p no:xdist --store=postgres -s -m fleet tests/postgres/test_fleet_load.py
+
+# docs/checkpoints.md's whole fidelity table generated again and compared: every session
+# driven to 50 compactions (make test drives them to 10 and checks those rows).
+test-fidelity: $(STAMP)
+	VYBE_FIDELITY=full $(PY) -m pytest -p no:xdist tests/context/test_fidelity.py
 
 # The same through PgBouncer in transaction pooling mode (Debian's pgbouncer package,
 # installed here when it is missing), as a managed service's pooler would stand in front.

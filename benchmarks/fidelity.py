@@ -119,28 +119,30 @@ class _Sized:
         self.tokens = tokens
 
 
-def client_rows() -> dict[int, list[tuple[str, dict[str, object]]]]:
+def client_rows(sizes: tuple[int, ...]) -> dict[int, list[tuple[str, dict[str, object]]]]:
     """Each pinned client's rows at each size: its own compaction (the simulated summariser
     in place of its model), and the same session through vybe proxy."""
-    rows: dict[int, list[tuple[str, dict[str, object]]]] = {n: [] for n in SIZES}
+    rows: dict[int, list[tuple[str, dict[str, object]]]] = {n: [] for n in sizes}
     for client in CLIENTS:
         for through_proxy in (False, True):
             made = client()
             how = "via vybe proxy" if through_proxy else "own summary (simulated model)"
             name = f"{made.name} {made.version}, {how}"
-            kept_at = _clients.compactions(made, SIZES, baseline_summary, through_proxy)
+            kept_at = _clients.compactions(made, sizes, baseline_summary, through_proxy)
             for n, kept in kept_at.items():
                 row = score(kept.said, kept.text, zoo.HARNESS_MARK in kept.text)
                 rows[n].append((name, {**row, "accepted": kept.accepted, "tokens": kept.tokens}))
     return rows
 
 
-def rows() -> list[tuple[str, int, dict[str, object]]]:
-    """Every row of the table: (name, checkpoints, its figures)."""
-    clients = client_rows()
-    driven = [(m.name, zoo.drives(m, SIZES)) for m in zoo.zoo()]  # one session for both sizes
+def rows(sizes: tuple[int, ...] = SIZES) -> list[tuple[str, int, dict[str, object]]]:
+    """Every row of the table at ``sizes`` (a leading part of ``SIZES``: each session is
+    driven to the largest, and what it kept at a size does not depend on what came after):
+    (name, checkpoints, its figures)."""
+    clients = client_rows(sizes)
+    driven = [(m.name, zoo.drives(m, sizes)) for m in zoo.zoo()]  # one session for all sizes
     found = []
-    for checkpoints in SIZES:
+    for checkpoints in sizes:
         named = [(name, engine_row(runs[checkpoints])) for name, runs in driven]
         named.append(("free-text rewrite (baseline)", baseline_row(checkpoints)))
         found += [(name, checkpoints, r) for name, r in [*named, *clients[checkpoints]]]
