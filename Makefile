@@ -28,11 +28,14 @@ test: export PYTHONDONTWRITEBYTECODE :=
 # (user, system: on a shared machine the wall time says less), so that a slower suite shows.
 # No $(MAKE) in the recipe: make -n (tests/cli/test_readme.py) would run it.
 test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'mark\.serial' tests)
+# One worker more than the cores this may use: the suite's tests also wait (on servers,
+# subprocesses, leases running out), and the extra worker runs while another waits.
+test: WORKERS = $(shell python3 -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
 test: lint
 	@set -e; start=$$(date +%s); \
 	$(VENV)/bin/mypy; \
 	checked=$$(date +%s); \
-	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder -m "not serial" \
+	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial" \
 		--ignore=tests/postgres; \
 	parallel=$$(date +%s); \
 	$(PY) -m pytest -m serial $(SERIAL); \
