@@ -24,6 +24,7 @@ demo: $(STAMP)
 # asserts of every test module it collects again.
 test: export PYTHONDONTWRITEBYTECODE :=
 # The serial phase collects only the files that hold serial tests, not the whole suite again.
+# mypy runs beside the parallel phase (its output shown after it; either failing fails this).
 # The last lines say how long each phase after ruff (make lint) took and the CPU they used
 # (user, system: on a shared machine the wall time says less), so that a slower suite shows.
 # No $(MAKE) in the recipe: make -n (tests/cli/test_readme.py) would run it.
@@ -32,16 +33,18 @@ test: SERIAL = $(shell grep -rlE --include='test_*.py' --exclude-dir=postgres 'm
 # subprocesses, leases running out), and the extra worker runs while another waits.
 test: WORKERS = $(shell python3 -c 'import os; print(len(os.sched_getaffinity(0)) + 1)')
 test: lint
-	@set -e; start=$$(date +%s); \
-	$(VENV)/bin/mypy; \
-	checked=$$(date +%s); \
+	@set -e; start=$$(date +%s); typed=$$(mktemp); \
+	{ if $(VENV)/bin/mypy > $$typed 2>&1; then r=0; else r=$$?; fi; \
+	  echo "mypy exit $$r, $$(($$(date +%s) - start)) s" >> $$typed; } & \
 	$(PY) -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial" \
 		--ignore=tests/postgres; \
 	parallel=$$(date +%s); \
+	wait; cat $$typed; grep -q "^mypy exit 0," $$typed; rm -f $$typed; \
+	checked=$$(date +%s); \
 	$(PY) -m pytest -m serial $(SERIAL); \
 	end=$$(date +%s); \
-	echo "make test: $$((end - start)) s after ruff: mypy $$((checked - start)) s," \
-		"parallel phase $$((parallel - checked)) s, serial phase $$((end - parallel)) s"; \
+	echo "make test: $$((end - start)) s after ruff: parallel phase (mypy beside it)" \
+		"$$((checked - start)) s, serial phase $$((end - checked)) s"; \
 	echo "CPU used (user, system), by this shell, then by the phases:"; times
 
 # The suite again on a real PostgreSQL server (pgserver's binaries): every test that opens a
