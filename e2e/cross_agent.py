@@ -25,20 +25,27 @@ import fakes
 ASKED = "what is left on the parser port?"
 
 
+def task_begun(box: Sandbox, agent: str) -> str:
+    """The task the scenario hands on, made in the sandbox's project and begun by ``agent``:
+    its id."""
+    project = str(box.project)
+    box.vybe("project", "create", "--id", project, "--name", "project")
+    made = box.vybe(
+        "--agent", agent, "task", "create", "--title", "Port the parser to Rust",
+        "--project-id", project,
+    )  # fmt: skip
+    task = str(made.get("data", {}).get("task", {}).get("id", ""))
+    box.vybe("--agent", agent, "task", "begin", "--id", task)
+    return task
+
+
 def aider_to_claude(checks: Checks) -> Sandbox:
     from scenarios import install, said_to, section, user_words_of
 
     box = Sandbox("aider-to-claude", fakes.Chat(server_log("aider-to-claude")).start())
     anthropic = fakes.Anthropic(server_log("aider-to-claude-claude")).start()
     install(box, checks, "--claude")
-    project = str(box.project)
-    box.vybe("project", "create", "--id", project, "--name", "project")
-    made = box.vybe(
-        "--agent", "aider", "task", "create", "--title", "Port the parser to Rust",
-        "--project-id", project,
-    )  # fmt: skip
-    task = made.get("data", {}).get("task", {}).get("id", "")
-    box.vybe("--agent", "aider", "task", "begin", "--id", task)
+    task = task_begun(box, "aider")
     proxy = Proxy(box)
     session = session_of(MISSION)
     try:
@@ -105,14 +112,7 @@ def opencode_to_gemini_to_codex(checks: Checks) -> Sandbox:
     gemini, codex = GeminiCli(box, google), Codex(box, server=openai)
     box.vybe("setup", "--gemini")
     install(box, checks, "--codex")
-    project = str(box.project)
-    box.vybe("project", "create", "--id", project, "--name", "project")
-    made = box.vybe(
-        "--agent", "opencode", "task", "create", "--title", "Port the parser to Rust",
-        "--project-id", project,
-    )  # fmt: skip
-    task = made.get("data", {}).get("task", {}).get("id", "")
-    box.vybe("--agent", "opencode", "task", "begin", "--id", task)
+    task = task_begun(box, "opencode")
     proxy = Proxy(box)
     try:
         agent = opencode.OpenCode(box, proxy)
