@@ -474,9 +474,10 @@ def scrub(text: str) -> str:
     return _scrubbed(text, current())
 
 
-# The last text scrubbed, the redactor it was scrubbed with, and what it became: a prompt's
-# hook scrubs the same words for the message row, the row it hands back and the event.
-_LAST: list[Any] = []
+# The last text scrubbed, the redactor it was scrubbed with, and what it became, as one
+# tuple (read and replaced whole: `vybe proxy` scrubs in many threads): a prompt's hook
+# scrubs the same words for the message row, the row it hands back and the event.
+_LAST: list[tuple[str, Any, str]] = [("", None, "")]
 
 
 def _scrubbed(text: str, redactor: Redactor | None, within: frozenset[str] | None = None) -> str:
@@ -484,16 +485,16 @@ def _scrubbed(text: str, redactor: Redactor | None, within: frozenset[str] | Non
     as a string: an ASCII string is written there as it is but for its quotes, backslashes
     and control characters, which no keyword holds, so its keywords are among them (not so
     where private spans came out, joining what was apart)."""
-    if _LAST and _LAST[1] is redactor and _LAST[0] == text:
-        kept: str = _LAST[2]
-        return kept
+    last_text, last_redactor, last_kept = _LAST[0]
+    if last_redactor is redactor and last_text == text:
+        return last_kept
     stripped = strip_private(text)
     if redactor is None:
         kept = stripped
     else:
         same = within is not None and stripped == text and text.isascii()
         kept = redactor.redact(stripped, within if same else None)[0]
-    _LAST[:] = [text, redactor, kept]
+    _LAST[0] = (text, redactor, kept)
     return kept
 
 
