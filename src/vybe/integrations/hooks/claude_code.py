@@ -12,6 +12,7 @@ from vybe.actions import hooks as hook_actions
 from vybe.integrations.hooks import session_start as start
 from vybe.integrations.hooks.commits import watching_commits as watching
 from vybe.integrations.hooks.hook import Hook
+from vybe.integrations.hooks.lazy import session_end, user_prompt
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,21 +50,6 @@ def session_start(hook: Hook) -> str | None:
     session's environment file."""
     persist_agent(hook)
     return start.session_start(hook)
-
-
-def user_prompt(hook: Hook) -> str | None:
-    """UserPromptSubmit: the shared handler (vybe.integrations.hooks.prompt), loaded by its
-    own event only, as each event's is here (a hook process handles one event)."""
-    from vybe.integrations.hooks.prompt import user_prompt as handle
-
-    return handle(hook)
-
-
-def session_end(hook: Hook) -> str | None:
-    """SessionEnd: the shared handler (vybe.integrations.hooks.session_end)."""
-    from vybe.integrations.hooks.session_end import session_end as handle
-
-    return handle(hook)
 
 
 def claude_tool_failure(hook: Hook) -> str | None:

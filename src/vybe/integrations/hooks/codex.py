@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from vybe.integrations.hooks.commits import watching_commits
 from vybe.integrations.hooks.hook import Hook, exit_code
+from vybe.integrations.hooks.lazy import session_end, user_prompt
 from vybe.integrations.hooks.session_start import session_start
 
 TYPE_CHECKING = False
@@ -46,21 +47,6 @@ def rollout_exit_code(path: str, call_id: str) -> int | None:
         if isinstance(code, int) and not isinstance(code, bool):
             return code
     return None
-
-
-def user_prompt(hook: Hook) -> str | None:
-    """UserPromptSubmit: the shared handler (vybe.integrations.hooks.prompt), loaded by its
-    own event only, as each event's is here (a hook process handles one event)."""
-    from vybe.integrations.hooks.prompt import user_prompt as handle
-
-    return handle(hook)
-
-
-def session_end(hook: Hook) -> str | None:
-    """SessionEnd: the shared handler (vybe.integrations.hooks.session_end)."""
-    from vybe.integrations.hooks.session_end import session_end as handle
-
-    return handle(hook)
 
 
 def post_tool_use(hook: Hook) -> str | None:
