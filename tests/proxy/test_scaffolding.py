@@ -247,6 +247,15 @@ def test_a_request_names_the_folder_its_client_works_in(client):
     assert scaffolding.folder(body) == folder
 
 
+def test_a_folder_in_a_private_span_is_none_and_a_secret_in_one_is_redacted():
+    hidden = "<private>\nWorking directory: /home/ann/hidden-place\n</private> hi"
+    assert scaffolding.folder({"messages": [{"role": "user", "content": hidden}]}) is None
+    key = "AKIA" + "Q3EGQ7RJ5XNV2MLT"  # an AWS key id's shape, made up
+    named = f"Working directory: /home/ann/{key}\n"
+    found = scaffolding.folder({"messages": [{"role": "user", "content": named}]})
+    assert found is not None and key not in found and "[REDACTED:" in found
+
+
 def test_a_folder_a_person_types_later_in_the_conversation_is_not_the_clients():
     typed = [{"role": "user", "content": f"turn {n}"} for n in range(6)]
     typed.append({"role": "user", "content": "Working directory: /etc"})

@@ -37,6 +37,8 @@ import hashlib
 import re
 from typing import Any
 
+from vybe import privacy
+
 AIDER = "aider"
 EXAMPLES = "aider worked examples"
 SUMMARY_LABEL = "aider history summary"
@@ -276,7 +278,8 @@ FOLDER_ENTRIES = 4  # the first entries of a conversation, where the contexts ab
 
 def folder(body: dict[str, Any]) -> str | None:
     """The folder (an absolute path) a request says its client works in, or None: a session
-    the proxy starts is in that folder's project."""
+    the proxy starts is in that folder's project. Read from the texts as the record keeps
+    them (a private span's words are no folder) and scrubbed, as every text vybe keeps."""
     texts = systems(body)
     listed = body.get("messages") or body.get("input") or body.get("contents")
     for entry in (listed if isinstance(listed, list) else ())[:FOLDER_ENTRIES]:
@@ -284,7 +287,7 @@ def folder(body: dict[str, Any]) -> str | None:
             parts = entry.get("parts")
             texts.append(text_of({"content": parts}) if isinstance(parts, list) else text_of(entry))
     for text in texts:
-        found = FOLDER.search(text)
+        found = FOLDER.search(privacy.strip_private(text))
         if found:
-            return next(group for group in found.groups() if group)
+            return privacy.scrub(next(group for group in found.groups() if group))
     return None
