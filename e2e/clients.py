@@ -81,7 +81,10 @@ class Tmux:
         self.session = f"vybe-e2e-{box.name}-{name}"
         env = [f"{k}={v}" for k, v in box.env.items()]
         tmux = ["tmux", "new-session", "-d", "-s", self.session, "-x", "160", "-y", "45"]
-        subprocess.run([*tmux, "-c", str(box.project), "env", *env, *argv], check=True)
+        # Only the sandbox's environment, as in its headless runs: a pane inherits the tmux
+        # server's, and a CI machine's CI or CI_* variable makes Ink (Gemini CLI's renderer)
+        # draw nothing until the program exits.
+        subprocess.run([*tmux, "-c", str(box.project), "env", "-i", *env, *argv], check=True)
 
     def screen(self) -> str:
         import subprocess
