@@ -72,9 +72,34 @@ def claude_plugin(checks: Checks) -> Sandbox:
         "hooks" not in settings and settings.get("enabledPlugins") == {"vybe@vybe": True},
         settings,
     )
+    claude_plugin_and_setup(box, claude, checks)
     claude_plugin_compacted(box, claude, sid, checks)
     claude_plugin_uninstalled(box, claude, checks)
     return box
+
+
+def claude_plugin_and_setup(box: Sandbox, claude: Claude, checks: Checks) -> None:
+    """`vybe setup` beside the plugin: it says so and writes nothing of Claude Code's, doctor
+    names the plugin, and a session's prompt is still recorded once."""
+    settings = box.home / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    done = box.vybe("setup")
+    found = {c["name"]: c for c in box.vybe("doctor").get("data", {}).get("checks", [])}
+    turn = claude.turn("with the plugin and vybe setup both run")
+    users = [
+        r["content_text"]
+        for r in box.messages(f"claude:{turn.get('session_id')}")
+        if r["type"] == "user"
+    ]
+    checks.that(
+        "plugin: vybe setup beside the plugin leaves Claude Code's settings byte for byte,"
+        " doctor names the plugin, and the next prompt is recorded once",
+        done.get("success") is True
+        and settings.read_bytes() == before
+        and found.get("claude_registration", {}).get("active") == "plugin"
+        and users == ["with the plugin and vybe setup both run"],
+        (done.get("data"), found.get("claude_registration"), users),
+    )
 
 
 def claude_plugin_compacted(box: Sandbox, claude: Claude, sid: str, checks: Checks) -> None:
