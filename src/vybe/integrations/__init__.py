@@ -1,2 +1,3 @@
-"""vybe inside other agents: Claude Code's and Codex's hooks (hooks/), the import of their
-transcripts (importers/), the wiring of both into vybe (setup/), and the MCP server (mcp/)."""
+"""vybe inside other agents: Claude Code's, Codex's and Gemini CLI's hooks (hooks/), the
+import of their transcripts (importers/), their wiring into vybe (setup/), and the MCP server
+(mcp/)."""
