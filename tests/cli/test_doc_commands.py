@@ -74,10 +74,12 @@ def tasks_made_once(store_kind, tmp_path_factory) -> tuple[Path, dict[str, str]]
 
 
 @pytest.fixture
-def tasks(vybe, tasks_made_once) -> dict[str, str]:
+def tasks(vybe, tasks_made_once, monkeypatch) -> dict[str, str]:
     """The shell variables the pages use, as ids of real tasks; Claude Code's folder in the
-    scratch HOME, for `vybe setup` to find."""
+    scratch HOME, for `vybe setup` to find, which is also the working folder: a page's
+    `--project` line writes ./.claude and ./.codex there, never into this repository."""
     (vybe.home / ".claude").mkdir()
+    monkeypatch.chdir(vybe.home)
     if tasks_made_once is None:
         made = {name: vybe.ok("task", "create", "--title", name)["task"]["id"] for name in TASKS}
     else:
@@ -109,3 +111,16 @@ def test_every_command_a_page_shows_runs_as_written(vybe, tasks, page, line, ref
     code = None if envelope["success"] else envelope["error_code"]
     assert code not in ("INTERNAL", *(() if refused else ("USAGE_ERROR",))), (page, envelope)
     assert not refused or code == "USAGE_ERROR", (page, envelope)
+
+
+def test_a_pages_project_scope_install_writes_the_scratch_folder_not_this_repository(
+    vybe, tasks
+):
+    line = "vybe hook install --claude --codex --project"
+    assert any(shown.startswith(line) for _, shown, _ in EVERY)
+    repo_files = [ROOT / ".claude" / "settings.json", ROOT / ".codex" / "hooks.json"]
+    before = [(p.stat().st_mtime_ns if p.exists() else None) for p in repo_files]
+    vybe.ok(*shlex.split(line)[1:])
+    assert (vybe.home / ".claude" / "settings.json").exists()
+    assert (vybe.home / ".codex" / "hooks.json").exists()
+    assert [(p.stat().st_mtime_ns if p.exists() else None) for p in repo_files] == before
