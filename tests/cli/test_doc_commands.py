@@ -113,9 +113,7 @@ def test_every_command_a_page_shows_runs_as_written(vybe, tasks, page, line, ref
     assert not refused or code == "USAGE_ERROR", (page, envelope)
 
 
-def test_a_pages_project_scope_install_writes_the_scratch_folder_not_this_repository(
-    vybe, tasks
-):
+def test_a_pages_project_scope_install_writes_the_scratch_folder_not_this_repository(vybe, tasks):
     line = "vybe hook install --claude --codex --project"
     assert any(shown.startswith(line) for _, shown, _ in EVERY)
     repo_files = [ROOT / ".claude" / "settings.json", ROOT / ".codex" / "hooks.json"]
