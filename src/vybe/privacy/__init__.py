@@ -185,7 +185,9 @@ class Redactor:
             for match in pattern.finditer(text):
                 start, end = _secret_span(match, 0)
                 secret = text[start:end]
-                if start == end or self._allowed(secret) or _globally_allowed(secret):
+                if start == end or secret.startswith(MARK) or self._allowed(secret):
+                    continue  # a marker scrubbed before is kept as it is
+                if _globally_allowed(secret):
                     continue
                 if name == "url-password" and secret.lower().strip("<>") in PLACEHOLDER:
                     continue
@@ -213,12 +215,13 @@ class Redactor:
         """Whether a match is let through: gitleaks' entropy floor, its rule and global
         allow-lists and stop words, and the user's allow-list. Every stop word is tried
         before any pattern: the answer is the same, and a word costs no compile."""
-        if not secret or (floor and entropy(secret) <= floor):
+        if not secret or secret.startswith(MARK) or (floor and entropy(secret) <= floor):
             return True
         if name.startswith("generic") and not any(c.isdigit() for c in secret):
-            return True  # as gitleaks: a generic secret without a digit is a word
+            return _reads_as_words(secret)  # as gitleaks, but a random run of letters
         lowered = secret.lower()
-        if any(w in lowered for _, _, words in allows for w in words) or _stopped(lowered):
+        words = [w for _, _, stop in allows for w in stop]
+        if (words and _stop_word_starts_a_word(secret, lowered, words)) or _stopped(lowered):
             return True
         for target, patterns, _ in allows:
             subject = {"match": whole, "line": line}.get(target, secret)
@@ -354,6 +357,44 @@ def _alternates_at_top(pattern: str) -> bool:
             depth += 1 if char == "(" else -1
         elif char == "|" and depth == 0:
             return True
+    return False
+
+
+# A word of a value: a run of lower case after one capital, or of capitals, and its digits.
+WORD = r"(?:[A-Z]?[a-z]+|[A-Z]+(?![a-z]))[0-9]*"
+
+
+def _reads_as_words(secret: str) -> bool:
+    """Whether a value without a digit is made of words (``getTokenFromStorage``,
+    ``AUTH_TOKEN_VALUE``), which gitleaks lets through as names, rather than random letters
+    (``rkWXDZyJjqxwZProCcSG``: ``rk``, ``WXD``, ``Zy``, ``Jjqxw``, ``Z``, ``Pro``…): at most
+    one of its words shorter than three letters."""
+    import re
+
+    return sum(1 for w in re.findall(WORD, secret) if len(w) < 3) <= 1
+
+
+def _stop_word_starts_a_word(secret: str, lowered: str, words: list[str]) -> bool:
+    """Whether one of a rule's stop words begins a word of ``secret`` and fits in it: the
+    ``process`` of ``process.env.KEY`` or ``getProcessToken``, not the ``proc`` that chance
+    puts inside a random value (``…xwZProCc…``, whose words are ``xw``, ``Z``, ``Pro``,
+    ``Cc``), which gitleaks' substring test lets through in one random value of 30 to 90.
+    A word: a run of lower-case letters, with one capital before it or none, or a run of
+    capitals; the stop word's letters fit in it, and what follows them in the stop word
+    (``act-``, ``add.``) follows the word in ``secret``."""
+    import re
+
+    for found in re.finditer(WORD, secret):
+        start, end = found.span()
+        for word in words:
+            letters = word.rstrip("-._")
+            if (
+                letters
+                and end - start >= len(letters)
+                and lowered.startswith(word, start)
+                and (len(letters) == len(word) or start + len(letters) == end)
+            ):
+                return True
     return False
 
 
@@ -503,9 +544,18 @@ def scrub_named(name: str, value: str) -> str:
     and its secrets redacted as in the assignment ``name=value``, since a name alone can be
     what makes a value a credential (``DEPLOY_TOKEN`` and a random value). ``name`` is
     taken as already scrubbed."""
-    kept = scrub(value)
-    redactor = current()
-    if redactor is None:
+    return _named(name, value, current())
+
+
+def _named(
+    name: str, value: str, redactor: Redactor | None, within: frozenset[str] | None = None
+) -> str:
+    """``value`` scrubbed, then redacted as ``name=value`` where ``name`` holds one of the
+    words that make an assignment a credential (GATE_WORDS): a JSON object's
+    ``"DB_PASSWORD": "…"`` as much as a memory's key."""
+    kept = _scrubbed(value, redactor, within)
+    lowered = name.lower()
+    if redactor is None or not any(word in lowered for word in GATE_WORDS):
         return kept
     named = f"{name}="
     joined, counts = redactor.redact(named + kept)
@@ -544,10 +594,14 @@ def _scrubbed_value(
     if isinstance(value, list):
         return [_scrubbed_value(v, redactor, within) for v in value]
     if isinstance(value, dict):
-        return {
-            _scrubbed(k, redactor, within): _scrubbed_value(v, redactor, within)
-            for k, v in value.items()
-        }
+        kept = {}
+        for k, v in value.items():
+            key = _scrubbed(k, redactor, within)
+            if isinstance(v, str):
+                kept[key] = _named(key, v, redactor, within)
+            else:
+                kept[key] = _scrubbed_value(v, redactor, within)
+        return kept
     return value
 
 
