@@ -109,3 +109,20 @@ def test_a_random_run_of_letters_is_a_secret_though_it_holds_no_digit():
     assert privacy.scrub("DEPLOY_TOKEN=rkWXDZyJjqxwZPrCcSGgTcngYvhyvWNF") == (
         "DEPLOY_TOKEN=[REDACTED:generic-api-key]"
     )
+
+
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        (
+            "postgres://app:S3cr@tXk9mQ2pL7@db:5432/x",
+            "postgres://app:[REDACTED:url-password]@db:5432/x",
+        ),
+        (
+            "https://u:pa55word@host.com/p?mail=a@b.com",
+            "https://u:[REDACTED:url-password]@host.com/p?mail=a@b.com",
+        ),
+    ],
+)
+def test_a_url_password_with_an_unencoded_at_sign_is_redacted_whole(url, kept):
+    assert privacy.scrub(url) == kept

@@ -33,7 +33,11 @@ PRIVATE_MARKER = "[private]"  # a message that was private from end to end
 MARK = "[REDACTED:"
 # vybe's own rule beside gitleaks': a password between a URL's user and host
 # (postgres://me:pw@db, https://u:p@host). Keywords: both must be there.
-URL_RULE = ("url-password", r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@'\"]+:([^\s/@'\"]+)@")
+# The password runs to the last @ before the host: one with an @ left unencoded is whole.
+URL_RULE = (
+    "url-password",
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@'\"]+:([^\s/@'\"]+(?:@[^\s/@'\"]+)*)@",
+)
 URL_WORDS = ("://", "@")
 # A private key's block cut before its END line (a preview, a cut tool output): its body
 # runs as far as base64, whitespace and JSON's escaped newlines go.
