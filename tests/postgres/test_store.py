@@ -216,3 +216,54 @@ def test_sessions_made_before_0025_take_the_agent_and_project_their_rows_name(
         rows = conn.execute("SELECT id, agent_name, project_id FROM sessions").fetchall()
     pg_server.admin(f"DROP DATABASE {name} WITH (FORCE)")
     assert {r[0]: (r[1], r[2]) for r in rows} == OLD_ORIGINS
+
+
+def _prepared(store) -> list[str]:
+    rows = store.conn.raw.execute("SELECT statement FROM pg_prepared_statements")
+    return [statement for (statement,) in rows]
+
+
+def test_a_direct_connections_writes_are_prepared_and_its_reads_never(pg_url, request):
+    store = open_store(pg_url)
+    task = tasks.create(store, "a", "w0", title="t")["task"]
+    for k in range(4):
+        tasks.note(store, "a", f"w{k + 1}", task_id=task["id"], message="m")
+        with store.snapshot() as conn:
+            conn.execute("SELECT title FROM tasks WHERE id = ?", (task["id"],)).fetchone()
+    if request.config.getoption("pooler") == "pgbouncer":
+        assert store.prepares is False  # its port is not the server's: nothing is prepared
+        return
+    assert store.prepares is True
+    prepared = _prepared(store)
+    assert any(s.startswith("INSERT INTO events") for s in prepared), prepared
+    assert not any(s.startswith("SELECT title FROM tasks") for s in prepared), prepared
+    store.close()
+
+
+def test_nothing_is_prepared_where_vybe_pg_prepare_is_0(pg_url, monkeypatch):
+    monkeypatch.setenv("VYBE_PG_PREPARE", "0")
+    store = open_store(pg_url)
+    task = tasks.create(store, "a", "z0", title="t")["task"]
+    for k in range(4):
+        tasks.note(store, "a", f"z{k + 1}", task_id=task["id"], message="m")
+    assert store.prepares is False and store.conn.raw.prepare_threshold is None
+    store.close()
+
+
+def test_a_write_prepared_before_an_upgrade_changed_its_table_runs_again(pg_url):
+    store = open_store(pg_url)
+    if not store.prepares:
+        pytest.skip("through a pooler nothing is prepared")
+    task = tasks.create(store, "a", "u0", title="t")["task"]
+    for k in range(4):
+        tasks.note(store, "a", f"u{k + 1}", task_id=task["id"], message="m")
+    assert any(s.startswith("SELECT * FROM tasks") for s in _prepared(store))
+    with psycopg.connect(pg_url, autocommit=True) as other:
+        other.execute("ALTER TABLE tasks ADD COLUMN upgraded_probe INTEGER")
+    try:
+        noted = tasks.note(store, "a", "u-after", task_id=task["id"], message="after it")
+        assert noted["event_id"]
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as other:
+            other.execute("ALTER TABLE tasks DROP COLUMN upgraded_probe")
+        store.close()

@@ -54,6 +54,9 @@ if TYPE_CHECKING:
 MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgresql")
 TEAM_AMBIGUOUS = "VY002"  # vybe_team(): a writer in several teams named none
 MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
+# A write's statement is prepared on the server from its third run on one connection
+# (PgStore.prepares): planned once, not again each time, with its policies' sub-plans.
+PREPARE_AFTER = 2
 # A write's BEGIN for what it needs (Store.transact's ``isolation``): CHECKED waits for
 # rows another transaction holds and reads them anew; SERIAL fails one of two writes that
 # each read what the other wrote.
@@ -115,10 +118,13 @@ def _named_rows(cursor: Any) -> Callable[[tuple[Any, ...]], Row]:
 
 
 class Cursor:
-    """A psycopg cursor that takes the store's SQLite-flavoured statements."""
+    """A psycopg cursor that takes the store's SQLite-flavoured statements; ``prepare``:
+    whether they may become prepared statements (a write's, on a connection that reaches the
+    server itself: PgStore.prepares)."""
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, prepare: bool = False) -> None:
         self._raw = raw
+        self._prepare = None if prepare else False  # None: psycopg's threshold decides
 
     @property
     def row_factory(self) -> Any:
@@ -129,7 +135,7 @@ class Cursor:
         self._raw.row_factory = tuple_row if factory is None else _named_rows
 
     def execute(self, sql: str, params: Any = ()) -> Cursor:
-        self._raw.execute(dialect.to_postgres(sql), tuple(params))
+        self._raw.execute(dialect.to_postgres(sql), tuple(params), prepare=self._prepare)
         return self
 
     def executemany(self, sql: str, rows: Any) -> Cursor:
@@ -168,6 +174,7 @@ class Connection:
     def __init__(self, raw: Any) -> None:
         self.raw = raw
         self.later: list[tuple[str, tuple[Any, ...]]] = []
+        self.writing = False  # inside a write's transaction (PgStore._attempt)
 
     def after_commit(self, sql: str, params: Any) -> None:
         """Run ``sql`` once this transaction has committed, as a statement of its own (a
@@ -175,7 +182,7 @@ class Connection:
         self.later.append((dialect.to_postgres(sql), tuple(params)))
 
     def cursor(self) -> Cursor:
-        return Cursor(self.raw.cursor(row_factory=_named_rows))
+        return Cursor(self.raw.cursor(row_factory=_named_rows), self.writing)
 
     def execute(self, sql: str, params: Any = ()) -> Cursor:
         return self.cursor().execute(sql, params)
@@ -256,6 +263,7 @@ class PgStore(Store):
     dialect = "postgresql"
     replay_read_first = False
     kept = False  # kept open between the local service's requests
+    prepares = False  # writes' statements are prepared (_reaches_the_server)
 
     def __init__(
         self, url: str, busy_timeout_ms: int = 5000, migrate: bool = True, create: bool = True
@@ -304,8 +312,21 @@ class PgStore(Store):
         except psycopg.Error as exc:
             raise translate(exc, self.path) from None
         raw.adapters.register_loader("numeric", _Number)
+        raw.prepare_threshold = PREPARE_AFTER if self.prepares else None
         self._raw = raw
         return Connection(raw)
+
+    def _reaches_the_server(self, port: str) -> None:
+        """Whether writes' statements may be prepared: only where the server's own port
+        (``port``) is the one connected to. A pooler in transaction mode may run a client's
+        next transaction on another server connection, where its prepared statement does
+        not exist or another client's has its name (PgBouncer before 1.21, or with
+        max_prepared_statements = 0); a pooler listens on a port of its own (PgBouncer's
+        6432, Supavisor's 6543). VYBE_PG_PREPARE=0 says so where one shares the server's."""
+        self.prepares = (
+            port == str(self._raw.info.port) and os.environ.get("VYBE_PG_PREPARE") != "0"
+        )
+        self._raw.prepare_threshold = PREPARE_AFTER if self.prepares else None
 
     def _live(self) -> Any:
         """The connection, made again if the last one was lost (a restarted server)."""
@@ -341,7 +362,11 @@ class PgStore(Store):
         names = [os.path.basename(p) for p in migration_files()]
         try:
             conn = self._live()
-            if conn.raw.execute("SELECT to_regclass('schema_migrations')").fetchone()[0] is None:
+            found = conn.raw.execute(
+                "SELECT to_regclass('schema_migrations'), current_setting('port')"
+            ).fetchone()
+            self._reaches_the_server(found[1])
+            if found[0] is None:
                 return names
             applied = {r[0] for r in conn.raw.execute("SELECT name FROM schema_migrations")}
         except pg_errors.InsufficientPrivilege:
@@ -425,6 +450,7 @@ class PgStore(Store):
         deadline = time.monotonic() + self.busy_timeout_ms / 1000
         conflicts = 0
         attempt = 0
+        replanned = False
         while True:
             try:
                 return self._attempt(fn, statement)
@@ -435,6 +461,12 @@ class PgStore(Store):
             except RETRIED as exc:
                 if time.monotonic() >= deadline:
                     raise translate(exc, self.path) from None
+            except pg_errors.FeatureNotSupported as exc:
+                # A statement prepared before another process changed its table's columns
+                # (an upgrade): the ROLLBACK dropped every prepared statement; once more.
+                if exc.diag.source_function != "RevalidateCachedQuery" or replanned:
+                    raise translate(exc, self.path) from None
+                replanned = True
             except psycopg.Error as exc:
                 raise translate(exc, self.path) from None
             backoff(0.002, min(attempt, 8))
@@ -457,8 +489,12 @@ class PgStore(Store):
         try:
             conn, reading = self._begin(statement)
             conn.later.clear()
-            with clock.Held(reading):
-                result = fn(conn)
+            conn.writing = True
+            try:
+                with clock.Held(reading):
+                    result = fn(conn)
+            finally:
+                conn.writing = False
             conn.raw.execute("COMMIT")
         except BaseException:
             self._rollback()
