@@ -126,3 +126,47 @@ def test_a_random_run_of_letters_is_a_secret_though_it_holds_no_digit():
 )
 def test_a_url_password_with_an_unencoded_at_sign_is_redacted_whole(url, kept):
     assert privacy.scrub(url) == kept
+
+
+# Credentials gitleaks' generic rule cannot see: their values hold symbols it does not
+# take (its value is letters, digits and ._-=).
+ASSIGNED_WITH_SYMBOLS = [
+    ("SECRET_KEY = 'django-insecure-k3#n$8x@q!z2w9v&b^1m(t)p-r+e'", "quoted-secret"),
+    ('password: "p@ssW0rd!2024#xQz"', "quoted-secret"),
+    ('{"api_key" : "a8F#kL2@pQ9!zX4$"}', "quoted-secret"),
+    ("DB_PASS=Xk9#mQ2$pL7!vR4", "env-secret"),
+    ("export MYSQL_PWD=Tq8mZ2vL9xR4", "env-secret"),
+]
+# Assignments of the same names that hold no credential: a reference, a placeholder, code,
+# a count, or a name that only begins with a credential's word.
+ASSIGNED_NO_SECRET = [
+    'password = "${DB_PASSWORD}"',
+    'password: "<password>"',
+    "TOKEN=$GITHUB_TOKEN",
+    "API_KEY=process.env.OPENAI_API_KEY_2",
+    'SECRET_KEY = os.environ.get("SECRET_KEY")',
+    '{"token_count": "12345678"}',
+    'max_tokens: "4096"',
+    "cache_key = 'user:42:profile'",
+    'the key point is: "ship it"',
+]
+
+
+@pytest.mark.parametrize(("text", "rule"), ASSIGNED_WITH_SYMBOLS)
+def test_a_credentials_value_with_symbols_is_redacted_by_vybes_own_rules(text, rule):
+    kept = privacy.scrub(text)
+    assert f"[REDACTED:{rule}]" in kept
+    assert privacy.scrub(kept) == kept
+
+
+@pytest.mark.parametrize("text", ASSIGNED_NO_SECRET)
+def test_an_assignment_of_a_reference_placeholder_or_count_is_kept(text):
+    assert privacy.scrub(text) == text
+
+
+def test_a_printed_env_files_symbol_values_never_reach_the_store(vybe, agent):
+    env = 'DB_PASS=Xk9#mQ2$pL7!vR4\nAPI_SECRET="a8F#kL2@pQ9!zX4$"\nDEBUG=1'
+    assert agent.send("claude", "user_prompt_submit", prompt=f"my .env:\n{env}").code == 0
+    found = store_bytes(vybe) + home_bytes(vybe)
+    assert b"DEBUG=1" in found
+    assert b"Xk9#mQ2$pL7" not in found and b"a8F#kL2@pQ9" not in found

@@ -45,6 +45,24 @@ KEY_BODY = (
     "private-key",
     r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----((?:\\n|[\sA-Za-z0-9+/=])+)",
 )
+# vybe's own rules beside gitleaks' generic one, whose value is letters, digits and ._-=
+# only: a credential's name assigned a value with other symbols, quoted
+# (password: "p@ss#W0rd", SECRET_KEY = 'django-insecure-k3#n$…') or in a shell's or an
+# .env file's NAME=value (DB_PASS=Xk9#mQ2$pL7). The name ends in the credential's word (no
+# token_count, max_tokens or cache_key; a key only as KEY_OWNERS': api_key, SECRET_KEY);
+# the value has a digit or a symbol and is no placeholder (_plain_value). Each is matched
+# where str.find puts a credential's word, not searched for along the text.
+CREDENTIAL = r"(?:passw(?:or)?d|pass|pwd|secret|token|key|credentials?)"
+QUOTED_RULE = (
+    "quoted-secret",
+    rf"(?i:{CREDENTIAL})[\"']?[ \t]{{0,3}}(?::=|=>|=|:)[ \t]{{0,3}}"
+    r"([\"'])([^\"'\s\\]{8,200})\1",
+)
+ENV_RULE = ("env-secret", rf"{CREDENTIAL.upper()}=([^\s\"'`$][^\s\"'`]{{7,199}})")
+CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+KEY_OWNERS = (
+    "api", "secret", "private", "access", "client", "auth", "signing", "encryption", "master",
+)  # fmt: skip
 # gitleaks' generic-api-key rule's keywords (api, key, token, auth, …) are in ordinary
 # prompts: this gate, its keyword, assignment and the first 10 characters of its value
 # loosened to a superset, must match before the rule is compiled and run (a text it does
@@ -170,10 +188,33 @@ class Redactor:
                 found.append((*span, name))
         if all(word in text for word in URL_WORDS):
             found.extend(self._user_spans(text, [_compiled(URL_RULE)]))
+        if _credential_assigned(text, lowered):
+            taken = list(found)  # a value another rule named keeps that rule's name
+            found.extend(
+                (start, end, name)
+                for start, end, name in self._assigned_spans(text)
+                if not any(start < e and s < end for s, e, _ in taken)
+            )
         if "-----begin" in lowered and "private key" in lowered:
             found.extend(self._user_spans(text, [_compiled(KEY_BODY)]))
         if self.patterns:
             found.extend(self._user_spans(text, self._user_rules()))
+        return found
+
+    def _assigned_spans(self, text: str) -> list[tuple[int, int, str]]:
+        """QUOTED_RULE's and ENV_RULE's secrets: the value's last group, where it reads as
+        a credential (_plain_value) and no allow-list lets it through."""
+        found = []
+        rules = (_compiled(QUOTED_RULE), _compiled(ENV_RULE))
+        for at in _credential_words(text.lower()):
+            for name, pattern in rules:
+                match = pattern.match(text, at)
+                if match is None:
+                    continue
+                start, end = match.span(match.re.groups)
+                secret = text[start:end]
+                if _plain_value(secret) and not self._allowed(secret):
+                    found.append((start, end, name))
         return found
 
     def _user_rules(self) -> list[tuple[str, Any]]:
@@ -376,6 +417,56 @@ def _reads_as_words(secret: str) -> bool:
     import re
 
     return sum(1 for w in re.findall(WORD, secret) if len(w) < 3) <= 1
+
+
+def _credential_assigned(text: str, lowered: str) -> bool:
+    """Whether a credential's word in ``lowered`` is followed, within a name's reach, by an
+    assignment: what every text QUOTED_RULE or ENV_RULE matches has, found with string
+    methods so that an ordinary text compiles neither; a long one goes to the rules, which
+    look faster than a loop in Python would."""
+    if len(text) > PRECHECKED:
+        return any(word in lowered for word in CREDENTIAL_WORDS)
+    for word in CREDENTIAL_WORDS:
+        start = lowered.find(word)
+        while start != -1:
+            at = start + len(word)
+            while at < len(text) and (text[at].isalnum() or text[at] in "_.-"):
+                at += 1  # the rest of the name (QUOTED_RULE's name ends in the word)
+            rest = text[at : at + 5].lstrip("\"'").lstrip(" \t")
+            if rest[:1] in ("=", ":"):
+                return True
+            start = lowered.find(word, start + 1)
+    return False
+
+
+def _credential_words(lowered: str) -> list[int]:
+    """Where a credential's word begins in ``lowered``: every pass, pwd, secret, token and
+    credential, and a key after one of KEY_OWNERS (api_key, SECRET-KEY, privatekey)."""
+    found = []
+    for word in CREDENTIAL_WORDS:
+        at = lowered.find(word)
+        while at != -1:
+            if word != "key" or lowered[max(0, at - 12) : at].rstrip("_-").endswith(KEY_OWNERS):
+                found.append(at)
+            at = lowered.find(word, at + 1)
+    return found
+
+
+def _plain_value(secret: str) -> bool:
+    """Whether an assigned value reads as a credential: a digit or a symbol in it, not one
+    kind of character alone, random enough (entropy above 3), and no placeholder or
+    reference (``${VAR}``, ``<password>``, ``***``, a redaction marker)."""
+    if secret.startswith(MARK) or secret.lower().strip("<>") in PLACEHOLDER:
+        return False
+    if any(part in secret for part in ("${", "$(", "{{", "***", "xxx", "XXX")):
+        return False
+    name = secret.partition("(")[0]  # a call's name: os.environ.get(
+    if all(part.isidentifier() for part in name.split(".")) and ("." in name or "(" in secret):
+        return False  # a dotted name or a call (process.env.API_KEY, getenv(): code, no value
+    symbols = any(not c.isalnum() for c in secret)
+    if not (symbols or any(c.isdigit() for c in secret)) or secret.isdigit():
+        return False
+    return entropy(secret) > 3.0
 
 
 def _stop_word_starts_a_word(secret: str, lowered: str, words: list[str]) -> bool:
