@@ -170,3 +170,22 @@ def test_a_printed_env_files_symbol_values_never_reach_the_store(vybe, agent):
     found = store_bytes(vybe) + home_bytes(vybe)
     assert b"DEBUG=1" in found
     assert b"Xk9#mQ2$pL7" not in found and b"a8F#kL2@pQ9" not in found
+
+
+def test_a_dsn_with_no_user_has_its_password_redacted():
+    text = "REDIS_URL=redis://:haU1OhxK3GAorc1d@cache:6379/0"
+    assert privacy.scrub(text) == "REDIS_URL=redis://:[REDACTED:url-password]@cache:6379/0"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps(json.dumps({"api_token": ASSIGNED})),  # JSON in a JSON string
+        json.dumps({"output": f'config {{"DB_PASSWORD": "{ASSIGNED}"}}'}),  # a tool's output
+        f'line one\\nline two password=\\"{ASSIGNED}\\"',  # a shell's escaped quotes
+    ],
+)
+def test_an_assignment_written_with_escaped_quotes_is_redacted_in_place(text):
+    kept = privacy.scrub(text)
+    assert ASSIGNED not in kept and "[REDACTED:generic-api-key]" in kept
+    assert len(kept) < len(text) and kept.count("\\") == text.count("\\")

@@ -225,7 +225,7 @@ def test_a_session_the_hooks_record_is_not_recorded_again(recorded, store_locati
 
 
 def test_a_client_that_leaves_mid_stream_leaves_the_reply_as_far_as_it_came_marked_cut(recorded):
-    events = anthropic_events(anthropic_reply("x" * 300).body)
+    events = anthropic_events(anthropic_reply("word " * 60).body)
     slow = Response(events=events, gap=0.02)
     with FakeServer(scripted([slow])) as upstream:
         proxy = recorded(upstream.url)
@@ -237,8 +237,23 @@ def test_a_client_that_leaves_mid_stream_leaves_the_reply_as_far_as_it_came_mark
         conn.close()
         rows = proxy.rows(f"claude:{CLAUDE}", 2)
     assert [r.type for r in rows] == ["user", "assistant"]
-    assert 0 < len(rows[1].text) < 300 and set(rows[1].text) == {"x"}
+    kept = rows[1].text
+    assert 0 < len(kept) < 300 and set(kept.removesuffix("…").split()) <= {"word"}
     assert rows[1].data["cut"] == "client disconnected"
+
+
+def test_a_reply_that_ends_inside_a_token_keeps_no_part_of_it(recorded):
+    token = "ghp_" + "Gb8gNc3Ghkjs9OIiQ2mP7rT4wZ8yL1nBv5Xd"
+    events = anthropic_events(anthropic_reply(f"use {token} for the push").body, piece=3)
+    # message_start, ping, the block's start, then 3 characters a delta: "use ghp_" and 16
+    cut = 3 + (len("use ghp_") + 16) // 3 - 1
+    with FakeServer(scripted([Response(events=events[: cut + 1])])) as upstream:
+        proxy = recorded(upstream.url)
+        post(proxy.url, "/v1/messages", claude_body([user("push it")]), HEADERS)[1].read()
+        rows = proxy.rows(f"claude:{CLAUDE}", 2)
+    assert rows[1].data["cut"] == "the stream ended early"
+    assert rows[1].text == "use …"
+    assert "Gb8gNc3G" not in repr(rows)
 
 
 def test_no_api_key_reaches_the_record(recorded, store_location):

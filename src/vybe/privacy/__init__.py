@@ -32,11 +32,11 @@ OPEN, CLOSE = "<private>", "</private>"
 PRIVATE_MARKER = "[private]"  # a message that was private from end to end
 MARK = "[REDACTED:"
 # vybe's own rule beside gitleaks': a password between a URL's user and host
-# (postgres://me:pw@db, https://u:p@host). Keywords: both must be there.
+# (postgres://me:pw@db, https://u:p@host, redis://:pw@cache). Keywords: both must be there.
 # The password runs to the last @ before the host: one with an @ left unencoded is whole.
 URL_RULE = (
     "url-password",
-    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@'\"]+:([^\s/@'\"]+(?:@[^\s/@'\"]+)*)@",
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,30}://[^\s:/@'\"]*:([^\s/@'\"]+(?:@[^\s/@'\"]+)*)@",
 )
 URL_WORDS = ("://", "@")
 # A private key's block cut before its END line (a preview, a cut tool output): its body
@@ -172,7 +172,12 @@ class Redactor:
         return sorted({i for k in present for i in ruled.get(k, ())})
 
     def spans(self, text: str, within: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
-        """(start, end, rule) of every secret found in ``text`` (``within``: ``_wanted``)."""
+        """(start, end, rule) of every secret found in ``text`` (``within``: ``_wanted``).
+        JSON written inside a string (``{\\"DB_PASSWORD\\": \\"…\\"}``, a tool's output
+        holding a config) is looked at with each backslash a space: the same length, so each
+        span is the original's, and an assignment's quotes read as quotes again."""
+        if '\\"' in text:
+            text = text.replace("\\", " ")
         lowered = text.lower()
         found: list[tuple[int, int, str]] = []
         for index in self._wanted(lowered, within):

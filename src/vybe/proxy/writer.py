@@ -165,9 +165,30 @@ class Writer:
                     "output_tokens": reply.usage.output_tokens,
                 }
             marked = Marked(record, {"api": api})
-            record_reply(marked, session_id, reply.text, reply.tool_calls, data)
+            text, calls = reply.text, reply.tool_calls
+            if cut:
+                text, calls = finished(text), tuple(_finished_call(c) for c in calls)
+            record_reply(marked, session_id, text, calls, data)
 
         self.submit(write)
+
+
+def finished(text: str) -> str:
+    """A reply's text that stopped inside a word (the stream ended early), without that
+    word: a secret cut in two is one no rule knows by its shape (``ghp_`` and 16 of its 36
+    characters), and what the word was is not known anyway."""
+    if not text or text[-1].isspace():
+        return text
+    return text[: max(text.rfind(" "), text.rfind("\n"), text.rfind("\t")) + 1] + "…"
+
+
+def _finished_call(call: ToolCall) -> ToolCall:
+    """A tool call whose arguments stopped short (kept as ``_raw``, unparsed), without the
+    word they stopped inside."""
+    raw = call.arguments.get("_raw")
+    if not isinstance(raw, str):
+        return call
+    return ToolCall(call.id, call.name, {**call.arguments, "_raw": finished(raw)})
 
 
 def _resent(client: str, item: Item, seen: Seen) -> bool:
