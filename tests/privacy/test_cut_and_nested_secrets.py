@@ -189,3 +189,23 @@ def test_an_assignment_written_with_escaped_quotes_is_redacted_in_place(text):
     kept = privacy.scrub(text)
     assert ASSIGNED not in kept and "[REDACTED:generic-api-key]" in kept
     assert len(kept) < len(text) and kept.count("\\") == text.count("\\")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9Qm4nR8sT",
+            "Authorization: Bearer [REDACTED:authorization-header]",
+        ),
+        (
+            '"authorization": "Basic dXNlcjpwYXNzd29yZDEyMw=="',
+            '"authorization": "Basic [REDACTED:authorization-header]"',
+        ),
+        ("mysql -u root -pTq8mZ2vL9xR4 db", "mysql -u root -p[REDACTED:mysql-password] db"),
+        ("Authorization: Bearer $TOKEN", "Authorization: Bearer $TOKEN"),
+        ("mysql -u root -p db", "mysql -u root -p db"),
+    ],
+)
+def test_an_authorization_header_and_a_mysql_password_are_redacted_anywhere(text, kept):
+    assert privacy.scrub(text) == kept

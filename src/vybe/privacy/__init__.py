@@ -59,7 +59,18 @@ QUOTED_RULE = (
     r"([\"'])([^\"'\s\\]{8,200})\1",
 )
 ENV_RULE = ("env-secret", rf"{CREDENTIAL.upper()}=([^\s\"'`$][^\s\"'`]{{7,199}})")
-CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+# An HTTP Authorization header's credentials anywhere (gitleaks knows them in a curl command
+# only), and MySQL's client given its password glued to -p.
+AUTH_RULE = (
+    "authorization-header",
+    r"(?i:authorization)[\"']?[ \t]{0,3}[:=][ \t]{0,3}[\"']?(?i:basic|bearer|token|digest)"
+    r"[ \t]+([A-Za-z0-9+/=._~-]{12,})",
+)
+MYSQL_RULE = (
+    "mysql-password",
+    r"mysql(?:dump|admin)?\b[^\n]{0,200}?[ \t]-p([^\s'\"-][^\s'\"]{5,})",
+)
+CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "authorization")
 KEY_OWNERS = (
     "api", "secret", "private", "access", "client", "auth", "signing", "encryption", "master",
 )  # fmt: skip
@@ -209,10 +220,15 @@ class Redactor:
     def _assigned_spans(self, text: str) -> list[tuple[int, int, str]]:
         """QUOTED_RULE's and ENV_RULE's secrets: the value's last group, where it reads as
         a credential (_plain_value) and no allow-list lets it through."""
+        lowered = text.lower()
+        rules = [_compiled(QUOTED_RULE), _compiled(ENV_RULE), _compiled(AUTH_RULE)]
+        places = [(at, rules) for at in _credential_words(lowered)]
+        if "mysql" in lowered:
+            mysql = [_compiled(MYSQL_RULE)]
+            places += [(at, mysql) for at in _found_all(lowered, "mysql")]
         found = []
-        rules = (_compiled(QUOTED_RULE), _compiled(ENV_RULE))
-        for at in _credential_words(text.lower()):
-            for name, pattern in rules:
+        for at, tried in places:
+            for name, pattern in tried:
                 match = pattern.match(text, at)
                 if match is None:
                     continue
@@ -429,6 +445,8 @@ def _credential_assigned(text: str, lowered: str) -> bool:
     assignment: what every text QUOTED_RULE or ENV_RULE matches has, found with string
     methods so that an ordinary text compiles neither; a long one goes to the rules, which
     look faster than a loop in Python would."""
+    if "mysql" in lowered and " -p" in text:
+        return True
     if len(text) > PRECHECKED:
         return any(word in lowered for word in CREDENTIAL_WORDS)
     for word in CREDENTIAL_WORDS:
@@ -447,13 +465,20 @@ def _credential_assigned(text: str, lowered: str) -> bool:
 def _credential_words(lowered: str) -> list[int]:
     """Where a credential's word begins in ``lowered``: every pass, pwd, secret, token and
     credential, and a key after one of KEY_OWNERS (api_key, SECRET-KEY, privatekey)."""
-    found = []
-    for word in CREDENTIAL_WORDS:
-        at = lowered.find(word)
-        while at != -1:
-            if word != "key" or lowered[max(0, at - 12) : at].rstrip("_-").endswith(KEY_OWNERS):
-                found.append(at)
-            at = lowered.find(word, at + 1)
+    return [
+        at
+        for word in CREDENTIAL_WORDS
+        for at in _found_all(lowered, word)
+        if word != "key" or lowered[max(0, at - 12) : at].rstrip("_-").endswith(KEY_OWNERS)
+    ]
+
+
+def _found_all(lowered: str, word: str) -> list[int]:
+    """Every place ``word`` begins in ``lowered``."""
+    found, at = [], lowered.find(word)
+    while at != -1:
+        found.append(at)
+        at = lowered.find(word, at + 1)
     return found
 
 
