@@ -209,3 +209,11 @@ def test_an_assignment_written_with_escaped_quotes_is_redacted_in_place(text):
 )
 def test_an_authorization_header_and_a_mysql_password_are_redacted_anywhere(text, kept):
     assert privacy.scrub(text) == kept
+
+
+def test_a_json_values_symbols_are_redacted_where_its_key_names_a_password():
+    document = json.dumps({"db_pass": "Xk9#mQ2$pL7!vR4", "note": "the staging database"})
+    assert json.loads(privacy.scrub_json(document)) == {
+        "db_pass": "[REDACTED:quoted-secret]",
+        "note": "the staging database",
+    }

@@ -218,7 +218,8 @@ class Redactor:
         return found
 
     def _assigned_spans(self, text: str) -> list[tuple[int, int, str]]:
-        """QUOTED_RULE's and ENV_RULE's secrets: the value's last group, where it reads as
+        """The secrets of vybe's own assignment rules (QUOTED_RULE, ENV_RULE, AUTH_RULE,
+        MYSQL_RULE), each tried where its word begins: the value's group, where it reads as
         a credential (_plain_value) and no allow-list lets it through."""
         lowered = text.lower()
         rules = [_compiled(QUOTED_RULE), _compiled(ENV_RULE), _compiled(AUTH_RULE)]
@@ -442,9 +443,9 @@ def _reads_as_words(secret: str) -> bool:
 
 def _credential_assigned(text: str, lowered: str) -> bool:
     """Whether a credential's word in ``lowered`` is followed, within a name's reach, by an
-    assignment: what every text QUOTED_RULE or ENV_RULE matches has, found with string
-    methods so that an ordinary text compiles neither; a long one goes to the rules, which
-    look faster than a loop in Python would."""
+    assignment (or mysql by a -p): what every text vybe's assignment rules match has, found
+    with string methods so that an ordinary text compiles none; a long one goes to the
+    rules, which look faster than a loop in Python would."""
     if "mysql" in lowered and " -p" in text:
         return True
     if len(text) > PRECHECKED:
@@ -675,16 +676,17 @@ def scrub_named(name: str, value: str) -> str:
 def _named(
     name: str, value: str, redactor: Redactor | None, within: frozenset[str] | None = None
 ) -> str:
-    """``value`` scrubbed, then redacted as ``name=value`` where ``name`` holds one of the
-    words that make an assignment a credential (GATE_WORDS): a JSON object's
-    ``"DB_PASSWORD": "…"`` as much as a memory's key."""
+    """``value`` scrubbed, then redacted as ``name="value"`` where ``name`` holds one of the
+    words that make an assignment a credential (GATE_WORDS, CREDENTIAL_WORDS): a JSON
+    object's ``"DB_PASSWORD": "…"`` as much as a memory's key."""
     kept = _scrubbed(value, redactor, within)
     lowered = name.lower()
-    if redactor is None or not any(word in lowered for word in GATE_WORDS):
+    if redactor is None or not any(w in lowered for w in (*GATE_WORDS, *CREDENTIAL_WORDS)):
         return kept
-    named = f"{name}="
-    joined, counts = redactor.redact(named + kept)
-    return joined[len(named) :] if counts and joined.startswith(named) else kept
+    named = f'{name}="'
+    joined, counts = redactor.redact(f'{named}{kept}"')
+    whole = counts and joined.startswith(named) and joined.endswith('"')
+    return joined[len(named) : -1] if whole else kept
 
 
 def scrub_json(document: str | None) -> str | None:
@@ -732,7 +734,7 @@ def _scrubbed_value(
 
 def _may_hold(text: str) -> bool:
     """Whether scrubbing could change ``text``: a private tag (either), a URL with a user,
-    or any rule's keyword (or user patterns, which have none)."""
+    any rule's keyword or credential's word (or user patterns, which have none)."""
     lowered = text.lower()
     if "private>" in lowered or all(w in text for w in URL_WORDS):
         return True
@@ -743,4 +745,4 @@ def _may_hold(text: str) -> bool:
         return True
     from vybe.privacy.keywords import KEYWORDS
 
-    return any(k in lowered for k in KEYWORDS)
+    return any(k in lowered for k in KEYWORDS) or any(w in lowered for w in CREDENTIAL_WORDS)
