@@ -43,14 +43,16 @@ def request_id(target: str, session_id: str, event: str, *parts: object) -> str:
     return f"hook_{target}_{sha256_hex(rid.encode('utf-8', 'surrogatepass'))}"
 
 
-def clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int, *, stored: bool = False) -> str:
     """Cut on a character boundary, saying how much was left out; scrubbed first where it
-    cuts, since a secret cut in two is one the store's filter no longer knows."""
+    cuts, since a secret cut in two is one the store's filter no longer knows (``stored``:
+    text read from the store, scrubbed when it was written)."""
     if len(text) <= limit:
         return text
-    from vybe import privacy
+    if not stored:
+        from vybe import privacy
 
-    text = privacy.scrub(text)
+        text = privacy.scrub(text)
     return shorten(text, limit, f"… [{len(text) - limit} more characters]")
 
 

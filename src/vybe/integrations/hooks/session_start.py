@@ -177,7 +177,9 @@ def resume_delta(resumed: JSONObject) -> str:
     news = [e for e in resumed["deltas"] if e["kind"] not in QUIET_KINDS][-DELTA_EVENTS:]
     if news:
         lines.append(f"Since the brief above ({len(news)} of the newest events):")
-        lines += [hook_actions.clip(f"- [{e['kind']}] {e['message']}", 200) for e in news]
+        lines += [
+            hook_actions.clip(f"- [{e['kind']}] {e['message']}", 200, stored=True) for e in news
+        ]
     handoff = packet.get("handoff")
     if handoff and any(e["id"] == handoff["event_id"] for e in resumed["deltas"]):
         lines += ["", *handoff_section(packet)]
