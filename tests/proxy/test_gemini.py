@@ -168,3 +168,26 @@ def test_the_checkpoint_of_a_hooked_session_keeps_its_name_after_the_compression
     text = f"vybe checkpoint of session {HOOKED}, taken from its record.\n- {MISSION}"
     kept = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
     assert wire.session_of(wire.GEMINI, {}, kept) == HOOKED
+
+
+def test_a_tool_results_config_json_keeps_no_password_in_the_record(recorded):
+    """A functionResponse's output holding a config file's JSON reaches the record as JSON
+    inside JSON (its quotes escaped): the password in it is redacted all the same."""
+    secret = "JyjW4hyrS23pt5aZaRTb"
+    turn = captured("turn")
+    body = json.loads(json.dumps(turn["body"]))
+    call = {"functionCall": {"name": "read_file", "args": {"path": "config.json"}}}
+    output = f'config {{"DB_PASSWORD": "{secret}", "host": "db.internal"}}'
+    result = {"functionResponse": {"name": "read_file", "response": {"output": output}}}
+    body["contents"][-1:-1] = [
+        {"role": "model", "parts": [call]},
+        {"role": "user", "parts": [result]},
+    ]
+    with FakeServer(lambda r: Response(events=[gemini_event("done", last=True)])) as upstream:
+        proxy = recorded(upstream.url)
+        post(proxy.url, turn["path"], body, {"x-goog-api-key": "k"})[1].read()
+        rows = proxy.rows(SESSION, 12)
+    tools = [r.text for r in rows if r.type == "tool"]
+    assert any("db.internal" in t and "[REDACTED:" in t for t in tools), tools
+    assert secret in json.dumps(upstream.posts[0].body)  # the model still got it
+    assert secret not in repr(rows)
