@@ -42,7 +42,7 @@ def test_a_secret_cut_by_a_bounded_event_leaves_no_part_of_it_in_the_store(vybe,
     assert_none_of(found, GITHUB, ANTHROPIC)
 
 
-def test_a_tool_inputs_assignment_is_redacted_before_the_input_is_written_as_json(vybe, agent):
+def test_a_tool_inputs_assignment_is_redacted_where_the_input_is_written_as_json(vybe, agent):
     command = f'deploy --env prod SERVICE_API_KEY="{ASSIGNED}" && echo done'
     done = agent.send("claude", "post_tool_use_failure", tool_input={"command": command})
     assert done.code == 0

@@ -451,15 +451,13 @@ def _credential_assigned(text: str, lowered: str) -> bool:
     if len(text) > PRECHECKED:
         return any(word in lowered for word in CREDENTIAL_WORDS)
     for word in CREDENTIAL_WORDS:
-        start = lowered.find(word)
-        while start != -1:
+        for start in _found_all(lowered, word):
             at = start + len(word)
             while at < len(text) and (text[at].isalnum() or text[at] in "_.-"):
                 at += 1  # the rest of the name (QUOTED_RULE's name ends in the word)
             rest = text[at : at + 5].lstrip("\"'").lstrip(" \t")
             if rest[:1] in ("=", ":"):
                 return True
-            start = lowered.find(word, start + 1)
     return False
 
 

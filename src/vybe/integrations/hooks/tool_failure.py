@@ -18,14 +18,8 @@ ERROR_PREVIEW_CHARS = 4000
 
 
 def _preview(value: Any, limit: int) -> str:
-    """``value`` as bounded text; a tool's input scrubbed before it is written as JSON, where
-    its quotes become ``\\"`` and an assignment's value no longer looks like one."""
-    if isinstance(value, str):
-        return hook_actions.clip(value, limit)
-    from vybe import privacy
-
-    kept = privacy.scrub_value(value)
-    return hook_actions.clip(jsonio.dumps(kept, ensure_ascii=False, default=str), limit)
+    text = value if isinstance(value, str) else jsonio.dumps(value, ensure_ascii=False, default=str)
+    return hook_actions.clip(text, limit)
 
 
 def tool_failure(hook: Hook, raw: Any, exit_code: int | None = None) -> str | None:
