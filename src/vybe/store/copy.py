@@ -1,7 +1,8 @@
 """Moving a SQLite store onto a PostgreSQL server: every row with its own ids (events,
 messages, checkpoints, the idempotency ledger in its written order), then every sequence
 set past the largest id, so the server hands out no id the file had used. Each row keeps
-its team, and the teams and their members come along first.
+its team, and the teams and their members come along first (each member given its team's
+role on the server).
 
 Every row goes through the privacy filter on its way (the columns vybe.store.scrubbed
 names), so what was recorded before a rule existed, or before redaction did, lands on the
@@ -98,6 +99,8 @@ def to_server(source: Store, target: PgStore) -> dict[str, dict[str, int]]:
 
     def run(conn: object) -> dict[str, dict[str, int]]:
         moved = {table: _copy_table(source, conn, table, order) for table, order in TABLES}
+        if moved["team_members"]["copied"]:
+            conn.execute("SELECT vybe_team_grants()")  # type: ignore[attr-defined]
         for sequence, table, column in SEQUENCES:
             conn.execute(  # type: ignore[attr-defined]
                 f"SELECT setval('{sequence}', GREATEST((SELECT MAX({column}) FROM {table}), 1),"

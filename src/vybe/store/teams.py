@@ -4,9 +4,11 @@ gives a member the table privileges row-level security then narrows (migration 0
 ``vybe_member`` is a NOLOGIN role with SELECT, INSERT, UPDATE and DELETE on vybe's tables
 (SELECT only on the team tables and the migrations' list) and the use of its sequences;
 every role granted a team is made a member of it. Which rows it reaches is the policies'
-business, keyed on the connected role: this module only records who is in which team. Only
-the store's owner (the role owning the tables, or a superuser) changes that. A SQLite file
-has one user and one implicit team: there is nothing to grant there.
+business: each row's team has a readers' and a writers' role on the server (migration
+0027), and a member is granted the one its membership needs. This module records who is in
+which team and grants those roles, in one transaction. Only the store's owner (the role
+owning the tables, or a superuser) changes that. A SQLite file has one user and one
+implicit team: there is nothing to grant there.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ if TYPE_CHECKING:
 MEMBER = "vybe_member"
 DEFAULT = "default"
 # A team's or a role's name: what PostgreSQL takes unquoted, so a name means one thing in
-# psql, in a policy and on a command line.
-NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+# psql, in a policy and on a command line. A team's is shorter: its roles' names
+# (vybe_<tag>_w_<team>) must fit PostgreSQL's 63.
+PLAIN = re.compile(r"[a-z_][a-z0-9_]*")
+LONGEST = {"role": 63, "team": 49}
 # Rights that would put a role beside or above the policies.
 POWERS = ("rolsuper", "rolbypassrls", "rolcreaterole")
 # Made under the migrations' lock, in their transaction; idempotent, run after each one.
@@ -61,12 +65,14 @@ def arrange(raw: Any) -> bool:
 
 
 def checked_name(kind: str, name: str) -> str:
-    """``name`` if it is a plain PostgreSQL name, else INVALID_INPUT."""
-    if not NAME.fullmatch(name or ""):
+    """``name`` if it is a plain PostgreSQL name (``kind`` role or team), else INVALID_INPUT."""
+    longest = LONGEST[kind]
+    if not (PLAIN.fullmatch(name or "") and len(name) <= longest):
         raise InvalidInput(
             f"the {kind} name {name!r} is not a plain name",
             context={"field": kind, "value": name},
-            suggested_action="use lower-case letters, digits and _ (at most 63), not a digit first",
+            suggested_action="use lower-case letters, digits and _"
+            f" (at most {longest}), not a digit first",
         )
     return name
 
@@ -144,6 +150,7 @@ def grant(raw: Any, role: str, team: str, read_only: bool, now: str) -> dict[str
         " ON CONFLICT (role, team) DO UPDATE SET read_only = excluded.read_only",
         (role, team, int(read_only), now),
     )
+    raw.execute("SELECT vybe_team_member(%s, %s, %s)", (role, team, read_only))
     return {"role": role, "team": team, "read_only": read_only, "role_created": rights is None}
 
 
@@ -162,6 +169,7 @@ def revoke(raw: Any, role: str, team: str) -> dict[str, Any]:
             context={"role": role, "team": team},
             suggested_action="see the members: vybe admin list",
         )
+    raw.execute("SELECT vybe_team_member(%s, %s, NULL)", (role, team))
     left = raw.execute("SELECT count(*) FROM team_members WHERE role = %s", (role,)).fetchone()[0]
     if not left and role_rights(raw, role) is not None:
         raw.execute(
