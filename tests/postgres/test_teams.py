@@ -325,11 +325,13 @@ def test_admin_list_shows_the_owner_every_team_and_a_member_its_own(teams):
     everyone = a.owner.ok("admin", "list")["teams"]
     assert {t["team"] for t in everyone} == {TEAM_A, TEAM_B}
     mine = b.ok("admin", "list")["teams"]
+    readers, writers = _team_roles(a.owner, TEAM_B)
     assert mine == [
         {
             "team": TEAM_B,
             "created_at": mine[0]["created_at"],
             "members": [{"role": AGENT_B, "read_only": False}],
+            "roles": {"read": readers, "write": writers},
         }
     ]
 
@@ -920,4 +922,50 @@ def test_members_granted_before_team_roles_keep_their_teams_after_the_upgrade(
         for member in (writer, reader, owner):
             member.close()
     finally:
+        pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_an_owner_with_createrole_and_no_superuser_runs_teams(pg_server, tmp_path):
+    """A managed server's store owner: a LOGIN role with CREATEROLE that owns the database
+    and is no superuser. It makes the teams' roles itself, grants them, and its members
+    reach their own team's rows only (on PostgreSQL 16, granting a role takes ADMIN on it:
+    the owner has it on the roles it made; vybe_member and vybe_reader, made here by the
+    suite's superuser first, are granted to it as to the role that made them)."""
+    name, owner_role = "vybe_plain_owner", "team_owner"
+    pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    pg_server.admin(
+        f"DO $$ BEGIN IF to_regrole('{owner_role}') IS NULL THEN"
+        f" CREATE ROLE {owner_role} LOGIN CREATEROLE; END IF; END $$"
+    )
+    for shared in ("vybe_member", "vybe_reader"):  # as PostgreSQL 16 grants a role's maker
+        pg_server.admin(
+            f"DO $$ BEGIN IF to_regrole('{shared}') IS NOT NULL THEN EXECUTE"
+            f" 'GRANT {shared} TO {owner_role} WITH ADMIN OPTION' || CASE WHEN"
+            " current_setting('server_version_num')::int >= 160000"
+            " THEN ', INHERIT FALSE, SET FALSE' ELSE '' END; END IF; END $$"
+        )
+    pg_server.admin(f"CREATE DATABASE {name} OWNER {owner_role}")
+    owner = PgVybe(tmp_path / "owner", as_role(pg_server.url(name), owner_role))
+    try:
+        owner.ok("admin", "team", "create", TEAM_A)
+        owner.ok("admin", "team", "create", TEAM_B)
+        owner.ok("admin", "grant", AGENT_A, "--team", TEAM_A)
+        owner.ok("admin", "grant", AGENT_B, "--team", TEAM_B)
+        a = Member(tmp_path / "a", pg_server.url(name), AGENT_A, owner)
+        b = Member(tmp_path / "b", pg_server.url(name), AGENT_B, owner)
+        _write_team_a(a)
+        b.ok("task", "create", "--title", "bob's own", agent="bob")
+        sql = "SELECT team, title FROM tasks ORDER BY team"
+        assert b.ok("data", "query", "--sql", sql)["rows"] == [
+            {"team": TEAM_B, "title": "bob's own"}
+        ]
+        assert [t["title"] for t in a.ok("task", "list", agent="alice")["tasks"]] == [
+            f"{SECRET} task"
+        ]
+        seen = owner.ok("data", "query", "--sql", sql)["rows"]
+        assert [r["team"] for r in seen] == [TEAM_A, TEAM_B]
+        for member in (a, b):
+            member.close()
+    finally:
+        owner.close()
         pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

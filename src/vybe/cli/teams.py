@@ -17,7 +17,9 @@ if TYPE_CHECKING:
 
 GROUPS = {"admin": "Teams on a shared server: who sees which rows (the store's owner only)."}
 
-TEAM = Param("team", help="the team's name (lower-case letters, digits, _)", required=True)
+TEAM = Param(
+    "team", help="the team's name (lower-case letters, digits, _; at most 49)", required=True
+)
 ROLE = Param(
     "role",
     help="a PostgreSQL role, created (LOGIN, no password) where it does not exist",
@@ -68,7 +70,16 @@ OPERATIONS = (
         "admin team create",
         "Create a team on a shared PostgreSQL store (idempotent).",
         team_create,
-        params=(Param("name", help="the team's name", required=True, positional=True),),
+        params=(
+            Param(
+                "name",
+                help="the team's name: lower-case letters, digits and _, at most 49 (its two"
+                " roles on the server, vybe_<tag>_r_<name> and vybe_<tag>_w_<name>, must fit"
+                " PostgreSQL's 63)",
+                required=True,
+                positional=True,
+            ),
+        ),
         writes=True,
         idempotent=True,
         surfaces=CLI_ONLY,
@@ -77,8 +88,9 @@ OPERATIONS = (
     ),
     Operation(
         "admin grant",
-        "Make a PostgreSQL role a member of a team: it sees that team's rows and, unless"
-        " --read-only, writes them.",
+        "Make a PostgreSQL role a member of a team: it is granted the team's writers' role"
+        " (--read-only: its readers'), so it sees that team's rows and, unless --read-only,"
+        " writes them.",
         grant,
         params=(
             ROLE,
@@ -107,7 +119,7 @@ OPERATIONS = (
     ),
     Operation(
         "admin list",
-        "The teams this role may see, with their members.",
+        "The teams this role may see, with their members (on a server, and each team's two roles).",
         listing,
         surfaces=CLI_ONLY,
         result={"teams": "array"},

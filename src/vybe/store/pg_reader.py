@@ -15,12 +15,18 @@ READER = "vybe_reader"
 UNSAFE_READER = "VY001"  # the SQLSTATE the function raises if the reader may do more
 # Made under the migrations' lock, in their transaction; every statement is idempotent, so
 # it runs again after each migration (new tables) and at a first query on an older store.
+# Handing the function to the reader takes a role that may SET ROLE to it (on PostgreSQL 16
+# the maker of a role has only ADMIN on it, which grants the membership) and the reader's
+# CREATE on the schema, which it has for that statement only: a store's owner that is no
+# superuser could not hand the function over else.
 ARRANGE = f"""
 DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{READER}') THEN
         CREATE ROLE {READER} NOLOGIN;
     END IF;
-    IF NOT pg_has_role(current_user, '{READER}', 'MEMBER') THEN
+    IF NOT pg_has_role(current_user, '{READER}',
+            CASE WHEN current_setting('server_version_num')::int >= 160000 THEN 'SET'
+            ELSE 'MEMBER' END) THEN
         EXECUTE format('GRANT {READER} TO %I', current_user);
     END IF;
 END $$;
@@ -38,7 +44,9 @@ BEGIN
     END IF;
     RETURN QUERY EXECUTE query;
 END $f$;
+GRANT CREATE ON SCHEMA public TO {READER};
 ALTER FUNCTION vybe_read_only(TEXT) OWNER TO {READER};
+REVOKE CREATE ON SCHEMA public FROM {READER};
 """
 
 

@@ -238,5 +238,17 @@ def admin_revoke(store: Any, role: str, team: str) -> dict[str, Any]:
 
 
 def admin_list(store: Any) -> list[dict[str, Any]]:
+    """``listed``; on a server, each team with its two roles' names (what psql's \\du lists)."""
     with store.snapshot() as conn:
-        return listed(conn)
+        found = listed(conn)
+        if store.dialect == "postgresql":
+            names = {
+                r[0]: {"read": r[1], "write": r[2]}
+                for r in conn.execute(
+                    "SELECT name, vybe_team_role(name, false), vybe_team_role(name, true)"
+                    " FROM teams"
+                )
+            }
+            for team in found:
+                team["roles"] = names[team["team"]]
+        return found
