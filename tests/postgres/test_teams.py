@@ -497,21 +497,20 @@ def test_a_members_own_temporary_tables_cannot_stand_in_for_the_memberships(team
         assert raw.execute("SELECT public.vybe_teams(false)").fetchone()[0] == [TEAM_B]
 
 
-def _calls_as_team_b(owner: PgVybe, *statements: str) -> tuple[object, dict[str, int]]:
-    """What the last of ``statements`` answers, run in one transaction by team B's role
-    connected as itself, and the calls of vybe's functions they made: counted before and
-    after in that transaction (behind a pooler, the server's connection may hold calls of
-    earlier transactions not yet reported)."""
-    owner.sql(f"ALTER ROLE {AGENT_B} SET track_functions = 'all'")  # only a superuser may
+def _calls_as_team_b(url: str, *statements: str) -> tuple[object, dict[str, int]]:
+    """What the last of ``statements`` answers, run in one transaction as team B's role, and
+    the calls of vybe's functions they made: counted before and after in that transaction
+    (behind a pooler, the server's connection may hold calls of earlier transactions not
+    yet reported)."""
     count = "SELECT funcname, calls FROM pg_stat_xact_user_functions"
-    try:
-        with psycopg.connect(as_role(owner.url, AGENT_B)) as raw:
-            before = dict(raw.execute(count).fetchall())
-            for statement in statements:
-                answer = raw.execute(statement).fetchone()[0]
-            after = dict(raw.execute(count).fetchall())
-    finally:
-        owner.sql(f"ALTER ROLE {AGENT_B} RESET track_functions")
+    with psycopg.connect(url) as raw:  # the suite's superuser, acting as team B's role
+        raw.execute("SET LOCAL track_functions = 'all'")
+        before = dict(raw.execute(count).fetchall())
+        raw.execute(f"SET LOCAL ROLE {AGENT_B}")
+        for statement in statements:
+            answer = raw.execute(statement).fetchone()[0]
+        raw.execute("RESET ROLE")
+        after = dict(raw.execute(count).fetchall())
     return answer, {f: n - before.get(f, 0) for f, n in after.items() if n > before.get(f, 0)}
 
 
@@ -521,9 +520,9 @@ def test_a_members_read_calls_none_of_vybes_functions_whatever_other_teams_hold(
     statement, some 13 times a commit, and a member's commit cost 1.06-1.21x the owner's)."""
     a, b = teams
     b.ok("task", "create", "--title", "bob's", agent="bob")
-    assert _calls_as_team_b(a.owner, "SELECT count(*) FROM tasks") == (1, {})
+    assert _calls_as_team_b(a.owner.url, "SELECT count(*) FROM tasks") == (1, {})
     _write_team_a(a)
-    assert _calls_as_team_b(a.owner, "SELECT count(*) FROM tasks") == (1, {})
+    assert _calls_as_team_b(a.owner.url, "SELECT count(*) FROM tasks") == (1, {})
 
 
 def test_a_members_writes_name_their_team_once_a_transaction(teams):
@@ -533,7 +532,7 @@ def test_a_members_writes_name_their_team_once_a_transaction(teams):
     insert = (
         "INSERT INTO projects (id, name, created_at) VALUES ('{}', 'bob''s', 'x') RETURNING team"
     )
-    team, calls = _calls_as_team_b(a.owner, insert.format("p1"), insert.format("p2"))
+    team, calls = _calls_as_team_b(a.owner.url, insert.format("p1"), insert.format("p2"))
     assert (team, calls) == (TEAM_B, {"vybe_team": 2, "vybe_memberships": 1})
 
 
@@ -556,19 +555,22 @@ def test_each_team_is_a_readers_and_a_writers_role_that_the_policies_check(teams
         f" WHERE m.member = '{AGENT_A}'::regrole ORDER BY 1"
     )
     assert [r[0] for r in granted] == sorted([writers, "vybe_member"])
-    pg_server.admin("DROP ROLE IF EXISTS bystander")
-    pg_server.admin("CREATE ROLE bystander LOGIN IN ROLE vybe_member")
+    # A role the suite's pooler knows, kept (a pooled connection outlives a role made anew).
+    pg_server.admin(
+        "DO $$ BEGIN IF to_regrole('auditor') IS NULL THEN CREATE ROLE auditor LOGIN; END IF;"
+        " END $$; GRANT vybe_member TO auditor"
+    )
     try:
-        with psycopg.connect(as_role(a.owner.url, "bystander"), autocommit=True) as raw:
+        with psycopg.connect(as_role(a.owner.url, "auditor"), autocommit=True) as raw:
             count = "SELECT count(*) FROM tasks"
             assert raw.execute(count).fetchone()[0] == 0
-            pg_server.admin(f"GRANT {readers} TO bystander")
+            pg_server.admin(f"GRANT {readers} TO auditor")
             assert raw.execute(count).fetchone()[0] == 1
             assert raw.execute("UPDATE tasks SET title = 'mine'").rowcount == 0  # read only
-            pg_server.admin(f"REVOKE {readers} FROM bystander")
+            pg_server.admin(f"REVOKE {readers} FROM auditor")
             assert raw.execute(count).fetchone()[0] == 0
     finally:
-        pg_server.admin("DROP ROLE bystander")
+        pg_server.admin(f"REVOKE {readers}, vybe_member FROM auditor")
 
 
 def test_a_read_only_grant_gives_the_readers_role_and_a_revoke_takes_both(teams):
