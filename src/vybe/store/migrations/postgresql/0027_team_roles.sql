@@ -13,15 +13,13 @@
 DO $do$
 DECLARE
     tag text;
-    -- Who reaches a row: the role acting, when it is in the row's team's role (a member's
-    -- own rows: the first test, the one a member's commit makes) or may change the teams
-    -- (the owner's members; the owner itself is not bound by the policies); inside `vybe
-    -- data query`'s reader function (the role acting is vybe_reader) the same two tests
-    -- for the role that connected, as vybe_viewer() says. Each an expression: no sub-plan,
-    -- no query. A policy is kept as it was parsed: neither a member's search_path nor its
-    -- own functions change what it calls.
+    -- Who reaches a row: the role acting, when it is in the row's team's role (the one test
+    -- a member's own rows take); inside `vybe data query`'s reader function (the role
+    -- acting is vybe_reader) the role that connected, when it is in that role or may change
+    -- the teams (the store's owner: the policies bind neither it nor its members outside
+    -- that function). Each an expression: no sub-plan, no query. A policy is kept as it
+    -- was parsed: neither a member's search_path nor its own functions change what it calls.
     reach text := '(pg_catalog.pg_has_role(pg_catalog.to_regrole(%1$L || %%1$I), ''MEMBER'')'
-        ' OR pg_catalog.has_table_privilege(''public.teams''::pg_catalog.regclass, ''UPDATE'')'
         ' OR CURRENT_USER = ''vybe_reader'' AND (pg_catalog.pg_has_role(SESSION_USER,'
         ' pg_catalog.to_regrole(%1$L || %%1$I), ''MEMBER'') OR pg_catalog.has_table_privilege('
         'SESSION_USER, ''public.teams''::pg_catalog.regclass, ''UPDATE'')))';
