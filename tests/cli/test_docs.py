@@ -61,3 +61,11 @@ def test_the_reference_is_up_to_date():
 
 def test_the_reference_is_generated_between_its_markers():
     assert DOC.count(reference.BEGIN) == DOC.count(reference.END) == 1
+
+
+@pytest.mark.parametrize("name", [n for n in OPERATIONS if CATALOG.operations[n].peek])
+def test_a_writes_line_names_the_flag_the_command_line_takes(name):
+    op = CATALOG.operations[name]
+    flags = {p.flag for p in cli_params(CATALOG, op)}
+    said = reference._writes(op).split("`")[1]
+    assert said in flags, f"{name}: the reference names {said}, the command takes {flags}"

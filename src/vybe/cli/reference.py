@@ -68,7 +68,10 @@ def _writes(op: Operation) -> str:
     if not op.writes:
         return "Reads only."
     text = "Writes: takes a request id."
-    return text + f" With `--{op.peek}` it writes nothing." if op.peek else text
+    if not op.peek:
+        return text
+    peek = next(p for p in op.params if p.name == op.peek)
+    return text + f" With `{peek.flag}` it writes nothing."
 
 
 def _section(catalog: Catalog, command: Command) -> list[str]:
