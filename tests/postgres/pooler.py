@@ -22,7 +22,15 @@ from tests.postgres.server import Server, _demote, free_port, scratch
 BINARY = "/usr/sbin/pgbouncer"
 # The roles the suite connects as: the superuser, and the teams' roles of
 # tests/postgres/test_teams.py (PgBouncer lets in only the users its auth file lists).
-USERS = ("postgres", "team_owner", "team_a_agent", "team_b_agent", "team_ab_agent", "auditor")
+USERS = (
+    "postgres",
+    "team_owner",
+    "team_a_agent",
+    "team_b_agent",
+    "team_ab_agent",
+    "auditor",
+    "plain_owner",
+)
 
 
 def available() -> bool:

@@ -971,3 +971,31 @@ def test_an_owner_with_createrole_and_no_superuser_runs_teams(pg_server, tmp_pat
     finally:
         owner.close()
         pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_an_owner_the_server_lets_make_no_roles_is_refused_and_nothing_changes(pg_server, tmp_path):
+    """A store owner without CREATEROLE makes teams (rows of its own) but cannot grant one:
+    ROLES_REFUSED, the server's roles and the store's rows as they were."""
+    name, owner_role = "vybe_no_createrole", "plain_owner"
+    pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    pg_server.admin(
+        f"DO $$ BEGIN IF to_regrole('{owner_role}') IS NULL THEN"
+        f" CREATE ROLE {owner_role} LOGIN; END IF; END $$"
+    )
+    pg_server.admin(f"CREATE DATABASE {name} OWNER {owner_role}")
+    owner = PgVybe(tmp_path / "owner", as_role(pg_server.url(name), owner_role))
+    try:
+        owner.ok("admin", "team", "create", TEAM_A)
+        before = roles(owner)
+        for argv in (
+            ("admin", "grant", AGENT_A, "--team", TEAM_A),
+            ("admin", "grant", "nobody_yet", "--team", TEAM_A),
+        ):
+            result = owner.refused("ROLES_REFUSED", *argv)
+            assert result.envelope["error_context"] == {"owner": owner_role}
+            assert "CREATEROLE" in result.envelope["suggested_action"]
+        assert roles(owner) == before
+        assert owner.ok("admin", "list")["teams"][-1]["members"] == []
+    finally:
+        owner.close()
+        pg_server.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -77,8 +77,9 @@ def checked_name(kind: str, name: str) -> str:
     return name
 
 
-def need_owner(raw: Any) -> None:
-    """NOT_STORE_OWNER unless the connected role owns the store (or is a superuser)."""
+def need_owner(raw: Any) -> str:
+    """The store's owner; NOT_STORE_OWNER unless the connected role is it (or a
+    superuser)."""
     owner, me = raw.execute(
         "SELECT pg_get_userbyid(relowner), current_user FROM pg_class"
         " WHERE oid = 'public.teams'::regclass"
@@ -90,6 +91,8 @@ def need_owner(raw: Any) -> None:
             context={"owner": owner, "role": me},
             suggested_action=f"run vybe admin as {owner} (PGUSER, or the user in --db-url)",
         )
+    name: str = owner
+    return name
 
 
 def need_team(raw: Any, team: str) -> None:
@@ -198,12 +201,25 @@ def listed(conn: Any) -> list[dict[str, Any]]:
 
 def _as_owner(store: Any, fn: Callable[[Any, str], T]) -> T:
     """``fn(raw, now)`` in one write transaction of the server store, refused unless the
-    connected role owns it; what it refuses leaves nothing changed."""
+    connected role owns it (and ROLES_REFUSED where the server will not let it make or
+    grant a role); what it refuses leaves nothing changed."""
+    from psycopg import errors as pg_errors
+
     from vybe import clock
 
     def run(conn: Any) -> T:
-        need_owner(conn.raw)
-        return fn(conn.raw, clock.now_iso())
+        owner = need_owner(conn.raw)
+        try:
+            return fn(conn.raw, clock.now_iso())
+        except pg_errors.InsufficientPrivilege as exc:
+            raise VybeError(
+                f"the server refused the store's owner ({owner}) a change of roles:"
+                f" {exc.diag.message_primary}",
+                code="ROLES_REFUSED",
+                context={"owner": owner},
+                suggested_action=f"have an administrator give {owner} CREATEROLE (ALTER ROLE"
+                f" {owner} CREATEROLE), or ADMIN on the roles it grants",
+            ) from None
 
     done: T = store.transact(run)
     return done
