@@ -450,14 +450,12 @@ def _credential_assigned(text: str, lowered: str) -> bool:
         return True
     if len(text) > PRECHECKED:
         return any(word in lowered for word in CREDENTIAL_WORDS)
-    for word in CREDENTIAL_WORDS:
-        for start in _found_all(lowered, word):
-            at = start + len(word)
-            while at < len(text) and (text[at].isalnum() or text[at] in "_.-"):
-                at += 1  # the rest of the name (QUOTED_RULE's name ends in the word)
-            rest = text[at : at + 5].lstrip("\"'").lstrip(" \t")
-            if rest[:1] in ("=", ":"):
-                return True
+    for at in _credential_words(lowered):
+        while at < len(text) and (text[at].isalnum() or text[at] in "_.-"):
+            at += 1  # past the word and the rest of its name
+        rest = text[at : at + 5].lstrip("\"'").lstrip(" \t")
+        if rest[:1] in ("=", ":"):
+            return True
     return False
 
 

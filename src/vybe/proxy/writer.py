@@ -179,7 +179,7 @@ def finished(text: str) -> str:
     characters), and what the word was is not known anyway."""
     if not text or text[-1].isspace():
         return text
-    return text[: max(text.rfind(" "), text.rfind("\n"), text.rfind("\t")) + 1] + "…"
+    return text[: len(text) - len(text.split()[-1])] + "…"
 
 
 def _finished_call(call: ToolCall) -> ToolCall:
