@@ -55,7 +55,7 @@ MIGRATIONS_DIR = os.path.join(os.path.dirname(__file__), "migrations", "postgres
 TEAM_AMBIGUOUS = "VY002"  # vybe_team(): a writer in several teams named none
 MIGRATION_LOCK = (7391, 0)  # the advisory lock migrations take turns on
 # A write's statement is prepared on the server from its third run on one connection
-# (PgStore.prepares): planned once, not again each time, with its policies' sub-plans.
+# (PgStore.prepares): planned once, with its policies' checks, not again each time.
 PREPARE_AFTER = 2
 # A write's BEGIN for what it needs (Store.transact's ``isolation``): CHECKED waits for
 # rows another transaction holds and reads them anew; SERIAL fails one of two writes that

@@ -91,8 +91,7 @@ def need_owner(raw: Any) -> str:
             context={"owner": owner, "role": me},
             suggested_action=f"run vybe admin as {owner} (PGUSER, or the user in --db-url)",
         )
-    name: str = owner
-    return name
+    return str(owner)
 
 
 def need_team(raw: Any, team: str) -> None:
